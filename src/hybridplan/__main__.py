@@ -1,0 +1,5 @@
+"""`python -m hybridplan` runs the CLI."""
+
+from hybridplan.cli import main
+
+main()

@@ -1,0 +1,27 @@
+"""`hybridplan models`: the bundled catalog of model ids that resolve offline."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from hybridplan.cli import app, emit_json, run_guarded
+
+
+@app.command("models")
+def models(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List the bundled model catalog (ids that resolve offline)."""
+
+    def body() -> int:
+        from hybridplan.models.catalog import catalog
+
+        rows = [{"id": e.hf_id, "config": e.config_file, "note": e.note} for e in catalog().values()]
+        if as_json:
+            emit_json({"models": rows})
+        else:
+            for row in sorted(rows, key=lambda r: r["id"]):
+                sys.stdout.write(f"{row['id']}\n")
+        return 0
+
+    run_guarded(body, as_json)

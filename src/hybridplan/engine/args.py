@@ -1,0 +1,88 @@
+"""Resolved engine arguments: each value knows whether it was typed, defaulted or derived, and by which rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from hybridplan.provenance import Source
+
+
+@dataclass(frozen=True, kw_only=True)
+class Arg:
+    """One resolved argument."""
+
+    value: Any
+    source: Source  # EXPLICIT, DEFAULT or DERIVED
+    rule: str = ""  # the engine function that set or rewrote it
+
+    def as_dict(self) -> dict:
+        out = {"value": self.value, "source": self.source.value}
+        if self.rule:
+            out["rule"] = self.rule
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class Platform:
+    """What the engine would detect about the device; unknown fields leave device-dependent defaults open."""
+
+    device: str = "cuda"  # cuda | hip | xpu | npu | cpu
+    sm: int | None = None  # compute capability x10 (90 = Hopper, 100 = B200, 120 = RTX 5090)
+    gpu_memory_mib: int | None = None  # what nvidia-smi reports as memory.total
+
+    @property
+    def is_sm100(self) -> bool:
+        return self.sm is not None and 100 <= self.sm < 110
+
+
+@dataclass(frozen=True)
+class EngineArgs:
+    """The arguments one engine version holds after its resolution pipeline, keyed by the engine's field names."""
+
+    version: str
+    args: Mapping[str, Arg]
+    env: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # warnings the engine's resolution would log
+
+    def __getitem__(self, name: str) -> Any:
+        return self.args[name].value
+
+    def get(self, name: str, default: Any = None) -> Any:
+        arg = self.args.get(name)
+        return default if arg is None else arg.value
+
+    def arg(self, name: str) -> Arg:
+        return self.args[name]
+
+    def explicit(self, name: str) -> bool:
+        arg = self.args.get(name)
+        return arg is not None and arg.source is Source.EXPLICIT
+
+    def env_bool(self, name: str, default: bool = False) -> bool:
+        """An env var read like environ.py::EnvBool (true/1/yes/y, false/0/no/n; anything else: the default)."""
+        raw = self.env.get(name)
+        if raw is None:
+            return default
+        value = raw.lower()
+        if value in ("true", "1", "yes", "y"):
+            return True
+        if value in ("false", "0", "no", "n"):
+            return False
+        return default
+
+    def env_int(self, name: str, default: int) -> int:
+        """An env var read like environ.py::EnvInt (an invalid value falls back to the default)."""
+        try:
+            return int(self.env[name])
+        except (KeyError, ValueError):
+            return default
+
+    def as_dict(self, names: tuple[str, ...] | None = None) -> dict:
+        keys = names if names is not None else tuple(self.args)
+        return {k: self.args[k].as_dict() for k in keys if k in self.args}
+
+
+def freeze(args: dict[str, Arg]) -> Mapping[str, Arg]:
+    return MappingProxyType(dict(args))

@@ -1,0 +1,333 @@
+"""sglang 0.5.23 argument resolution, in the engine's order (arg_groups/pipeline.py::run_resolution_pipeline).
+
+Only the rules that change what the pools size are modelled; each step names the engine function it mirrors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hybridplan.engine.args import Arg, EngineArgs, Platform, freeze
+from hybridplan.engine.command import LaunchCommand
+from hybridplan.engine.flags import load_registry, parse_argv
+from hybridplan.engine.sglang_0_5_23 import archs
+from hybridplan.errors import BadInput, EngineRefusal
+from hybridplan.models.geometry import DraftGeometry, ModelGeometry
+from hybridplan.provenance import Source
+
+VERSION = "0.5.23"
+REGISTRY_PACKAGE = "hybridplan.engine.sglang_0_5_23"
+
+# The engine fields sizing reads (reported in `explain --json` `args`, in this order).
+SIZING_FIELDS = (
+    "model_path", "tp_size", "pp_size", "dp_size", "attn_dp_size", "attn_cp_size", "dcp_size",
+    "mem_fraction_static", "max_running_requests", "max_total_tokens", "max_mamba_cache_size",
+    "mamba_full_memory_ratio", "mamba_ssm_dtype", "mamba_radix_cache_strategy", "disable_radix_cache",
+    "disable_overlap_schedule", "page_size", "chunked_prefill_size", "max_prefill_tokens", "context_length",
+    "kv_cache_dtype", "dtype", "speculative_algorithm", "speculative_num_steps", "speculative_eagle_topk",
+    "speculative_num_draft_tokens", "speculative_draft_model_path", "speculative_dspark_block_size",
+    "speculative_dflash_block_size", "speculative_draft_kv_cache_dtype", "speculative_draft_attention_backend",
+    "speculative_adaptive", "enable_linear_replayssm_spec", "enable_linear_replayssm", "linear_replayssm_cache_len",
+    "mamba_track_interval", "linear_attn_backend", "linear_attn_decode_backend", "linear_attn_verify_backend",
+    "attention_backend", "disaggregation_mode", "cuda_graph_max_bs_decode", "mm_feature_transport",
+    "language_model_only", "enable_multimodal", "enable_unified_memory", "enable_kv_cache_sharding",
+    "enable_int8_mamba_checkpoint", "int8_mamba_ckpt_size", "uno_lora_path", "enable_dp_attention",
+    "enable_dp_lm_head", "speculative_ngram_max_bfs_breadth", "disable_cuda_graph", "disable_decode_cuda_graph",
+    "disable_prefill_cuda_graph", "cuda_graph_backend_decode", "cuda_graph_backend_prefill", "language_only",
+)
+# Flags whose memory effect hybridplan reports but does not model; explain warns when they are set.
+UNMODELLED = {
+    "enable_unified_memory": "the unified memory arena floats the state/KV split at run time",
+    "enable_kv_cache_sharding": "the page-shard scratch is subtracted before T is computed",
+    "enable_hierarchical_cache": "host-memory tiers do not change the GPU pools but may reject some modes",
+    "enable_page_major_kv_layout": "the page-major envelope layout is priced like the separate pools",
+}
+PARSE_RULE = "server_args.py::prepare_server_args (argparse)"
+
+
+class _Resolver:
+    """Mutable scratch for one resolution; the result is frozen into EngineArgs."""
+
+    def __init__(self, command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None, platform: Platform):
+        reg = load_registry(REGISTRY_PACKAGE)
+        try:
+            parsed = parse_argv(reg, command.argv)
+        except BadInput as exc:
+            raise BadInput(f"{reg.prog}: error: {exc.message}") from None
+        self.reg = reg
+        self.geo = geo
+        self.draft = draft
+        self.platform = platform
+        self.env = command.env_dict
+        self.notes: list[str] = []
+        self.args: dict[str, Arg] = {}
+        for dest, value in parsed.values.items():
+            self.args[dest] = Arg(value=value, source=Source.EXPLICIT, rule=parsed.spelled[dest])
+        for dest in SIZING_FIELDS:
+            if dest not in self.args and dest in reg.by_dest:
+                self.args[dest] = Arg(value=reg.default(dest), source=Source.DEFAULT)
+        for dest in parsed.repeated:
+            self.notes.append(f"{reg.option_for(dest)} is given more than once; the last value wins")
+
+    def __getitem__(self, name: str) -> Any:
+        return self.args[name].value
+
+    def set(self, rule: str, **values: Any) -> None:
+        """declare_resolution: record a derived value and the rule that wrote it."""
+        for k, v in values.items():
+            self.args[k] = Arg(value=v, source=Source.DERIVED, rule=rule)
+
+    def set_default(self, rule: str, **values: Any) -> None:
+        for k, v in values.items():
+            self.args[k] = Arg(value=v, source=Source.DEFAULT, rule=rule)
+
+    def explicit(self, name: str) -> bool:
+        arg = self.args.get(name)
+        return arg is not None and arg.source is Source.EXPLICIT
+
+    def get_bool(self, name: str) -> bool:
+        arg = self.args.get(name)
+        return bool(arg.value) if arg is not None else False
+
+    def refuse(self, message: str, rule: str, kind: str = "ValueError") -> EngineRefusal:
+        return EngineRefusal(message, rule=rule, kind=kind)
+
+    def env_str(self, name: str, default: str | None) -> str | None:
+        return self.env.get(name, default)
+
+
+def _parallel(r: _Resolver) -> None:
+    """parallel_hook.py::_handle_deprecated_dp_attention and runtime_context.py::derive_attn_tp_size."""
+    if r["enable_dp_attention"]:
+        if r["attn_dp_size"] == 1:
+            r.set("parallel_hook.py::_handle_deprecated_dp_attention", attn_dp_size=r["dp_size"], dp_size=1)
+        r.set("parallel_hook.py::_handle_deprecated_dp_attention", enable_dp_attention=False)
+    tp, dp, cp = r["tp_size"], r["attn_dp_size"], r["attn_cp_size"]
+    for name in ("tp_size", "pp_size", "attn_dp_size", "attn_cp_size", "dcp_size", "dp_size"):
+        if r[name] < 1:
+            raise BadInput(f"--{name.replace('_', '-')} must be >= 1, got {r[name]}")
+    if tp % (dp * cp) != 0:
+        raise r.refuse(f"tp_size ({tp}) must be divisible by attn_dp_size ({dp}) * attn_cp_size ({cp})",
+                       "runtime_context.py::derive_attn_tp_size", "AssertionError")
+    r.set("runtime_context.py::derive_attn_tp_size", attn_tp_size=tp // dp // cp)
+
+
+def _model(r: _Resolver) -> None:
+    """configs/model_config.py: context length, model dtype, multimodality."""
+    from hybridplan.dtypes import model_dtype
+
+    if r["context_length"] is None:
+        r.set("utils/hf_transformers/common.py::get_context_length", context_length=r.geo.context_length)
+    r.set("configs/model_config.py::_get_and_verify_dtype",
+          model_dtype=model_dtype(r.geo.config_dtype, r["dtype"], r.geo.model_type))
+    mm = r.geo.is_multimodal and not r["language_model_only"]
+    if r["enable_multimodal"] is False:
+        mm = False
+    r.set("configs/model_config.py::ModelConfig.is_multimodal", is_multimodal=mm)
+
+
+def _memory(r: _Resolver) -> None:
+    """arg_groups/memory_hook.py::handle_gpu_memory_settings (chunked prefill, decode graph, mem fraction)."""
+    from hybridplan.engine.sglang_0_5_23.memory_defaults import apply_memory_defaults
+
+    apply_memory_defaults(r)
+
+
+def _radix(r: _Resolver) -> None:
+    """overrides.py::_mamba_radix_cache_resolution, then model_hook.py::handle_mamba_radix_cache validation."""
+    geo = r.geo
+    device = r.platform.device
+    uses = archs.uses_mamba_radix_cache(geo.architecture, bool(geo.linear_layer_ids))
+    strategy = r["mamba_radix_cache_strategy"]
+    extra = strategy in ("extra_buffer", "extra_buffer_lazy")
+    rule = "overrides.py::_mamba_radix_cache_resolution"
+    if not uses or r["disable_radix_cache"]:
+        if not uses and extra:
+            raise r.refuse(f"--mamba-radix-cache-strategy {strategy} needs mamba state, got {geo.architecture}.",
+                           "arg_groups/model_hook.py::handle_mamba_radix_cache")
+        r.set(rule, uses_mamba_radix_cache=False)
+        return
+    r.set(rule, uses_mamba_radix_cache=True)
+    if strategy == "auto":
+        wants_overlap = not r["disable_overlap_schedule"]
+        wants_paging = r["page_size"] is not None and r["page_size"] > 1
+        if (wants_overlap or wants_paging) and archs.supports_extra_buffer(geo.architecture, r["linear_attn_backend"], device):
+            r.set(rule, mamba_radix_cache_strategy="extra_buffer")
+        else:
+            r.set(rule, mamba_radix_cache_strategy="no_buffer", disable_overlap_schedule=True)
+
+
+def _validate_radix(r: _Resolver) -> None:
+    """arg_groups/mamba_hook.py::validate_mamba_extra_buffer / validate_mamba_no_buffer.
+
+    Runs before the page-size default and the speculative defaults, so only a typed --page-size or
+    --speculative-num-draft-tokens is checked here (as in the engine).
+    """
+    if not r["uses_mamba_radix_cache"]:
+        return
+    strategy = r["mamba_radix_cache_strategy"]
+    rule = "arg_groups/mamba_hook.py::validate_mamba_" + ("extra_buffer" if strategy.startswith("extra") else "no_buffer")
+    if strategy in ("extra_buffer", "extra_buffer_lazy"):
+        if not archs.supports_extra_buffer(r.geo.architecture, r["linear_attn_backend"], r.platform.device):
+            raise r.refuse(f"extra_buffer is not supported for {r.geo.architecture}; use no_buffer.", rule, "AssertionError")
+        if strategy == "extra_buffer_lazy" and r["disaggregation_mode"] != "null":
+            raise r.refuse("extra_buffer_lazy unsupported under PD disaggregation; use "
+                           "--mamba-radix-cache-strategy extra_buffer.", rule, "AssertionError")
+        if r["speculative_num_draft_tokens"] is not None and r["mamba_track_interval"] < r["speculative_num_draft_tokens"]:
+            raise r.refuse("assert mamba_track_interval >= speculative_num_draft_tokens", rule, "AssertionError")
+        page = r["page_size"]
+        if page is None:
+            return
+        if r["mamba_track_interval"] % page != 0:
+            raise r.refuse("assert mamba_track_interval % page_size == 0", rule, "AssertionError")
+        chunk = r.geo.mamba_chunk_size or 64
+        if max(chunk, page) % min(chunk, page) != 0:
+            raise r.refuse("For SSM models, either chunk_size or page_size must be divisible by the other, "
+                           f"got chunk_size={chunk}, page_size={page}", "overrides.py::mamba_cache_chunk_size",
+                           "AssertionError")
+    else:
+        if r["page_size"] not in (1, None):
+            raise r.refuse("no_buffer only supports page_size=1.", rule, "AssertionError")
+        if not r["disable_overlap_schedule"]:
+            raise r.refuse("no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True.",
+                           rule, "AssertionError")
+        if r["attention_backend"] == "trtllm_mha":
+            raise r.refuse("no_buffer do not support trtllm_mha attention backend.", rule, "AssertionError")
+
+
+def _page_size(r: _Resolver) -> None:
+    """overrides.py::_page_size_default: 1 on CUDA/HIP (64 on MUSA)."""
+    if r["page_size"] is None:
+        r.set_default("overrides.py::_page_size_default", page_size=64 if r.platform.device == "musa" else 1)
+    elif r["page_size"] < 1:
+        raise BadInput(f"--page-size must be >= 1, got {r['page_size']}")
+
+
+def _pp_overlap(r: _Resolver) -> None:
+    """overrides.py::_pipeline_parallel_overlap_disable (runs after the radix strategy is chosen)."""
+    if r["pp_size"] > 1 and not r["disable_overlap_schedule"]:
+        r.set("overrides.py::_pipeline_parallel_overlap_disable", disable_overlap_schedule=True)
+        r.notes.append("Pipeline parallelism is incompatible with overlap schedule.")
+
+
+def _spec(r: _Resolver) -> None:
+    """arg_groups/speculative_hook.py::handle_speculative_decoding and the per-algorithm handlers."""
+    from hybridplan.engine.sglang_0_5_23.speculative import resolve_speculative
+
+    resolve_speculative(r)
+
+
+def _linear_attn(r: _Resolver) -> None:
+    """arg_groups/attention_hook.py::handle_linear_attn_backend (ReplaySSM rules) and the SSM dtype export."""
+    decode = r["linear_attn_decode_backend"] or r["linear_attn_backend"]
+    if r["enable_linear_replayssm"]:
+        if decode not in ("triton", "helion"):
+            raise r.refuse("--enable-linear-replayssm requires Triton, or Helion for KDA, as the linear-attn decode "
+                           f"backend; got --linear-attn-decode-backend={decode!r}.", "attention_hook.py::handle_linear_attn_backend")
+        if r.get_bool("uses_mamba_radix_cache") and r["mamba_radix_cache_strategy"] in ("extra_buffer", "extra_buffer_lazy"):
+            raise r.refuse("--enable-linear-replayssm requires --mamba-radix-cache-strategy no_buffer (the default); "
+                           "the extra_buffer ping-pong donation path is not yet supported (follow-up). Got "
+                           f"--mamba-radix-cache-strategy={r['mamba_radix_cache_strategy']!r}.",
+                           "attention_hook.py::handle_linear_attn_backend")
+        if r["disaggregation_mode"] != "null":
+            raise r.refuse("--enable-linear-replayssm is not supported under PD disaggregation yet (follow-up). Got "
+                           f"--disaggregation-mode={r['disaggregation_mode']!r}.", "attention_hook.py::handle_linear_attn_backend")
+        if r["linear_replayssm_cache_len"] < 1:
+            raise r.refuse(f"--linear-replayssm-cache-len must be >= 1, got {r['linear_replayssm_cache_len']}.",
+                           "attention_hook.py::handle_linear_attn_backend")
+    if r["enable_linear_replayssm_spec"]:
+        rule = "attention_hook.py::handle_linear_attn_backend"
+        topk = r["speculative_eagle_topk"]
+        if topk not in (None, 1):
+            raise r.refuse("--enable-linear-replayssm-spec requires a linear draft chain (--speculative-eagle-topk in "
+                           "{None, 1}); the chunked verify kernel uses a strictly-lower causal mask and is invalid for "
+                           f"EAGLE tree verify. Got --speculative-eagle-topk={topk!r}.", rule)
+        if decode not in ("triton", "flashinfer"):
+            raise r.refuse("--enable-linear-replayssm-spec requires the triton or flashinfer linear-attn decode backend, "
+                           f"got --linear-attn-decode-backend={decode!r}.", rule)
+        ragged = r.env_str("SGLANG_RAGGED_VERIFY_MODE", "static")
+        verify = r["linear_attn_verify_backend"]
+        algo = (r["speculative_algorithm"] or "").upper()
+        if ragged != "static" and (algo not in ("DSPARK", "DFLASH") or verify not in ("triton", "nv_cutedsl")):
+            raise r.refuse("--enable-linear-replayssm-spec with "
+                           f"SGLANG_RAGGED_VERIFY_MODE={ragged} requires the KDA fold-every-commit family (DSPARK/DFLASH) "
+                           "and a ring-writing verify kernel (--linear-attn-verify-backend triton or nv_cutedsl); got "
+                           f"algorithm={r['speculative_algorithm']!r}, verify={verify!r}. Use SGLANG_RAGGED_VERIFY_MODE=static.", rule)
+        if r["disaggregation_mode"] == "prefill":
+            raise r.refuse("--enable-linear-replayssm-spec is not supported on a PD prefill server: the ring is "
+                           "spec-verify-only scratch and the prefill server never runs spec verify.", rule)
+        if r["enable_linear_replayssm"]:
+            raise r.refuse("--enable-linear-replayssm-spec and --enable-linear-replayssm are mutually exclusive: they "
+                           "share the ring storage but drive it with incompatible cursor protocols (per-decode-forward vs "
+                           "per-verify-commit advance).", rule)
+        if r["mamba_ssm_dtype"] is None:
+            r.set(rule, mamba_ssm_dtype="float32")
+        if algo in ("DSPARK", "DFLASH") and not r.geo.is_kda:
+            raise r.refuse("--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA model; got a non-KDA model.",
+                           "mem_cache/kv_cache_configurator.py::_build_hybrid_req_pool")
+
+
+def _state_dtypes(r: _Resolver) -> None:
+    """configs/mamba_utils.py::mamba2_state_dtype, with the flag exported to the env (serving_hook.py)."""
+    from hybridplan.dtypes import STATE_DTYPES
+
+    conv_env = r.env_str("SGLANG_MAMBA_CONV_DTYPE", "bfloat16")
+    conv = conv_env if conv_env in STATE_DTYPES else "bfloat16"
+    r.set("configs/mamba_utils.py::mamba2_state_dtype (SGLANG_MAMBA_CONV_DTYPE)", mamba_conv_dtype=conv)
+    flag = r["mamba_ssm_dtype"]
+    env = r.env_str("SGLANG_MAMBA_SSM_DTYPE", None)
+    cfg = r.geo.config_ssm_dtype
+    if flag is not None:
+        ssm, how = flag, "--mamba-ssm-dtype (exported to SGLANG_MAMBA_SSM_DTYPE)"
+    elif env is not None and env in STATE_DTYPES:
+        ssm, how = env, "env SGLANG_MAMBA_SSM_DTYPE"
+    elif cfg is not None and cfg in STATE_DTYPES:
+        ssm, how = cfg, "config.json mamba_ssm_dtype"
+    else:
+        ssm, how = "float32", "engine default float32"
+        if env is not None:
+            r.notes.append(f"Invalid mamba_ssm_dtype '{env}' from environment variable; using float32")
+        elif cfg is not None:
+            r.notes.append(f"Invalid mamba_ssm_dtype '{cfg}' in config; using float32")
+    r.set(f"configs/mamba_utils.py::mamba2_state_dtype ({how})", mamba_ssm_dtype_resolved=ssm)
+
+
+def _kv_dtype(r: _Resolver) -> None:
+    """mem_cache/kv_cache_dtype.py::configure_kv_cache_dtype for the target."""
+    from hybridplan.engine.sglang_0_5_23.kv_dtype import target_kv_dtype
+
+    dtype, why = target_kv_dtype(r["kv_cache_dtype"], r.geo.kv_cache_quant_algo, r["model_dtype"], r.platform.device)
+    r.set(f"mem_cache/kv_cache_dtype.py::configure_kv_cache_dtype ({why})", kv_cache_torch_dtype=dtype)
+
+
+def _fallbacks(r: _Resolver) -> None:
+    """arg_groups/arg_utils.py::fallbacks_of: resolvable fields still None take their declared fallback."""
+    for dest, arg in list(r.args.items()):
+        flags = r.reg.by_dest.get(dest)
+        if arg.value is None and flags and flags[0].fallback is not None:
+            r.set_default("arg_groups/arg_utils.py::fallbacks_of", **{dest: flags[0].fallback})
+
+
+def _unmodelled(r: _Resolver) -> None:
+    for dest, why in UNMODELLED.items():
+        if r.args.get(dest) is not None and r.args[dest].source is Source.EXPLICIT and r[dest]:
+            r.notes.append(f"{r.reg.option_for(dest)} is set: not modelled ({why}); figures assume the separate pools")
+
+
+STEPS = (_parallel, _model, _memory, _radix, _validate_radix, _page_size, _pp_overlap, _spec, _linear_attn,
+         _state_dtypes, _kv_dtype, _fallbacks, _unmodelled)
+
+
+def resolve(command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None = None,
+            platform: Platform | None = None) -> EngineArgs:
+    """Resolve a launch command against a model as sglang 0.5.23 does; refusals raise EngineRefusal."""
+    r = _Resolver(command, geo, draft, platform or Platform())
+    for step in STEPS:
+        step(r)
+    return EngineArgs(version=VERSION, args=freeze(r.args), env=freeze_env(command.env_dict), notes=tuple(r.notes))
+
+
+def freeze_env(env: dict[str, str]):
+    from types import MappingProxyType
+
+    return MappingProxyType(dict(env))

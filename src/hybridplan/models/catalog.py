@@ -1,0 +1,76 @@
+"""The bundled catalog of real model configs, keyed by Hugging Face id (data/catalog.yaml + data/configs/)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+from hybridplan.errors import BadInput
+
+
+@dataclass(frozen=True, kw_only=True)
+class CatalogEntry:
+    """One catalog id: its config file, an optional overlay merged over it, and what the tool should say about it."""
+
+    hf_id: str
+    config_file: str
+    hf_quant_config_file: str | None = None
+    overlay: dict = field(default_factory=dict)
+    total_size: int | None = None
+    note: str = ""
+
+
+def _data_dir():
+    return resources.files("hybridplan") / "data"
+
+
+def _auto_id(name: str) -> str | None:
+    """`Org__Name.json` -> `Org/Name`; `draft__SpecForge__x.json` -> `SpecForge/x`; quant sidecars -> None."""
+    if not name.endswith(".json") or name.endswith(".hf_quant_config.json"):
+        return None
+    stem = name[: -len(".json")]
+    if stem.startswith("draft__"):
+        stem = stem[len("draft__"):]
+    org, sep, model = stem.partition("__")
+    return f"{org}/{model}" if sep else None
+
+
+@lru_cache(maxsize=1)
+def catalog() -> dict[str, CatalogEntry]:
+    """All catalog ids. Validated at load: every referenced file must exist."""
+    import yaml
+
+    configs = _data_dir() / "configs"
+    names = {p.name for p in configs.iterdir()}
+    entries: dict[str, CatalogEntry] = {}
+    for name in sorted(names):
+        hf_id = _auto_id(name)
+        if hf_id:
+            sidecar = name[: -len(".json")] + ".hf_quant_config.json"
+            entries[hf_id] = CatalogEntry(hf_id=hf_id, config_file=name,
+                                          hf_quant_config_file=sidecar if sidecar in names else None)
+    raw = yaml.safe_load((_data_dir() / "catalog.yaml").read_text()) or {}
+    for hf_id, spec in (raw.get("models") or {}).items():
+        if spec.get("config") not in names:
+            raise BadInput(f"catalog.yaml: {hf_id}: config file {spec.get('config')!r} is not bundled")
+        base = entries.get(hf_id)
+        entries[hf_id] = CatalogEntry(
+            hf_id=hf_id, config_file=spec["config"],
+            hf_quant_config_file=base.hf_quant_config_file if base and base.config_file == spec["config"] else None,
+            overlay=dict(spec.get("overlay") or {}), total_size=spec.get("total_size"), note=spec.get("note", ""),
+        )
+    return entries
+
+
+def lookup(hf_id: str) -> CatalogEntry | None:
+    """The entry for an id (exact, then case-insensitive)."""
+    table = catalog()
+    if hf_id in table:
+        return table[hf_id]
+    lowered = {k.lower(): v for k, v in table.items()}
+    return lowered.get(hf_id.lower())
+
+
+def read_text(filename: str) -> str:
+    return (_data_dir() / "configs" / filename).read_text()

@@ -1,0 +1,152 @@
+"""Find a model's config.json (local path, bundled catalog, local HF cache) and parse it into geometry."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from hybridplan.errors import BadInput
+from hybridplan.models import catalog as cat
+from hybridplan.models.config_json import ConfigView, parse_config_text, text_config
+from hybridplan.models.geometry import DraftGeometry, KVSpec, ModelGeometry
+from hybridplan.models.quant import quant_info
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfigSource:
+    """A resolved config: the parsed JSON, an optional ModelOpt sidecar, and where both came from."""
+
+    ref: str
+    config: dict
+    hf_quant_config: dict | None
+    origin: str  # "catalog:<id>", a path, or "hf-cache:<path>"
+    checkpoint_dir: Path | None  # local directory with weights, when there is one
+    entry: cat.CatalogEntry | None = None
+
+
+def _hf_cache_dirs() -> list[Path]:
+    """Candidate hub caches, in huggingface_hub's order (HF_HUB_CACHE, HF_HOME/hub, ~/.cache)."""
+    dirs = []
+    if os.environ.get("HF_HUB_CACHE"):
+        dirs.append(Path(os.environ["HF_HUB_CACHE"]))
+    if os.environ.get("HF_HOME"):
+        dirs.append(Path(os.environ["HF_HOME"]) / "hub")
+    dirs.append(Path.home() / ".cache" / "huggingface" / "hub")
+    return dirs
+
+
+def _from_hf_cache(ref: str) -> Path | None:
+    """The newest cached snapshot directory of `Org/Name` that holds a config.json."""
+    if ref.count("/") != 1:
+        return None
+    folder = "models--" + ref.replace("/", "--")
+    for root in _hf_cache_dirs():
+        snaps = root / folder / "snapshots"
+        if snaps.is_dir():
+            found = sorted((p for p in snaps.iterdir() if (p / "config.json").is_file()),
+                           key=lambda p: (p / "config.json").stat().st_mtime, reverse=True)
+            if found:
+                return found[0]
+    return None
+
+
+def _read_dir(ref: str, directory: Path, origin: str) -> ConfigSource:
+    cfg_path = directory / "config.json"
+    if not cfg_path.is_file():
+        raise BadInput(f"{directory}: no config.json in this directory")
+    config = parse_config_text(cfg_path.read_text(), origin=str(cfg_path))
+    side = directory / "hf_quant_config.json"
+    hf_quant = parse_config_text(side.read_text(), origin=str(side)) if side.is_file() else None
+    return ConfigSource(ref=ref, config=config, hf_quant_config=hf_quant, origin=origin, checkpoint_dir=directory)
+
+
+def resolve_config(ref: str) -> ConfigSource:
+    """Resolve a --model-path value the way a user means it: a local file or directory, a catalog id, the HF cache."""
+    if not ref:
+        raise BadInput("no model given (--model-path is empty)")
+    path = Path(ref).expanduser()
+    if path.is_file():
+        config = parse_config_text(path.read_text(), origin=str(path))
+        side = path.with_name("hf_quant_config.json")
+        hf_quant = parse_config_text(side.read_text(), origin=str(side)) if side.is_file() else None
+        return ConfigSource(ref=ref, config=config, hf_quant_config=hf_quant, origin=str(path),
+                            checkpoint_dir=path.parent if path.name == "config.json" else None)
+    if path.is_dir():
+        return _read_dir(ref, path, str(path))
+    entry = cat.lookup(ref)
+    if entry is not None:
+        config = parse_config_text(cat.read_text(entry.config_file), origin=f"catalog:{entry.hf_id}")
+        config = {**config, **entry.overlay}
+        hf_quant = None
+        if entry.hf_quant_config_file:
+            hf_quant = parse_config_text(cat.read_text(entry.hf_quant_config_file), origin=f"catalog:{entry.hf_id}")
+        return ConfigSource(ref=ref, config=config, hf_quant_config=hf_quant, origin=f"catalog:{entry.hf_id}",
+                            checkpoint_dir=None, entry=entry)
+    cached = _from_hf_cache(ref)
+    if cached is not None:
+        return _read_dir(ref, cached, f"hf-cache:{cached}")
+    if ref.startswith((".", "/", "~")) or os.sep in ref.strip("/").replace("/", "", 1):
+        raise BadInput(f"{ref}: no such file or directory")
+    raise BadInput(
+        f"model {ref!r} not found: not a local path, not in the bundled catalog (`hybridplan models`), "
+        "and not in the local Hugging Face cache"
+    )
+
+
+def parse_geometry(src: ConfigSource) -> ModelGeometry:
+    """config dict -> ModelGeometry through the family registry."""
+    from hybridplan.models.families import find_parser
+
+    root = ConfigView(src.config, src.origin)
+    text = text_config(src.config, src.origin)
+    parser = find_parser(root, text)
+    quant = quant_info(src.config, src.hf_quant_config)
+    geo = parser(root, text, quant=quant, source=src.origin)
+    if src.entry is not None and src.entry.note:
+        geo = _with_note(geo, f"catalog: {src.entry.note}")
+    return geo
+
+
+def _with_note(geo, note: str):
+    from dataclasses import replace
+
+    return replace(geo, notes=(note, *geo.notes))
+
+
+def load_model(ref: str) -> ModelGeometry:
+    """The target model's geometry from a --model-path value."""
+    return parse_geometry(resolve_config(ref))
+
+
+def parse_draft(src: ConfigSource) -> DraftGeometry:
+    """A draft checkpoint's geometry as the engine reads it (num layers, KV heads, block sizes)."""
+    from hybridplan.models.config_json import head_dim, model_dtype_field
+
+    root = ConfigView(src.config, src.origin)
+    text = text_config(src.config, src.origin)
+    archs = src.config.get("architectures") or text.data.get("architectures") or ["?"]
+    n_layers = text.int("num_hidden_layers")
+    dflash = src.config.get("dflash_config") if isinstance(src.config.get("dflash_config"), dict) else {}
+    dspark = src.config.get("dspark_config") if isinstance(src.config.get("dspark_config"), dict) else {}
+    block = dflash.get("block_size", src.config.get("block_size"))
+    merged = {**dflash, **dspark}
+    if text.has("num_key_value_heads") or text.has("num_attention_heads"):
+        hd = head_dim(text)
+        kv = KVSpec(kind="mha", total_kv_heads=text.int("num_key_value_heads", text.int("num_attention_heads")),
+                    head_dim=hd, v_head_dim=int(text.data.get("v_head_dim") or hd))
+    else:
+        kv = KVSpec(kind="none")
+    nextn = text.data.get("num_nextn_predict_layers")
+    notes = (f"catalog: {src.entry.note}",) if src.entry is not None and src.entry.note else ()
+    return DraftGeometry(
+        architecture=str(archs[0]), model_type=str(root.data.get("model_type", "")), num_hidden_layers=n_layers,
+        num_attention_layers=n_layers, num_nextn_predict_layers=int(nextn) if isinstance(nextn, int) else None,
+        kv=kv, config_dtype=model_dtype_field(text), block_size=int(block) if block is not None else None,
+        dspark_block_size=src.config.get("dspark_block_size"), markov_rank=merged.get("markov_rank"),
+        source=src.origin, notes=notes,
+    )
+
+
+def load_draft(ref: str) -> DraftGeometry:
+    return parse_draft(resolve_config(ref))

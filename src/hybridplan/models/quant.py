@@ -1,0 +1,58 @@
+"""The checkpoint's quantization, as far as pool sizing cares: its method and its KV-cache quant algo."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuantInfo:
+    """Quant method / algo names and the KV algo the engine's quant config exposes (None: model dtype)."""
+
+    method: str | None
+    algo: str | None
+    kv_cache_quant_algo: str | None
+    source: str  # "config.json quantization_config", "hf_quant_config.json", or "none"
+
+
+def _kv_from_modelopt(cfg: dict) -> str | None:
+    """KV algo of a ModelOpt config, flat (config.json) or nested (hf_quant_config.json).
+
+    Mirrors layers/quantization/modelopt_quant.py::ModelOpt*Config.from_config.
+    """
+    if cfg.get("quant_algo") is not None:
+        scheme = cfg.get("kv_cache_scheme")
+        if isinstance(scheme, dict):
+            if scheme.get("type") == "float" and scheme.get("num_bits") == 8:
+                return "FP8"
+            if cfg.get("quant_algo") == "MIXED_PRECISION" and scheme.get("type") == "float" and scheme.get("num_bits") == 4:
+                return "NVFP4"
+            return "auto" if cfg.get("quant_algo") == "MIXED_PRECISION" else None
+        return cfg.get("kv_cache_quant_algo")
+    nested = cfg.get("quantization")
+    if isinstance(nested, dict):
+        return nested.get("kv_cache_quant_algo")
+    return None
+
+
+def quant_info(config: dict, hf_quant_config: dict | None) -> QuantInfo:
+    """Resolve the quantization the engine sees (configs/model_config.py::_parse_quant_hf_config order).
+
+    config.json `quantization_config` (root, else text config) wins; without one, a ModelOpt
+    `hf_quant_config.json` beside it is read.
+    """
+    qc = config.get("quantization_config")
+    if not isinstance(qc, dict) and isinstance(config.get("text_config"), dict):
+        qc = config["text_config"].get("quantization_config")
+    if isinstance(qc, dict):
+        method = qc.get("quant_method")
+        if method is None or method == "modelopt":
+            return QuantInfo(method="modelopt", algo=qc.get("quant_algo"), kv_cache_quant_algo=_kv_from_modelopt(qc),
+                             source="config.json quantization_config")
+        return QuantInfo(method=method, algo=qc.get("quant_algo") or qc.get("format"),
+                         kv_cache_quant_algo=qc.get("kv_cache_quant_algo"), source="config.json quantization_config")
+    if isinstance(hf_quant_config, dict):
+        nested = hf_quant_config.get("quantization", hf_quant_config)
+        return QuantInfo(method="modelopt", algo=nested.get("quant_algo"),
+                         kv_cache_quant_algo=_kv_from_modelopt(hf_quant_config), source="hf_quant_config.json")
+    return QuantInfo(method=None, algo=None, kv_cache_quant_algo=None, source="none")

@@ -1,0 +1,60 @@
+"""Human-readable output of the result dicts (rich tables); the same dicts are the --json output."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+GIB = 1 << 30
+
+
+def _gib(n: int | float | None) -> str:
+    return "-" if n is None else f"{n / GIB:,.2f} GiB"
+
+
+def _num(n) -> str:
+    return "-" if n is None else f"{n:,}" if isinstance(n, int) else str(n)
+
+
+def print_explain(r: dict, console: Console | None = None) -> None:
+    """The explain result as a compact table, then warnings, predicted log lines and any refusal."""
+    c = console or Console()
+    m = r["model"]
+    c.print(f"[bold]{m['architecture']}[/] ({m['family']}, {len(m['linear_layer_ids'])} state + "
+            f"{len(m['full_attention_layer_ids'])} full-attention layers) from {m['source']} - sglang {r['engine']['version']}")
+    t = Table(show_header=True, header_style="bold")
+    t.add_column("quantity")
+    t.add_column("value", justify="right")
+    t.add_column("from")
+    prov = r.get("provenance", {})
+
+    def row(label: str, value: str, key: str | None = None, note: str = "") -> None:
+        p = prov.get(key, {}) if key else {}
+        t.add_row(label, value, note or (f"{p.get('source', '')}: {p.get('note', '')}" if p else ""))
+
+    row("S  state slots / request", _num(r["slots_per_request"]), "slots_per_request")
+    row("D  verify states / request", _num(r["draft_states_per_request"]), "draft_states_per_request")
+    row("state bytes / slot", f"{r['state_bytes_per_slot']:,} B", "state_bytes_per_slot")
+    row("KV bytes / token", f"{r['kv_bytes_per_token']:,} B", "kv_bytes_per_token")
+    if r.get("pool_budget_gib") is not None:
+        row("pool budget", f"{r['pool_budget_gib']:.2f} GiB", note="input: total_rest_memory")
+    if r.get("max_mamba_cache_size") is not None:
+        row("K  max_mamba_cache_size", _num(r["max_mamba_cache_size"]), note=f"engine rule: {r['mamba_pool_branch']} branch")
+        row("state pool", _gib(r["state_pool_bytes"]), note="(K + 1) x state/slot")
+        if r.get("spec_scratch_bytes"):
+            row("verify scratch", _gib(r["spec_scratch_bytes"]), note=f"{r['spec_scratch_rows']} rows x D x state/slot")
+        row("KV budget", _gib(r["kv_budget_bytes"]), note="engine rule")
+        row("KV tokens  max_total_num_tokens", _num(r["max_total_num_tokens"]), note="KV budget // KV/token, page-floored")
+        row("max running requests", _num(r["max_running_requests"]), note=f"bound by {r['binding_limit']}")
+    c.print(t)
+    if r.get("error"):
+        c.print(f"[red bold]engine refuses to start:[/] {r['error']['message']}")
+        c.print(f"  rule: {r['error']['rule']}")
+    for w in r.get("warnings", []):
+        c.print(f"[yellow]warning:[/] {w}")
+    for note in m.get("notes", []):
+        c.print(f"[dim]note: {note}[/]")
+    if r.get("log_lines"):
+        c.print("[bold]Boot-log lines to expect (rank 0):[/]")
+        for line in r["log_lines"]:
+            c.print(f"  {line}", markup=False, highlight=False)
