@@ -1,0 +1,44 @@
+"""Attention-DP, PP and the deprecated --enable-dp-attention: what one rank allocates."""
+
+from __future__ import annotations
+
+from hybridplan.engine.sglang_0_5_23.sizing import pp_indices, pp_layer_scale, size_pools, state_tp
+from tests.conftest import resolve_cmd
+
+QNEXT = "--model-path Qwen/Qwen3-Next-80B-A3B-Thinking"
+
+
+def test_attention_dp_divides_explicit_pins_and_mrr():
+    args, geo, draft = resolve_cmd(f"{QNEXT} --tp 4 --attn-dp-size 2 --max-mamba-cache-size 100 --max-running-requests 64")
+    assert args["attn_tp_size"] == 2 and state_tp(args, geo) == 2
+    s = size_pools(60.0, args, geo, draft)
+    assert s.max_mamba_cache_size == 50  # global pin // attn_dp
+    assert s.requests.requested == 32  # global mrr // attn_dp
+    assert s.max_running_requests == 10 and s.requests.binding == "state_pool"  # 50 // 5
+
+
+def test_deprecated_enable_dp_attention_moves_dp_size():
+    args, _, _ = resolve_cmd(f"{QNEXT} --tp 4 --dp-size 4 --enable-dp-attention")
+    assert (args["attn_dp_size"], args["dp_size"], args["attn_tp_size"]) == (4, 1, 1)
+
+
+def test_ratio_branch_k_is_per_gpu_and_not_divided():
+    a1, g1, _ = resolve_cmd(f"{QNEXT} --tp 2")
+    a2, g2, _ = resolve_cmd(f"{QNEXT} --tp 4 --attn-dp-size 2")
+    assert size_pools(50.0, a1, g1).max_mamba_cache_size == size_pools(50.0, a2, g2).max_mamba_cache_size
+
+
+def test_pp_split_and_largest_stage_scale():
+    assert [pp_indices(48, r, 2, None) for r in range(2)] == [(0, 24), (24, 48)]
+    assert [pp_indices(10, r, 3, None) for r in range(3)] == [(0, 3), (3, 6), (6, 10)]  # the last ranks take the extra
+    assert pp_indices(10, 1, 2, "4,6") == (4, 10)
+    args, geo, _ = resolve_cmd(f"{QNEXT} --pp-size 2")
+    assert pp_layer_scale(args, geo) == 0.5 and args["disable_overlap_schedule"] is True
+    s = size_pools(40.0, args, geo)
+    assert s.state.per_slot == 77_266_944 // 2
+    assert s.slots_per_request == 4  # extra_buffer chosen before PP turned overlap off
+
+
+def test_pp_env_partition_changes_the_scale():
+    args, geo, _ = resolve_cmd(f"SGLANG_PP_LAYER_PARTITION=12,36 python -m sglang.launch_server {QNEXT} --pp-size 2")
+    assert pp_layer_scale(args, geo) == 27 / 36  # 27 of the 36 GDN layers sit in layers 12..47
