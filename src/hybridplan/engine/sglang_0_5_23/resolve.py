@@ -34,6 +34,7 @@ SIZING_FIELDS = (
     "enable_int8_mamba_checkpoint", "int8_mamba_ckpt_size", "uno_lora_path", "enable_dp_attention",
     "enable_dp_lm_head", "speculative_ngram_max_bfs_breadth", "disable_cuda_graph", "disable_decode_cuda_graph",
     "disable_prefill_cuda_graph", "cuda_graph_backend_decode", "cuda_graph_backend_prefill", "language_only",
+    "prefill_attention_backend", "decode_attention_backend",
 )
 # Flags whose memory effect hybridplan reports but does not model; explain warns when they are set.
 UNMODELLED = {
@@ -298,6 +299,10 @@ def _kv_dtype(r: _Resolver) -> None:
 
     dtype, why = target_kv_dtype(r["kv_cache_dtype"], r.geo.kv_cache_quant_algo, r["model_dtype"], r.platform.device)
     r.set(f"mem_cache/kv_cache_dtype.py::configure_kv_cache_dtype ({why})", kv_cache_torch_dtype=dtype)
+    r.set("runtime_context.py::get_platform().is_sm100", platform_sm100=r.platform.is_sm100)
+    if dtype == "float4_e2m1fn_x2" and r["attention_backend"] is None and r["prefill_attention_backend"] is None:
+        r.notes.append("FP4 KV: scale layouts depend on the attention backend; priced for flashinfer (set "
+                       "--attention-backend to price another)")
 
 
 def _fallbacks(r: _Resolver) -> None:

@@ -139,11 +139,19 @@ def eagle_draft_layers(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometr
     return max(draft.num_hidden_layers, draft.num_attention_layers), "draft config num_hidden_layers"
 
 
-def fp4_cell_bytes(n_kv: int, head_dim: int, layers: int) -> int:
-    """NVFP4 KV: packed fp4 K/V plus fp8 scales per 16 values (layers/quantization/fp4_kv_cache_quant_method.py)."""
+def fp4_cell_bytes(recipe: str, n_kv: int, head_dim: int, layers: int, prefill_backend: str, decode_backend: str,
+                   sm100: bool) -> int:
+    """FP4 KV bytes per token (layers/quantization/fp4_kv_cache_quant_method.py: NVFP4KVCacheMethod and
+    FP4MXBlock16KVCacheMethod.compute_cell_size). Scale layouts and the dequant workspace follow the
+    attention backends' access rules (KV_CACHE_ATTENTION_ACCESS_REGISTRY); kv_size is 1 (float4_e2m1fn_x2)."""
     data = n_kv * (head_dim // 2) * layers * 2
-    scales = n_kv * (head_dim // 16) * layers * 2
-    return data + scales
+    if recipe == "fp4_mx_block16":
+        return data + (n_kv * head_dim // 16) * layers * 2  # plain access: no dequant workspace
+    dq = prefill_backend == "flashinfer"  # DEQUANT_WORKSPACE access, fp8 workspace
+    native = "trtllm_mha" in (prefill_backend, decode_backend)  # NATIVE_FP4 access
+    layouts = int(dq or (native and not sm100)) + int(native and sm100)
+    one_layout = n_kv * (head_dim // 16) * layers * 2
+    return data + one_layout * layouts + (n_kv * head_dim * 2 if dq else 0)
 
 
 def kv_cell(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, *, stage: int = 0) -> KVCell:
@@ -160,7 +168,10 @@ def kv_cell(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, *
             base = (geo.kv.kv_lora_rank + geo.kv.qk_rope_head_dim) * layers
             cell = base // 2 + ((geo.kv.kv_lora_rank + geo.kv.qk_rope_head_dim) // 16) * layers
         else:
-            cell = fp4_cell_bytes(geo.kv.kv_heads_per_rank(attn_tp, dcp), geo.kv.head_dim, layers)
+            backend = args["attention_backend"] or "flashinfer"
+            cell = fp4_cell_bytes(args["kv_cache_dtype"], geo.kv.kv_heads_per_rank(attn_tp, dcp), geo.kv.head_dim,
+                                  layers, args["prefill_attention_backend"] or backend,
+                                  args["decode_attention_backend"] or backend, args.get("platform_sm100", False))
     else:
         cell = geo.kv.cell_bytes(layers=layers, attn_tp=attn_tp, kv_dtype=kv_dtype, dcp=dcp,
                                  mxfp8=args["kv_cache_dtype"] == "mxfp8")
