@@ -1,0 +1,54 @@
+"""The FastAPI application: pages, JSON API, static assets, error handlers, body limit and security headers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from hybridplan import __version__
+
+HERE = Path(__file__).parent
+# the page loads only its own assets; nothing inline, nothing from another origin
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; "
+       "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+
+
+def create_app() -> FastAPI:
+    """A fresh application (tests build one each; `hybridplan serve` runs one)."""
+    from hybridplan.web import api, errors, pages
+    from hybridplan.web.limits import BodyLimit
+
+    app = FastAPI(title="hybridplan", version=__version__, docs_url=None, redoc_url=None,
+                  description="The JSON API of `hybridplan serve`. Each endpoint returns the object its CLI command "
+                              "prints with `--json`; errors are the CLI's `error` object.")
+    errors.install(app)
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(BodyLimit)
+    return app
+
+
+class SecurityHeaders:
+    """ASGI middleware adding the CSP and no-sniff headers to every response (pure ASGI: body reads stay direct)."""
+
+    HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
+               (b"referrer-policy", b"no-referrer")]
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.HEADERS]}
+            await send(message)
+
+        return await self.app(scope, receive, send_with_headers)

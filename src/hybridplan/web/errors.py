@@ -1,0 +1,58 @@
+"""Errors as the API answers them: the CLI's `{"error": ...}` object and an HTTP status, never a traceback."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from hybridplan.errors import BadInput, EngineRefusal, HybridPlanError
+
+log = logging.getLogger("hybridplan.web")
+
+# CLI exit code -> HTTP status: 2 bad input, 3 the engine would refuse to start, 1 findings
+STATUS_FOR_EXIT = {0: 200, 1: 200, 2: 400, 3: 422}
+
+
+def error_body(message: str, kind: str, **extra: str) -> dict:
+    """The object `run_guarded` prints under --json."""
+    return {"error": {"message": message, "type": kind, **extra}}
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    """One line naming each bad field (never echoing the input, which may be large)."""
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query"))
+        parts.append(f"{loc or 'request'}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid request"
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers: known errors map to their exit code's status, anything else to a one-line 500."""
+
+    @app.exception_handler(EngineRefusal)
+    async def _refusal(_: Request, exc: EngineRefusal) -> JSONResponse:
+        return JSONResponse({"error": exc.as_dict()}, status_code=STATUS_FOR_EXIT[3])
+
+    @app.exception_handler(HybridPlanError)
+    async def _known(_: Request, exc: HybridPlanError) -> JSONResponse:
+        status = STATUS_FOR_EXIT.get(exc.exit_code, 400)
+        return JSONResponse(error_body(exc.message, type(exc).__name__), status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(error_body(_validation_message(exc), BadInput.__name__), status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse(error_body(str(exc.detail), "HTTPError"), status_code=exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s", request.url.path)
+        return JSONResponse(error_body(f"internal error ({type(exc).__name__}); the server log has the details",
+                                       "InternalError"), status_code=500)

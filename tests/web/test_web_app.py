@@ -1,0 +1,81 @@
+"""The app shell: pages, offline API docs, security headers, body limits, and no traceback ever reaches a client."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+
+def test_page_loads_only_its_own_assets(client):
+    res = client.get("/")
+    assert res.status_code == 200 and "text/html" in res.headers["content-type"]
+    html = res.text
+    assert re.findall(r'(?:src|href)="(https?:)?//', html) == []  # no CDN, works offline
+    assert "<script>" not in html  # no inline script: the CSP forbids it
+    for asset in re.findall(r'(?:src|href)="(/static/[^"?]+)', html):
+        assert client.get(asset).status_code == 200, asset
+    csp = res.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "default-src 'self'" in csp
+    assert res.headers["x-content-type-options"] == "nosniff"
+
+
+def test_openapi_describes_the_bounded_api(client):
+    schema = client.get("/openapi.json").json()
+    op = schema["paths"]["/api/explain"]["post"]
+    assert {"400", "422"} <= set(op["responses"])
+    body = schema["components"]["schemas"]["ExplainRequest"]
+    assert body["properties"]["command"]["maxLength"] == 16_384
+    assert body["additionalProperties"] is False
+
+
+def test_docs_page_is_rendered_offline(client):
+    res = client.get("/docs")
+    assert res.status_code == 200
+    assert "POST /api/explain" in res.text and "maxLength=16384" in res.text
+    assert re.findall(r'(?:src|href)="(https?:)?//', res.text) == []
+
+
+def test_unknown_path_is_a_json_error(client):
+    res = client.get("/api/nothing")
+    assert res.status_code == 404 and res.json()["error"]["message"] == "Not Found"
+
+
+def test_declared_body_over_the_limit_is_413(client):
+    from hybridplan.web.limits import MAX_BODY_BYTES
+
+    res = client.post("/api/explain", content=b"{" + b" " * MAX_BODY_BYTES + b"}",
+                      headers={"content-type": "application/json"})
+    assert res.status_code == 413 and "request body over" in res.json()["error"]["message"]
+
+
+def test_streamed_body_over_the_limit_is_413(client):
+    from hybridplan.web.limits import MAX_BODY_BYTES
+
+    def chunks():
+        for _ in range(MAX_BODY_BYTES // 65536 + 2):
+            yield b" " * 65536
+
+    res = client.post("/api/explain", content=chunks(), headers={"content-type": "application/json"})
+    assert res.status_code == 413
+
+
+def test_unexpected_error_is_one_line_without_traceback(web_app, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    import hybridplan.explain
+
+    def boom(*a, **k):
+        raise ZeroDivisionError("secret internals")
+
+    monkeypatch.setattr(hybridplan.explain, "explain", boom)
+    with TestClient(web_app, raise_server_exceptions=False) as c:
+        res = c.post("/api/explain", json={"command": "--model-path Qwen/Qwen3.8-27B"})
+    assert res.status_code == 500
+    assert res.json() == {"error": {"message": "internal error (ZeroDivisionError); the server log has the details",
+                                    "type": "InternalError"}}
+
+
+@pytest.mark.parametrize("path", ["/", "/docs", "/openapi.json", "/static/app.js"])
+def test_get_pages(client, path):
+    assert client.get(path).status_code == 200
