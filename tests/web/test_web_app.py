@@ -79,3 +79,9 @@ def test_unexpected_error_is_one_line_without_traceback(web_app, monkeypatch):
 @pytest.mark.parametrize("path", ["/", "/docs", "/openapi.json", "/static/app.js"])
 def test_get_pages(client, path):
     assert client.get(path).status_code == 200
+
+
+def test_server_timing_header_reports_the_handler_time(client):
+    res = client.post("/api/explain", json={"command": "--model-path Qwen/Qwen3.8-27B"})
+    name, dur = res.headers["server-timing"].split(";dur=")
+    assert name == "app" and float(dur) > 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -29,8 +30,29 @@ def create_app() -> FastAPI:
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(ServerTiming)
     app.add_middleware(BodyLimit)
     return app
+
+
+class ServerTiming:
+    """ASGI middleware: `Server-Timing: app;dur=<ms>`, the time to the response head (what benchmarks/ reads)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        t0 = time.perf_counter()
+
+        async def send_with_timing(message):
+            if message["type"] == "http.response.start":
+                dur = f"app;dur={(time.perf_counter() - t0) * 1000:.2f}".encode()
+                message = {**message, "headers": [*message.get("headers", []), (b"server-timing", dur)]}
+            await send(message)
+
+        return await self.app(scope, receive, send_with_timing)
 
 
 class SecurityHeaders:
