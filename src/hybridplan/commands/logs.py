@@ -1,0 +1,72 @@
+"""`hybridplan logs parse|check`: read an SGLang boot log, and hold it against the engine model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from hybridplan.cli import COMMAND_HELP, app, command_tokens, emit_json, run_guarded
+
+logs_app = typer.Typer(no_args_is_help=True, help="SGLang boot logs: what the server allocated, and why.")
+app.add_typer(logs_app, name="logs")
+
+
+def read_log(path: Path):
+    """The parsed log, or a one-line BadInput."""
+    from hybridplan.errors import BadInput
+    from hybridplan.verify.logparse import parse_log
+
+    try:
+        return parse_log(path.read_text(errors="replace"))
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+@logs_app.command("parse")
+def parse(
+    log: Path = typer.Argument(..., help="The server's boot log (stdout/stderr of launch_server)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (rank 0; `ranks` when several)."),
+) -> None:
+    """Pools, weights, graphs, caps and the failure phase, read off a boot log (GiB where the log says GB)."""
+
+    def body() -> int:
+        result = read_log(log).as_dict()
+        if as_json:
+            emit_json(result)
+        else:
+            from hybridplan.verify.report import print_parse
+
+            print_parse(result)
+        return 0
+
+    run_guarded(body, as_json)
+
+
+@logs_app.command("check")
+def check(
+    log: Path = typer.Argument(..., help="The server's boot log."),
+    command: Optional[List[str]] = typer.Argument(None, help=COMMAND_HELP),
+    log_version: Optional[str] = typer.Option(None, "--log-version", help="The sglang build that wrote the log "
+                                              "(named in explanations when it is not the modelled one)."),
+    engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version to model."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Predicted vs observed K, KV tokens, state and KV GiB and max running requests, with the rule that explains
+    each difference. Exit 1 when a difference stays unexplained."""
+
+    def body() -> int:
+        from hybridplan.verify.check import check_log
+
+        boot = read_log(log)
+        result = check_log(boot, command_tokens(command), log_version=log_version, version=engine_version)
+        if as_json:
+            emit_json(result)
+        else:
+            from hybridplan.verify.report import print_check
+
+            print_check(result)
+        return 0 if result["explained"] else 1
+
+    run_guarded(body, as_json)

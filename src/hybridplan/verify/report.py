@@ -1,0 +1,74 @@
+"""Human-readable output of the verify dicts (rich); the same dicts are the --json output."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from hybridplan.verify.logparse import KEYS
+
+_LABELS = {
+    "pre_load_avail_gib": "free before load (GiB)", "weights_gib": "weights (GiB)",
+    "avail_after_load_gib": "free after load (GiB)", "max_mamba_cache_size": "K  max_mamba_cache_size",
+    "conv_state_gib": "conv state (GiB)", "ssm_state_gib": "SSM state (GiB)", "kv_dtype": "KV dtype",
+    "kv_tokens": "KV tokens", "k_gib": "K size (GiB)", "v_gib": "V size (GiB)",
+    "max_total_num_tokens": "max_total_num_tokens", "max_running_requests": "max running requests",
+    "context_len": "context length", "cuda_graph_gib": "CUDA graphs (GiB)", "avail_after_pools_gib": "free after pools (GiB)",
+}
+
+
+def print_parse(d: dict, console: Console | None = None) -> None:
+    """`logs parse`: one column per rank (rank 0 first), then the failure."""
+    c = console or Console()
+    ranks = d.get("ranks") or {"": {k: v for k, v in d.items() if k != "ranks"}}
+    t = Table(show_header=True, header_style="bold")
+    t.add_column("quantity (measured)")
+    for tag in ranks:
+        t.add_column(tag or "value", justify="right")
+    for key in KEYS:
+        if key == "failure" or all(key not in r for r in ranks.values()):
+            continue
+        t.add_row(_LABELS[key], *[_cell(r.get(key)) for r in ranks.values()])
+    c.print(t)
+    if d.get("failure"):
+        c.print(f"[bold red]failed[/] in phase [bold]{d['failure']['phase']}[/]: {d['failure']['message']}")
+
+
+def print_check(d: dict, console: Console | None = None) -> None:
+    """`logs check`: the proxies, then predicted vs observed with the rule that explains each difference."""
+    c = console or Console()
+    c.print(f"engine model sglang {d['engine']['version']}" + (f", log from sglang {d['log_version']}"
+                                                              if d.get("log_version") else ""))
+    for key, p in d["proxies"].items():
+        if p["value"] is not None:
+            c.print(f"  {key} = {p['value']}  ({p['source']}: {p['note']})")
+    for note in d.get("notes", []):
+        c.print(f"  note: {note}")
+    if d["rows"]:
+        t = Table(show_header=True, header_style="bold")
+        for col in ("quantity", "observed", "predicted", "rule"):
+            t.add_column(col, justify="right" if col in ("observed", "predicted") else "left")
+        for r in d["rows"]:
+            t.add_row(r["quantity"], _cell(r["observed"]), _cell(r["predicted"]), r["rule"])
+        c.print(t)
+        for r in d["rows"]:
+            if r["explanation"]:
+                c.print(f"  [bold]{r['quantity']}[/]: {r['explanation']}")
+    if d.get("refusal"):
+        ref = d["refusal"]
+        c.print(f"[bold red]refusal[/] ({ref['kind']}): {ref['observed']}")
+        for r in ref["rows"]:
+            c.print(f"  {r['quantity']}: observed {r['observed']}, predicted {r['predicted']} - {r['rule']}"
+                    + (f": {r['explanation']}" if r["explanation"] else ""))
+        c.print(f"  {ref['explanation']}")
+    elif d.get("failure"):
+        c.print(f"[bold red]failed[/] in phase {d['failure']['phase']}: {d['failure']['message']}")
+    c.print("[green]every difference is explained[/]" if d["explained"] else "[bold red]unexplained differences[/]")
+
+
+def _cell(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4f}".rstrip("0").rstrip(".") if abs(v) < 1e6 else f"{v:,.0f}"
+    return f"{v:,}" if isinstance(v, int) else str(v)
