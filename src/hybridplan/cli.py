@@ -66,4 +66,5 @@ def main() -> None:
 from hybridplan.commands import explain as _explain  # noqa: E402,F401
 from hybridplan.commands import models as _models  # noqa: E402,F401
 from hybridplan.commands import serve as _serve  # noqa: E402,F401
+from hybridplan.commands import cookbook as _cookbook  # noqa: E402,F401
 from hybridplan.commands import logs as _logs  # noqa: E402,F401

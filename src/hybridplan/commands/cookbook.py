@@ -1,0 +1,195 @@
+"""`hybridplan cookbook`: deployment pages (list, render, matrix, check, export).
+
+Pages define their own dimensions, so `render` takes picks generically: `--<dim> <option>` (the dim id in kebab case,
+e.g. `--hw rtx5090 --quant nvfp4-fp4-head --ssm-dtype float32`) or `--set dim=option`.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from hybridplan.cli import app, emit_json, run_guarded
+
+cookbook_app = typer.Typer(no_args_is_help=True, help="Deployment pages: verified launch commands per model, "
+                                                      "rendered and validated against the engine model.")
+app.add_typer(cookbook_app, name="cookbook")
+
+PICKS = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+def _kebab(dim: str) -> str:
+    return dim.replace("_", "-").lower()
+
+
+def _pairs(values: List[str], what: str) -> dict[str, str]:
+    from hybridplan.errors import BadInput
+
+    out = {}
+    for v in values:
+        key, eq, value = v.partition("=")
+        if not eq or not key:
+            raise BadInput(f"{what} takes KEY=VALUE, got {v!r}")
+        out[key] = value
+    return out
+
+
+def picks_from_args(page, extra: List[str], sets: List[str]) -> dict[str, str]:
+    """`--<dim> <option>` pairs (extra CLI args) and `--set dim=option`, validated against the page's dims."""
+    from hybridplan.errors import BadInput
+
+    by_name = {_kebab(d): d for d in ["hw"] + [x.id for x in page.match_dims + page.overlay_dims]}
+    picks: dict[str, str] = {}
+    i = 0
+    while i < len(extra):
+        tok = extra[i]
+        name, eq, inline = tok[2:].partition("=") if tok.startswith("--") else ("", "", "")
+        if not name:
+            raise BadInput(f"unexpected argument {tok!r}")
+        if _kebab(name) not in by_name:
+            raise BadInput(f"no such option --{name} on page {page.id}; its dimensions: "
+                           + ", ".join(f"--{k}" for k in by_name))
+        if eq:
+            value = inline
+        else:
+            if i + 1 >= len(extra) or extra[i + 1].startswith("--"):
+                raise BadInput(f"--{name} needs an option id")
+            value = extra[i + 1]
+            i += 1
+        picks[by_name[_kebab(name)]] = value
+        i += 1
+    for dim, value in _pairs(sets, "--set").items():
+        if _kebab(dim) not in by_name:
+            raise BadInput(f"--set {dim}=...: page {page.id} has no dimension {dim!r}")
+        picks[by_name[_kebab(dim)]] = value
+    for dim, value in picks.items():
+        ids = ([h.id for h in page.hardware] if dim == "hw" else [o.id for o in page.dimension(dim).options])
+        if value not in ids:
+            raise BadInput(f"{value!r} is not an option of {dim} on page {page.id}; options: {', '.join(ids)}")
+    return picks
+
+
+@cookbook_app.command("list")
+def list_pages(as_json: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+    """The bundled pages: id, model, hardware, cells and how many selections are verified."""
+
+    def body() -> int:
+        from hybridplan.cookbook.matrix import page_summary
+        from hybridplan.cookbook.pages import bundled_ids, load_page
+
+        rows = [page_summary(load_page(pid)) for pid in bundled_ids()]
+        if as_json:
+            emit_json({"pages": rows})
+        else:
+            from hybridplan.cookbook.display import print_list
+
+            print_list(rows)
+        return 0
+
+    run_guarded(body, as_json)
+
+
+@cookbook_app.command(context_settings=PICKS)
+def render(
+    ctx: typer.Context,
+    page_ref: str = typer.Argument(..., metavar="PAGE", help="A bundled page id or a page file."),
+    sets: List[str] = typer.Option([], "--set", help="dim=option (repeatable); same as --<dim> option."),
+    docker: bool = typer.Option(False, "--docker", help="The docker run form instead of pip."),
+    placeholder: List[str] = typer.Option([], "--placeholder", help="KEY=VALUE for a {{KEY}} placeholder."),
+    no_ratio: bool = typer.Option(False, "--no-ratio", help="Leave the calculator's ratio out (the raw recipe)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The launch command for a selection: `--<dim> <option>` per dimension (e.g. --hw rtx5090 --spec dflash)."""
+
+    def body() -> int:
+        from hybridplan.cookbook.pages import load_page
+        from hybridplan.cookbook.render import render as run
+
+        page = load_page(page_ref)
+        picks = picks_from_args(page, list(ctx.args), sets)
+        out = run(page, picks, docker=docker, placeholders=_pairs(placeholder, "--placeholder"),
+                  pin_ratio=not no_ratio)
+        if as_json:
+            emit_json(out.as_dict())
+        else:
+            from hybridplan.cookbook.display import print_rendered
+
+            print_rendered(out)
+        return 0
+
+    run_guarded(body, as_json)
+
+
+@cookbook_app.command()
+def matrix(
+    page_ref: str = typer.Argument(..., metavar="PAGE", help="A bundled page id or a page file."),
+    docker: bool = typer.Option(False, "--docker", help="The docker run form instead of pip."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Every selection of a page: where it lands, its command, badge, warnings and greyed options with reasons."""
+
+    def body() -> int:
+        from hybridplan.cookbook.matrix import matrix as run
+        from hybridplan.cookbook.pages import load_page
+
+        out = run(load_page(page_ref), docker=docker)
+        if as_json:
+            emit_json(out)
+        else:
+            from hybridplan.cookbook.display import print_matrix
+
+            print_matrix(out)
+        return 0
+
+    run_guarded(body, as_json)
+
+
+@cookbook_app.command()
+def check(
+    paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
+                                                help="Page files or folders (default: the bundled pages)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Validate pages: schema, every selection renders, flags exist and are not duplicated, pins fit the engine
+    model. Exit 0 clean, 1 findings, 2 unreadable input."""
+
+    def body() -> int:
+        from hybridplan.cookbook.validate import check_paths
+
+        report = check_paths(paths or [])
+        if as_json:
+            emit_json(report.as_dict())
+        else:
+            from hybridplan.cookbook.display import print_report
+
+            print_report(report)
+        return report.exit_code
+
+    run_guarded(body, as_json)
+
+
+@cookbook_app.command()
+def export(
+    page_ref: str = typer.Argument(..., metavar="PAGE", help="A bundled page id or a page file."),
+    fmt: str = typer.Option("json", "--format", help="json (for a docs site) or markdown (a matrix)."),
+) -> None:
+    """The page as generated JSON (selection space, cells, rules, rendered commands, badges) or a Markdown matrix."""
+
+    def body() -> int:
+        import sys
+
+        from hybridplan.cookbook.export import export_json, export_markdown
+        from hybridplan.cookbook.pages import load_page
+        from hybridplan.errors import BadInput
+
+        if fmt not in ("json", "markdown"):
+            raise BadInput(f"--format must be json or markdown, got {fmt!r}")
+        page = load_page(page_ref)
+        if fmt == "json":
+            emit_json(export_json(page))
+        else:
+            sys.stdout.write(export_markdown(page))
+        return 0
+
+    run_guarded(body, False)

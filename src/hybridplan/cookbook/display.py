@@ -1,0 +1,95 @@
+"""Human-readable cookbook output (rich); the same dicts are the --json output."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+BADGE_STYLE = {"verified": "green", "in-progress": "blue", "unverified": "yellow"}
+
+
+def _console(console: Console | None) -> Console:
+    return console or Console(soft_wrap=True)
+
+
+def print_list(rows: list[dict], console: Console | None = None) -> None:
+    c = _console(console)
+    t = Table(show_header=True, header_style="bold")
+    for col in ("page", "model", "hardware", "dimensions", "cells", "verified"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r["id"], r["model"], " ".join(r["hardware"]), " ".join(["hw"] + r["match_dims"] + r["overlay_dims"]),
+                  str(r["cells"]), str(r["verified_cells"]))
+    c.print(t)
+
+
+def print_rendered(r, console: Console | None = None) -> None:
+    """The command, then the badge, the selection (with reseats), warnings, notes and greyed options."""
+    from hybridplan.cookbook.render import BADGE_LABELS
+
+    c = _console(console)
+    sel = " ".join(f"{k}={v}" for k, v in r.selection.items())
+    c.print(f"[bold]{r.page}[/] {sel}", highlight=False)
+    for m in r.reseated:
+        c.print(f"[yellow]reseated[/] {m.dim}: {m.from_} -> {m.to} ({m.reason})", highlight=False)
+    c.print(f"[{BADGE_STYLE[r.badge]} bold]{BADGE_LABELS[r.badge]}[/]"
+            + (f"  build {r.verification['build']}" if r.verification and r.verification.get("build") else ""))
+    c.print()
+    c.print(r.command, markup=False, highlight=False)
+    c.print()
+    base = r.ratio.get("base")
+    if base and base.get("text") is not None:
+        origin = {"calculator": "pinned", "overlay": "the recipe pins its own ratio",
+                  "cell": "the recipe sizes the state pool itself"}.get(r.ratio.get("pinned"), "")
+        c.print(f"ratio: {base['text']} (S={base['slots_per_request']}, D={base['draft_states_per_request']}; "
+                f"or --max-mamba-cache-size {base['max_mamba_cache_size_pin']}) {origin}", highlight=False)
+    elif base and base.get("error"):
+        c.print(f"[yellow]ratio:[/] not computed: {base['error']}", highlight=False)
+    for w in r.warnings:
+        c.print(f"[yellow]warning:[/] {w}", highlight=False)
+    for n in r.notes:
+        c.print(f"note: {n}", highlight=False)
+    for dim, opts in r.options.items():
+        for o in opts:
+            if o.disabled:
+                c.print(f"[dim]greyed {dim}={o.id}: {o.reason}[/]", highlight=False)
+
+
+def print_matrix(m: dict, console: Console | None = None) -> None:
+    """One row per reachable selection, then each distinct greyed reason once."""
+    c = _console(console)
+    t = Table(show_header=True, header_style="bold")
+    for d in m["dims"]:
+        t.add_column(d)
+    for col in ("badge", "cell", "ratio", "warnings"):
+        t.add_column(col)
+    reasons: dict[tuple, int] = {}
+    for row in m["selections"]:
+        base = (row["ratio"] or {}).get("base") or {}
+        ratio = next((f.split()[1] for f in row["flags"] if f.startswith("--mamba-full-memory-ratio ")), "-")
+        if base.get("error"):
+            ratio = "error"
+        cell = "-" if row["cell"] is None else str(row["cell"]["index"])
+        t.add_row(*[row["selection"].get(d, "") for d in m["dims"]],
+                  f"[{BADGE_STYLE[row['badge']]}]{row['badge']}[/]", cell, ratio, str(len(row["warnings"])))
+        for dim, opts in row["greyed"].items():
+            for o in opts:
+                key = (dim, o["id"], o["reason"])
+                reasons[key] = reasons.get(key, 0) + 1
+    c.print(t)
+    c.print(f"{len(m['selections'])} selections from {m['combinations']} combinations; " +
+            ", ".join(f"{k} {v}" for k, v in m["badges"].items()))
+    if reasons:
+        c.print("[bold]Greyed options[/] (reason, selections showing it):")
+        for (dim, oid, reason), n in reasons.items():
+            c.print(f"  {dim}={oid}: {reason} ({n})", highlight=False)
+
+
+def print_report(report, console: Console | None = None) -> None:
+    """`check` output: one line per finding (`file:line: severity [rule] message`), then a summary."""
+    c = _console(console)
+    style = {"error": "red", "warning": "yellow", "info": "cyan"}
+    for f in report.findings:
+        c.print(f"{f.where}: [{style[f.severity]}]{f.severity}[/] [{f.rule}] {f.message}", highlight=False,
+                markup=True)
+    c.print(report.summary())

@@ -1,0 +1,67 @@
+"""The cookbook's view of the engine model: a composed flag list as a LaunchCommand, resolved for the page's
+pinned engine version, and the speculative-decoding banners read off the resolution."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Mapping
+
+from hybridplan.cookbook.compose import family, flag_value
+from hybridplan.cookbook.text import interpolate
+from hybridplan.engine.command import LaunchCommand
+from hybridplan.errors import HybridPlanError
+
+# the Deploy panel's labels for --speculative-algorithm values (cookbook-semantics §3.8)
+SPEC_LABELS = {"EAGLE": "MTP", "EAGLE3": "MTP", "FROZEN_KV_MTP": "MTP", "NEXTN": "MTP", "DSPARK": "DSpark",
+               "DFLASH": "DFlash", "NGRAM": "N-gram", "STANDALONE": "standalone draft"}
+SPEC = "--speculative-algorithm"
+MRR = "--max-running-requests"
+
+
+def argv_of(flags: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """Flag strings as argv tokens (`--x v` -> `--x`, `v`; `--x=v` stays one token)."""
+    out: list[str] = []
+    for f in flags:
+        out += f.split()
+    return tuple(out)
+
+
+def launch_command(flags: list[str] | tuple[str, ...], env: list[str] | tuple[str, ...],
+                   values: Mapping[str, str]) -> LaunchCommand:
+    """The composed command with placeholders filled, as the engine would receive it."""
+    pairs = []
+    for e in env:
+        key, _, value = interpolate(e, values).partition("=")
+        pairs.append((key, value))
+    return LaunchCommand(env=tuple(pairs), argv=argv_of([interpolate(f, values) for f in flags]))
+
+
+@lru_cache(maxsize=4096)
+def resolve(command: LaunchCommand, version: str, platform=None):
+    """hybridplan.explain.load, memoised (pages render the same commands many times); errors are returned."""
+    from hybridplan.explain import load
+
+    try:
+        return load(command, platform=platform, version=version)
+    except HybridPlanError as exc:
+        return exc
+
+
+def spec_banners(flags: list[str], loaded) -> tuple[list[str], list[str]]:
+    """(warnings, notes) about --max-running-requests under speculative decoding, on the effective flags.
+
+    Without the flag the engine resets it (arg_groups/speculative_hook.py::_default_mrr); the value is read from
+    the engine model's resolution, not hard-coded.
+    """
+    algo = flag_value(flags, SPEC)
+    if algo is None:
+        return [], []
+    label = SPEC_LABELS.get(algo.upper(), algo)
+    if any(family(f) == MRR for f in flags):
+        return [], [f"{label} is on and this recipe pins --max-running-requests to {flag_value(flags, MRR)}."]
+    if isinstance(loaded, HybridPlanError):
+        return [f"{label} is on without --max-running-requests: SGLang resets it for speculative decoding "
+                "(the engine model could not resolve this command to say to what)."], []
+    reset = loaded.args.arg("max_running_requests")
+    return [f"{label} is on without --max-running-requests: SGLang resets --max-running-requests to "
+            f"{reset.value} for speculative decoding ({reset.rule}); set it explicitly to override."], []

@@ -1,0 +1,56 @@
+"""The selection space of a page and its matrix: every reachable selection rendered once."""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Iterator
+
+from hybridplan.cookbook import selection as S
+from hybridplan.cookbook.render import Rendered, render, resolve_selection
+from hybridplan.cookbook.schema import Page
+
+
+def selection_space(page: Page) -> Iterator[dict[str, str]]:
+    """Every combination of hardware, match and overlay options (the docs validator's space, without its cap)."""
+    rows = S.rows(page)
+    for combo in product(*[[o.id for o in r.options] for r in rows]):
+        yield dict(zip([r.id for r in rows], combo))
+
+
+def reachable(page: Page) -> dict[tuple, list[dict[str, str]]]:
+    """Landed selection -> the raw picks that land on it, in first-seen order."""
+    out: dict[tuple, list[dict[str, str]]] = {}
+    for picks in selection_space(page):
+        sel, _ = resolve_selection(page, picks)
+        out.setdefault(tuple(sel.items()), []).append(picks)
+    return out
+
+
+def page_summary(page: Page) -> dict:
+    """What `cookbook list` shows for a page (no rendering)."""
+    statuses = {c.cell.verification.status for c in page.lookup}
+    return {"id": page.id, "model": page.model, "source": page.source, "engine_version": page.engine_version,
+            "hardware": [h.id for h in page.hardware], "match_dims": [d.id for d in page.match_dims],
+            "overlay_dims": [d.id for d in page.overlay_dims], "cells": len(page.lookup),
+            "verified_cells": sum(c.cell.verification.status == "verified" for c in page.lookup),
+            "statuses": sorted(statuses)}
+
+
+def entry(r: Rendered, picks: int) -> dict:
+    """One matrix row: the landed selection, its command, badge, warnings and greyed options with reasons."""
+    greyed = {d: [{"id": o.id, "reason": o.reason} for o in opts if o.disabled] for d, opts in r.options.items()}
+    return {"selection": r.selection, "picks_landing_here": picks, "cell": r.cell, "badge": r.badge,
+            "command": r.command, "flags": list(r.flags), "env": list(r.env), "warnings": list(r.warnings),
+            "notes": list(r.notes), "ratio": r.ratio, "redirect": r.redirect,
+            "greyed": {d: v for d, v in greyed.items() if v}}
+
+
+def matrix(page: Page, *, docker: bool = False, pin_ratio: bool = True) -> dict:
+    """Every reachable selection rendered (pip or docker form), with how many raw pick combinations land there."""
+    land = reachable(page)
+    rows = [entry(render(page, dict(sel), docker=docker, pin_ratio=pin_ratio), len(picks))
+            for sel, picks in land.items()]
+    badges = {b: sum(r["badge"] == b for r in rows) for b in ("verified", "in-progress", "unverified")}
+    return {"page": page.id, "model": page.model, "engine_version": page.engine_version,
+            "dims": [r.id for r in S.rows(page)], "combinations": sum(len(p) for p in land.values()),
+            "selections": rows, "badges": badges}

@@ -1,0 +1,47 @@
+"""The calculator's balanced `--mamba-full-memory-ratio` for a composed command and the page's workload.
+
+The number comes from the planner (hybridplan.planner.ratio.balanced_ratio); this module only adapts it to the
+renderer: a frozen result with the docs' display string, memoised per command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from hybridplan.engine.command import LaunchCommand
+from hybridplan.errors import HybridPlanError
+
+
+@dataclass(frozen=True)
+class RatioResult:
+    """The calculator's answer for one command: the ratio as pinned (`text`), the pin alternative, and why not."""
+
+    text: str | None
+    value: float | None
+    pin: int | None  # --max-mamba-cache-size alternative (C x S, per the planner)
+    slots_per_request: int | None
+    draft_states_per_request: int | None
+    error: str | None = None
+    detail: dict = field(default_factory=dict, compare=False)
+
+    def as_dict(self) -> dict:
+        return {"mamba_full_memory_ratio": self.value, "text": self.text, "max_mamba_cache_size_pin": self.pin,
+                "slots_per_request": self.slots_per_request,
+                "draft_states_per_request": self.draft_states_per_request, "error": self.error}
+
+
+@lru_cache(maxsize=4096)
+def balanced(command: LaunchCommand, request_length: int, concurrency: int, version: str,
+             gpu: str | None = None) -> RatioResult:
+    """The planner's balanced ratio for this command (errors become a result with `error`)."""
+    from hybridplan.planner.ratio import balanced_ratio
+
+    try:
+        out = balanced_ratio(command, request_length=request_length, concurrency=concurrency, version=version)
+    except HybridPlanError as exc:
+        return RatioResult(text=None, value=None, pin=None, slots_per_request=None, draft_states_per_request=None,
+                           error=exc.message)
+    return RatioResult(text=out.get("mamba_full_memory_ratio_text"), value=out.get("mamba_full_memory_ratio"),
+                       pin=out.get("max_mamba_cache_size_pin"), slots_per_request=out.get("slots_per_request"),
+                       draft_states_per_request=out.get("draft_states_per_request"), detail=out)

@@ -1,0 +1,205 @@
+"""render(page, selection) -> Rendered: the Deploy panel's command for one selection, and everything shown with it.
+
+Steps (cookbook-semantics §3): defaults + the user's picks, snap unpicked match dims to a cell, reseat hidden or
+disabled picks, find the cell; give it a slot for the calculator's ratio (if it sizes nothing itself), compose the
+overlays, fill the slot with the ratio computed on that composed *base* command, inject the multi-node trio, then
+write the pip or docker text. Optional Playground-style deltas give the *effective* command, whose own ratio is
+computed on the effective flags and env (the env rides with the flags it belongs to, §7.5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from hybridplan.cookbook import compose as C
+from hybridplan.cookbook import engine_view, selection as S, text as T
+from hybridplan.cookbook.conditions import evaluate
+from hybridplan.cookbook.schema import Hardware, Page
+
+BADGE_LABELS = {"verified": "Verified", "in-progress": "Final Verification In Progress",
+                "unverified": "Not Verified"}
+NO_COMMAND = "# No command available for the current selection."
+
+
+@dataclass(frozen=True)
+class Delta:
+    """Playground-style changes on top of the Deploy command: flags replace their family in place (new families go
+    before --host), `strip` removes families, env entries replace their key."""
+
+    flags: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    strip: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One selection's output. `as_dict()` is exactly the `cookbook render --json` payload."""
+
+    page: str
+    selection: dict[str, str]
+    reseated: tuple[S.Reseat, ...]
+    cell: dict | None  # {"index", "match"} of the matched cell
+    flags: tuple[str, ...]  # one flag with its value each, command order, placeholders filled
+    env: tuple[str, ...]
+    hints: tuple[str, ...]
+    command: str
+    mode: str  # pip | docker
+    badge: str  # verified | in-progress | unverified
+    warnings: tuple[str, ...]
+    notes: tuple[str, ...]
+    options: dict[str, list[S.OptionState]]
+    model_name: str
+    docker_image: str | None
+    nnodes: int
+    redirect: bool
+    ratio: dict  # {"cell", "base", "effective"}: RatioResult dicts or None; "pinned": where the ratio came from
+    verification: dict | None
+    curl: str | None
+    effective: dict | None = None  # {"flags", "env", "command"} when deltas were given
+    engine_version: str = ""
+
+    @property
+    def badge_label(self) -> str:
+        return BADGE_LABELS[self.badge]
+
+    def as_dict(self) -> dict:
+        return {
+            "page": self.page, "engine_version": self.engine_version, "selection": dict(self.selection),
+            "reseated": [r.as_dict() for r in self.reseated], "cell": self.cell, "flags": list(self.flags),
+            "env": list(self.env), "hints": list(self.hints), "command": self.command, "mode": self.mode,
+            "badge": self.badge, "badge_label": self.badge_label, "warnings": list(self.warnings),
+            "notes": list(self.notes), "options": {d: [o.as_dict() for o in v] for d, v in self.options.items()},
+            "model_name": self.model_name, "docker_image": self.docker_image, "nnodes": self.nnodes,
+            "redirect": self.redirect, "ratio": self.ratio, "verification": self.verification, "curl": self.curl,
+            "effective": self.effective,
+        }
+
+
+def resolve_selection(page: Page, picks: Mapping[str, str] | None) -> tuple[dict[str, str], list[S.Reseat]]:
+    """The selection a set of picks lands on: defaults under the picks, unpicked match dims snapped to a cell that
+    agrees with the picked ones, then hidden/disabled picks reseated (with the reason for each move)."""
+    picks = dict(picks or {})
+    sel = {**S.default_selection(page), **picks}
+    sel = S.snap(page, sel, fixed={d for d in page.dims if d in picks})
+    return S.reseat(page, sel)
+
+
+def _hardware(page: Page, hw_id: str) -> Hardware:
+    return next(h for h in page.hardware if h.id == hw_id)
+
+
+def _platform(hw: Hardware):
+    """The engine Platform of a hardware choice (from the GPU catalog), or None when it names no GPU."""
+    if hw.gpu is None:
+        return None
+    from hybridplan.hardware.catalog import lookup
+
+    return lookup(hw.gpu).platform()
+
+
+def _calculator(page: Page, flags: list[str], env: list[str], values: Mapping[str, str]):
+    """The balanced ratio for a composed command at the page's workload, or None when the page has none."""
+    if page.workload is None:
+        return None
+    from hybridplan.cookbook.ratio import balanced
+
+    cmd = engine_view.launch_command(flags, env, values)
+    return balanced(cmd, page.workload.request_length, page.workload.concurrency, page.engine_version)
+
+
+def _text(page: Page, *, flags: list[str], env: list[str], hints: list[str], hw: Hardware, image: str | None,
+          docker: bool, nnodes: int, values: Mapping[str, str]) -> str:
+    body = (T.docker_text(program=page.program, flags=flags, env=env, image=image or "", hw=hw,
+                          multi_node=nnodes > 1, hf_token="HF_TOKEN" in page.placeholders, mounts=page.docker_mounts)
+            if docker else T.pip_text(page.program, flags, env))
+    text = T.interpolate("\n".join(T.hint_lines(hints) + [body]), values)
+    return "\n".join(T.multi_node_header(nnodes) + [text]) if nnodes > 1 else text
+
+
+def render(page: Page, picks: Mapping[str, str] | None = None, *, docker: bool = False,
+           placeholders: Mapping[str, str] | None = None, delta: Delta | None = None,
+           pin_ratio: bool = True) -> Rendered:
+    """The command and its badge, warnings, greyed options and ratio for a selection.
+
+    `picks` maps dim ids (`hw`, match and overlay dims) to option ids; missing dims take the page defaults.
+    `placeholders` overrides placeholder values (the docs' Env modal). `delta` adds Playground-style changes and
+    yields `effective`. `pin_ratio=False` leaves the calculator out (the raw recipe).
+    """
+    sel, moves = resolve_selection(page, picks)
+    ref = S.find_cell(page, sel)
+    options = S.option_states(page, sel)
+    model_name = T.first_match(page.model_names, sel) or ""
+    image = T.first_match(page.docker_images, sel)
+    values = T.placeholder_values(page, model_name, placeholders)
+    hw = _hardware(page, sel["hw"])
+    common = dict(page=page.id, selection=sel, reseated=tuple(moves), options=options, model_name=model_name,
+                  docker_image=image, mode="docker" if docker else "pip", engine_version=page.engine_version,
+                  curl=T.interpolate(page.curl, values) if page.curl else None)
+    if ref is None:
+        return Rendered(cell=None, flags=(), env=(), hints=(), command=NO_COMMAND, badge="unverified",
+                        warnings=(), notes=(), nnodes=1, redirect=False, verification=None,
+                        ratio={"cell": None, "base": None, "effective": None, "pinned": None}, **common)
+    cell = ref.cell
+    status = cell.verification.status_for(sel)
+    verification = {"status": status, "build": cell.verification.build, "image": cell.verification.image,
+                    "measurements": [m.model_dump(exclude_none=True, exclude={"covers"})
+                                     for m in cell.verification.measurements if evaluate(m.covers, sel)]}
+    cell_info = {"index": ref.index, "match": dict(ref.match)}
+    if cell.redirect:
+        return Rendered(cell=cell_info, flags=(), env=(), hints=(), command="", badge=status,
+                        warnings=(cell.warn,) if cell.warn else (), notes=(), nnodes=cell.nnodes, redirect=True,
+                        verification=verification, ratio={"cell": None, "base": None, "effective": None,
+                                                          "pinned": None}, **common)
+    picks_ = C.overlay_picks(page, sel)
+    slotted = C.overlay_compose(C.with_ratio_slot(cell.flags), picks_.flags, picks_.strip)
+    base_flags = C.without_slot(slotted)
+    base_env = C.merge_env(cell.env, picks_.env)
+    ratio = {"cell": None, "base": None, "effective": None, "pinned": _pinned_by(cell.flags, picks_.flags)}
+    base_r = None
+    if pin_ratio and page.workload is not None:
+        cell_r = _calculator(page, list(cell.flags), list(cell.env), values)
+        base_r = _calculator(page, base_flags, base_env, values)
+        ratio.update(cell=cell_r.as_dict(), base=base_r.as_dict(), effective=base_r.as_dict())
+    slotted = C.fill_ratio_slot(slotted, base_r.text if base_r else None)
+    if ratio["pinned"] is None and any(C.family(f) == C.RATIO for f in slotted):
+        ratio["pinned"] = "calculator"
+    nnodes = C.nnodes_for(page, sel, cell.nnodes)
+    flags = C.inject_multi_node(slotted, nnodes)
+    hints = list(picks_.hints) + (page.multi_node_hints.get(sel["hw"], []) if nnodes > 1 else [])
+    platform = _platform(hw)
+    loaded = engine_view.resolve(engine_view.launch_command(base_flags, base_env, values), page.engine_version,
+                                 platform)
+    warnings, notes = engine_view.spec_banners(flags, loaded)
+    warnings = ([cell.warn] if cell.warn else []) + warnings
+    if isinstance(loaded, Exception):
+        warnings.append(f"the engine model (sglang {page.engine_version}) rejects this command: {loaded.message}")
+    effective = None
+    if delta is not None:
+        eff_flags = C.apply_delta(base_flags, delta.flags, delta.strip)
+        eff_env = C.merge_env(base_env, delta.env)
+        eff_r = _calculator(page, eff_flags, eff_env, values) if pin_ratio and page.workload else None
+        ratio["effective"] = eff_r.as_dict() if eff_r else None
+        if eff_r and eff_r.text is not None and not any(C.family(f) in (C.RATIO, C.EXPLICIT_SIZE) for f in eff_flags):
+            eff_flags = C.apply_delta(eff_flags, (f"{C.RATIO} {eff_r.text}",))
+        eff_flags = C.inject_multi_node(eff_flags, nnodes)
+        effective = {"flags": [T.interpolate(f, values) for f in eff_flags],
+                     "env": [T.interpolate(e, values) for e in eff_env],
+                     "command": _text(page, flags=eff_flags, env=eff_env, hints=hints, hw=hw, image=image,
+                                      docker=docker, nnodes=nnodes, values=values)}
+    command = _text(page, flags=flags, env=base_env, hints=hints, hw=hw, image=image, docker=docker, nnodes=nnodes,
+                    values=values)
+    return Rendered(cell=cell_info, flags=tuple(T.interpolate(f, values) for f in flags),
+                    env=tuple(T.interpolate(e, values) for e in base_env), hints=tuple(hints), command=command,
+                    badge=status, warnings=tuple(warnings), notes=tuple(notes), nnodes=nnodes, redirect=False,
+                    verification=verification, ratio=ratio, effective=effective, **common)
+
+
+def _pinned_by(cell_flags: list[str], overlay_flags: tuple[str, ...]) -> str | None:
+    """Who sizes the state pool before the calculator is asked: the cell itself, or an overlay pick."""
+    sizes = (C.RATIO, C.EXPLICIT_SIZE)
+    if any(C.family(f) in sizes for f in cell_flags):
+        return "cell"
+    if any(C.family(f) in sizes for f in overlay_flags):
+        return "overlay"
+    return None

@@ -1,0 +1,319 @@
+"""The cookbook page format (one YAML file per page), validated by pydantic at load.
+
+Vocabulary (after the SGLang docs' Deploy engine, see reference/cookbook-semantics.md §2):
+  * hardware: the implicit first match dimension `hw`;
+  * match dimensions pick a measured *cell* (`cell.match[dim] == selection[dim]` for hw and every match dim);
+  * overlay dimensions never affect the lookup; the picked option layers flags/env onto the matched cell;
+  * a cell is a flat flag/env list pinned on one build, with its verification status and measurement records.
+Anything that depends on the selection is a `Condition` (data) or a list of `Item`s (strings, or
+`{when, then, else}` branches), never code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import product
+from typing import Annotated, Literal, Mapping, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_validator, model_validator
+
+from hybridplan.cookbook.conditions import Condition, Selection, evaluate
+
+ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
+STATUSES = ("verified", "in-progress", "unverified")
+Status = Literal["verified", "in-progress", "unverified"]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class Branch(Model):
+    """`{when: <condition>, then: [...], else: [...]}`: items that apply only for some selections."""
+
+    when: Condition
+    then: list["Item"] = Field(default_factory=list)
+    else_: list["Item"] = Field(default_factory=list, alias="else")
+
+
+Item = Annotated[
+    Union[Annotated[str, Tag("str")], Annotated[Branch, Tag("branch")]],
+    Discriminator(lambda v: "str" if isinstance(v, str) else "branch" if isinstance(v, (dict, Branch)) else None,
+                  custom_error_type="item",
+                  custom_error_message="an item is a string or a mapping {when, then, else}"),
+]
+Branch.model_rebuild()
+
+
+def expand(items: list[Item], sel: Selection) -> list[str]:
+    """The strings a list of items contributes for one selection, in order."""
+    out: list[str] = []
+    for it in items:
+        if isinstance(it, str):
+            out.append(it)
+        else:
+            out.extend(expand(it.then if evaluate(it.when, sel) else it.else_, sel))
+    return out
+
+
+def every_string(items: list[Item]) -> list[tuple[tuple, str]]:
+    """Every string in every branch, with its location below the list (for static checks)."""
+    out: list[tuple[tuple, str]] = []
+    for i, it in enumerate(items):
+        if isinstance(it, str):
+            out.append(((i,), it))
+        else:
+            out += [((i, "then") + loc, s) for loc, s in every_string(it.then)]
+            out += [((i, "else") + loc, s) for loc, s in every_string(it.else_)]
+    return out
+
+
+class DisableRule(Model):
+    """`{when, reason}`: the option is greyed out while `when` holds; the reason is its tooltip."""
+
+    when: Condition
+    reason: str = Field(min_length=1)
+
+
+class Option(Model):
+    """One choice in a row. Overlay options contribute flags/env/strip/hints; match options only select cells."""
+
+    id: ID
+    label: str
+    subtitle: Optional[str] = None
+    show_when: Condition = True
+    disabled: list[DisableRule] = Field(default_factory=list)
+    flags: list[Item] = Field(default_factory=list)
+    env: list[Item] = Field(default_factory=list)
+    strip: list[Item] = Field(default_factory=list)
+    hints: list[Item] = Field(default_factory=list)
+    nnodes: Optional[int] = Field(default=None, ge=1)
+
+    @field_validator("disabled", mode="before")
+    @classmethod
+    def _one_rule(cls, v):
+        return [v] if isinstance(v, dict) else v
+
+    def disabled_reason(self, sel: Selection) -> str | None:
+        """The first disable rule that holds (its reason), else None."""
+        for rule in self.disabled:
+            if evaluate(rule.when, sel):
+                return rule.reason
+        return None
+
+
+class Dimension(Model):
+    """A selector row. `strip` (row level) applies with whichever option of the row is picked."""
+
+    id: ID
+    title: str
+    options: list[Option] = Field(min_length=1)
+    default: Optional[str] = None
+    show_when: Condition = True
+    strip: list[Item] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique(self):
+        ids = [o.id for o in self.options]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"duplicate option ids in {self.id}: {', '.join(dup)}")
+        if self.default is not None and self.default not in ids:
+            raise ValueError(f"default {self.default!r} is not an option of {self.id} ({', '.join(ids)})")
+        return self
+
+    def option(self, oid: str) -> Option | None:
+        return next((o for o in self.options if o.id == oid), None)
+
+    @property
+    def default_id(self) -> str:
+        return self.default or self.options[0].id
+
+
+class StatusRule(Model):
+    when: Condition
+    status: Status
+
+
+class Workload(Model):
+    isl: int = Field(ge=1)
+    osl: int = Field(ge=0)
+    concurrency: list[int] = Field(default_factory=lambda: [1])
+
+    @field_validator("concurrency", mode="before")
+    @classmethod
+    def _listify(cls, v):
+        return [v] if isinstance(v, int) else v
+
+
+class Measurement(Model):
+    """One measured run behind a pin: what ran, on which build, and what the engine reported."""
+
+    date: Optional[str] = None
+    build: Optional[str] = None
+    image: Optional[str] = None
+    protocol: str
+    workload: Optional[Workload] = None
+    covers: Condition = True  # the overlay selections this record covers
+    outcome: Literal["serves", "boot-failure", "runtime-oom", "degraded"] = "serves"
+    max_total_num_tokens: Optional[int] = Field(default=None, ge=0)
+    max_mamba_cache_size: Optional[int] = Field(default=None, ge=0)
+    max_running_requests: Optional[int] = Field(default=None, ge=0)
+    tpot_ms: Optional[float] = Field(default=None, ge=0)
+    accept_length: Optional[float] = Field(default=None, ge=0)
+    source: Optional[str] = None  # where the record was published (PR, issue, log)
+    note: Optional[str] = None
+
+
+class Verification(Model):
+    """The badge baseline, selection-dependent overrides (first match wins), and what the pins were measured on."""
+
+    status: Status = "unverified"
+    rules: list[StatusRule] = Field(default_factory=list)
+    build: Optional[str] = None  # engine commit or release the pins were measured on
+    image: Optional[str] = None
+    measurements: list[Measurement] = Field(default_factory=list)
+
+    def status_for(self, sel: Selection) -> str:
+        for rule in self.rules:
+            if evaluate(rule.when, sel):
+                return rule.status
+        return self.status
+
+
+class Cell(Model):
+    """A measured (or modelled) launch recipe for one match tuple. `match` values may be lists (one cell each)."""
+
+    match: dict[str, Union[str, list[str]]]
+    flags: list[str] = Field(default_factory=list)
+    env: list[str] = Field(default_factory=list)
+    warn: Optional[str] = None
+    redirect: bool = False
+    nnodes: int = Field(default=1, ge=1)
+    verification: Verification = Field(default_factory=Verification)
+    note: Optional[str] = None
+
+
+class Hardware(Model):
+    """A hardware choice: presentation and docker details; memory and arch come from the GPU catalog (`gpu`)."""
+
+    id: ID
+    label: str
+    group: str = "nvidia"
+    gpu: Optional[str] = None  # hybridplan.hardware catalog id
+    vendor: Literal["nvidia", "amd", "other"] = "nvidia"
+    multi_node_docker_flags: list[str] = Field(default_factory=list)
+
+
+class Placeholder(Model):
+    target: Literal["command", "curl"] = "command"
+    label: str = ""
+    default: str
+
+
+class NamedRule(Model):
+    """A first-match-wins lookup row (model names, docker images): no `when` means always."""
+
+    when: Condition = True
+    value: str
+
+
+class NoCellRule(Model):
+    """Why a match combination has no cell. `unsupported`: the hardware or engine cannot run it at all
+    (the validator does not probe it); otherwise it is merely unmeasured."""
+
+    when: Condition
+    reason: str
+    unsupported: bool = False
+
+
+class PageWorkload(Model):
+    """The calculator's workload: average request length (input + output tokens) and target concurrency."""
+
+    request_length: int = Field(ge=1)
+    concurrency: int = Field(ge=1)
+
+
+class Install(Model):
+    commit: Optional[str] = None
+    pip: list[str] = Field(default_factory=list)
+    note: Optional[str] = None
+
+
+class BenchmarkCommands(Model):
+    speed: Optional[str] = None
+    accuracy: dict[str, str] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CellRef:
+    """One concrete cell: its position in the page's `cells` list and its single-valued match tuple."""
+
+    index: int
+    match: Mapping[str, str]
+    cell: Cell
+
+
+class Page(Model):
+    """One cookbook page: the selection space, the cells, and everything the command text needs."""
+
+    id: ID
+    model: str  # display name
+    description: str = ""
+    source: str = ""  # where the page's data comes from (docs commit, engine model)
+    engine_version: str = "0.5.23"
+    supported_hardware: list[str] = Field(min_length=1)
+    hardware: list[Hardware] = Field(default_factory=list)
+    match_dims: list[Dimension] = Field(default_factory=list)
+    overlay_dims: list[Dimension] = Field(default_factory=list)
+    cells: list[Cell] = Field(min_length=1)
+    model_names: list[NamedRule] = Field(min_length=1)
+    docker_images: list[NamedRule] = Field(default_factory=lambda: [NamedRule(value="lmsysorg/sglang:latest")])
+    placeholders: dict[str, Placeholder] = Field(default_factory=dict)
+    no_cell: list[NoCellRule] = Field(default_factory=list)
+    multi_node_hints: dict[str, list[str]] = Field(default_factory=dict)
+    workload: Optional[PageWorkload] = None
+    program: str = "python -m sglang.launch_server"
+    docker_mounts: list[str] = Field(default_factory=list)
+    curl: Optional[str] = None
+    benchmark_commands: BenchmarkCommands = Field(default_factory=BenchmarkCommands)
+    install: Install = Field(default_factory=Install)
+    _lookup: tuple[CellRef, ...] = PrivateAttr(default=())
+
+    def model_post_init(self, __context) -> None:
+        refs = []
+        for i, cell in enumerate(self.cells):
+            keys = list(cell.match)
+            values = [v if isinstance(v, list) else [v] for v in cell.match.values()]
+            for combo in product(*values):
+                refs.append(CellRef(index=i, match=dict(zip(keys, combo)), cell=cell))
+        self._lookup = tuple(refs)
+
+    @property
+    def lookup(self) -> tuple[CellRef, ...]:
+        """Every concrete cell in declaration order (list-valued matches expanded); the first match wins."""
+        return self._lookup
+
+    @model_validator(mode="after")
+    def _dims(self):
+        ids = ["hw"] + [d.id for d in self.match_dims] + [d.id for d in self.overlay_dims]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"dimension ids must be unique (hw is implicit): {', '.join(dup)}")
+        for key in self.placeholders:
+            if not re.fullmatch(r"[A-Z0-9_]+", key):
+                raise ValueError(f"placeholder {key!r}: names are UPPER_SNAKE_CASE")
+        return self
+
+    @property
+    def dims(self) -> list[str]:
+        """Match dimensions in priority order, hw first (a lower one adapts to a higher one)."""
+        return ["hw"] + [d.id for d in self.match_dims]
+
+    def dimension(self, dim: str) -> Dimension | None:
+        return next((d for d in self.match_dims + self.overlay_dims if d.id == dim), None)
+
+    def is_overlay(self, dim: str) -> bool:
+        return any(d.id == dim for d in self.overlay_dims)
