@@ -1,16 +1,25 @@
-"""Memory-dependent defaults of sglang 0.5.23 (arg_groups/memory_hook.py::handle_gpu_memory_settings)."""
+"""GPU-memory-dependent defaults of sglang 0.5.23 (arg_groups/memory_hook.py::handle_gpu_memory_settings).
+
+chunked_prefill_size and the decode graph max_bs by memory tier, the CUDA-graph reserve, and the default
+--mem-fraction-static (with the VLM adjustment). They run where the engine runs them: before the radix and
+speculative hooks, so only user-typed --max-running-requests / --speculative-num-draft-tokens are seen.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hybridplan.engine.sglang_0_5_23.cuda_graph import DISABLED, GraphConfig, resolve_graph_config, typed
+
 if TYPE_CHECKING:
     from hybridplan.engine.sglang_0_5_23.resolve import _Resolver
 
 RULE = "arg_groups/memory_hook.py::handle_gpu_memory_settings"
+VLM_RULE = "arg_groups/memory_hook.py::adjust_mem_fraction_for_vlm"
+DEFAULT_FRACTION_UNKNOWN_GPU = 0.95
 
 
-def tier(gpu_mem_mib: int | None, tp: int) -> tuple[int, int]:
+def tier(gpu_mem_mib: float | None, tp: int) -> tuple[int, int]:
     """(chunked_prefill_size, decode cuda-graph max_bs) by GPU memory tier."""
     if gpu_mem_mib is None:
         return 4096, 160
@@ -25,16 +34,129 @@ def tier(gpu_mem_mib: int | None, tp: int) -> tuple[int, int]:
     return 16384, 512
 
 
+def activation_tokens(*, pd_decode: bool, running: int | None, draft_tokens: int | None, chunked: int,
+                      max_prefill_tokens: int) -> int:
+    """Tokens the activation working set scales with (handle_gpu_memory_settings and
+    runtime_context.py::pre_capture_activation_reserve_mb use the same rule)."""
+    if pd_decode:
+        return max((running or 1) * (draft_tokens or 1), 2048)
+    if chunked > 0:
+        return max(chunked, 2048)
+    return max(max_prefill_tokens, 2048)
+
+
+def reserve_for_graph_mb(g: GraphConfig, *, pd_mode: str, attn_dp: int, mla: bool, deepep: bool) -> float:
+    """memory_hook.py::reserve_for_graph_mb: decode max_bs x 2, the DP-attention padding, prefill buckets x 8 (MLA 1.5 GiB)."""
+    reserved = 0.0
+    max_bs = g.decode_max_bs or 0
+    if pd_mode != "prefill" and g.decode_backend != DISABLED:
+        reserved += max_bs * 2
+    if attn_dp > 1 and pd_mode != "prefill":
+        reserved += max_bs * attn_dp * 3
+        if max_bs > 300:
+            reserved += max_bs * attn_dp * 1.5
+    if pd_mode != "decode" and g.prefill_backend != DISABLED:
+        reserved += 1.5 * 1024 if mla else len(g.prefill_bs) * 8
+        if g.prefill_backend == "breakable" and deepep:
+            reserved += 1024
+    return reserved
+
+
+def vlm_factor(vision_layers: int | None, vision_hidden: int | None) -> float:
+    """adjust_mem_fraction_for_vlm (graph-reserve mode): 0.95 x clamp(1 - 0.1 (ViT complexity ratio - 1), 0.8, 1.05).
+
+    The engine reads vision_config.num_hidden_layers / hidden_size with defaults 24 / 1024 (Qwen3-VL-style
+    configs name the depth `depth`, so the default 24 applies to them).
+    """
+    layers = vision_layers if vision_layers is not None else 24
+    hidden = vision_hidden if vision_hidden is not None else 1024
+    ratio = layers * hidden**2 / (24 * 1024**2)
+    return 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
+
+
+def _decode_max_bs(r: "_Resolver", gpu: float | None) -> int:
+    """The decode graph's max_bs: the flag, the explicit bs list, else the tier capped by a typed mrr."""
+    bs_list = r.args.get("cuda_graph_bs_decode")
+    if bs_list is not None and bs_list.value:
+        return max(bs_list.value)
+    if r["cuda_graph_max_bs_decode"] is not None:
+        return r["cuda_graph_max_bs_decode"]
+    _, max_bs = tier(gpu, r["tp_size"])
+    if r.explicit("max_running_requests") and r["max_running_requests"] < max_bs:
+        max_bs = r["max_running_requests"]
+    return max_bs
+
+
+def _post_capture_planned(r: "_Resolver", g: GraphConfig) -> bool:
+    """overrides.py::post_capture_kv_sizing_planned for a hybrid (mambaish) model."""
+    from hybridplan.engine.sglang_0_5_23.reserves import post_capture_kv_sizing_planned
+
+    return post_capture_kv_sizing_planned(
+        enabled=r.env.get("SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "").lower() in ("1", "true", "yes", "y"),
+        device=r.platform.device, dcp=r["dcp_size"], mla=r.geo.kv.kind == "mla",
+        blockers=tuple(n for n in ("enable_kv_cache_sharding", "prefill_only_disable_kv_cache", "enable_memory_saver",
+                                   "enable_unified_memory") if r.get_bool(n)),
+        pd_mode=r["disaggregation_mode"], graph=g, chunked=r["chunked_prefill_size"])
+
+
+def _default_fraction(r: "_Resolver", g: GraphConfig, gpu: float | None) -> tuple[float, str]:
+    """The mem_fraction_static heuristic (graph-reserve or post-capture mode) and the VLM adjustment."""
+    post = r["post_capture_kv_sizing_planned"]
+    tp_pp = r["tp_size"] * r["pp_size"] / 8 * 1024
+    mode = r["disaggregation_mode"]
+    if post:
+        reserved = 1536 + tp_pp
+        how = f"post-capture mode: 1536 + tp.pp/8 x 1024 = {reserved:.0f} MiB"
+    else:
+        act = activation_tokens(pd_decode=mode == "decode",
+                                running=r["max_running_requests"] or g.decode_max_bs,
+                                draft_tokens=r["speculative_num_draft_tokens"], chunked=r["chunked_prefill_size"],
+                                max_prefill_tokens=r["max_prefill_tokens"])
+        a2a = typed(r, "moe_a2a_backend", "none")
+        graph = reserve_for_graph_mb(g, pd_mode=mode, attn_dp=r["attn_dp_size"], mla=r.geo.kv.kind == "mla",
+                                     deepep=a2a == "deepep")
+        reserved = 512 + act * 1.5 + tp_pp + graph
+        if gpu is not None and gpu > 60 * 1024:
+            reserved = max(reserved, 10 * 1024)
+        if mode != "prefill" and g.decode_backend != DISABLED and a2a == "deepep":  # reserve_for_deepep_a2a_mb
+            reserved += 2 * 1024
+        if r.platform.device == "xpu":
+            reserved += 2 * 1024
+        how = (f"reserved {reserved:.0f} MiB = max(512 + 1.5 x {act} activation tokens + tp.pp/8 x 1024 + "
+               f"{graph:.0f} graph, 10 GiB floor above 60 GiB)")
+    if gpu is None:
+        return DEFAULT_FRACTION_UNKNOWN_GPU, f"{RULE} (GPU memory unknown: 0.95)"
+    mfs = round((gpu - reserved) / gpu, 3)
+    how = f"{RULE}: round(({gpu:g} - {reserved:.0f}) / {gpu:g}, 3) = {mfs} ({how})"
+    vlm = (r["is_multimodal"] and not r["language_only"] and not r["language_model_only"] and mode != "decode")
+    if vlm:
+        if post:
+            mfs = mfs - 8 * 1024 / gpu
+            how += f"; {VLM_RULE}: - 8 GiB / gpu_mem"
+        elif r.geo.vision_layers is not None or r.geo.vision_hidden is not None:
+            factor = vlm_factor(r.geo.vision_layers, r.geo.vision_hidden)
+            mfs = mfs * factor
+            how += f"; {VLM_RULE}: x {factor:.5f}"
+    return mfs, how
+
+
 def apply_memory_defaults(r: "_Resolver") -> None:
-    """Fill chunked_prefill_size and the decode graph max_bs; mem_fraction_static needs the GPU (planner)."""
+    """Fill chunked_prefill_size, the decode graph max_bs, the graph settings and (with a GPU) mem_fraction_static."""
     gpu = r.platform.gpu_memory_mib
-    chunk, max_bs = tier(gpu, r["tp_size"])
+    chunk, _ = tier(gpu, r["tp_size"])
     if r["chunked_prefill_size"] is None:
-        if gpu is None:
-            r.set_default(f"{RULE} (GPU memory unknown: the engine's own fallback)", chunked_prefill_size=chunk)
-        else:
-            r.set_default(RULE, chunked_prefill_size=chunk)
+        why = RULE if gpu is not None else f"{RULE} (GPU memory unknown: the engine's own fallback)"
+        r.set_default(why, chunked_prefill_size=chunk)
+    max_bs = _decode_max_bs(r, gpu)
     if r["cuda_graph_max_bs_decode"] is None:
-        if r.explicit("max_running_requests") and r["max_running_requests"] < max_bs:
-            max_bs = r["max_running_requests"]
         r.set_default(RULE, cuda_graph_max_bs_decode=max_bs)
+    g = resolve_graph_config(r, max_bs)
+    r.set("arg_groups/cuda_graph_hook.py::handle_cuda_graph_config", cuda_graph_decode_backend=g.decode_backend,
+          cuda_graph_decode_max_bs=g.decode_max_bs)
+    r.set(g.prefill_rule, cuda_graph_prefill_backend=g.prefill_backend)
+    r.set(RULE, cuda_graph_prefill_max_bs=g.prefill_max_bs, cuda_graph_prefill_bs=g.prefill_bs)
+    r.set("arg_groups/overrides.py::post_capture_kv_sizing_planned",
+          post_capture_kv_sizing_planned=_post_capture_planned(r, g))
+    if r["mem_fraction_static"] is None and gpu is not None:
+        mfs, how = _default_fraction(r, g, gpu)
+        r.set_default(how, mem_fraction_static=mfs)

@@ -1,0 +1,53 @@
+"""Post-capture KV sizing gate and the pre-capture activation reserve of sglang 0.5.23.
+
+Off by default: only `SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=1` turns it on; for hybrid models the slack then
+becomes max(P (1 - mfs), reserve) (mem_cache/kv_cache_configurator.py::_profile_available_bytes).
+"""
+
+from __future__ import annotations
+
+from hybridplan.engine.args import EngineArgs
+from hybridplan.engine.sglang_0_5_23.cuda_graph import DISABLED, GraphConfig
+from hybridplan.engine.sglang_0_5_23.memory_defaults import activation_tokens
+
+RULE = "runtime_context.py::pre_capture_activation_reserve_mb"
+
+
+def post_capture_kv_sizing_planned(*, enabled: bool, device: str, dcp: int, mla: bool, blockers: tuple[str, ...],
+                                   pd_mode: str, graph: GraphConfig, chunked: int) -> bool:
+    """arg_groups/overrides.py::post_capture_kv_sizing_planned, for a hybrid (mambaish) model.
+
+    `blockers` are the set flags that rule it out (KV sharding, prefill-only, memory saver, and unified memory,
+    which for a mambaish model always disables it).
+    """
+    if blockers or not enabled or device != "cuda" or dcp != 1 or mla:
+        return False
+    if pd_mode != "prefill" and graph.decode_backend == DISABLED:
+        return False
+    if pd_mode != "decode":
+        # the largest prefill buffer (chunked_prefill_size) must be a captured bucket
+        if graph.prefill_backend == DISABLED or chunked <= 0 or chunked > max(graph.prefill_bs or (0,)):
+            return False
+    return True
+
+
+def pre_capture_activation_reserve_mb(args: EngineArgs, gpu_mem_mib: float | None) -> float:
+    """512 + 1.5 x activation tokens + tp.pp/8 x 1024 MiB, floored at 10 GiB on cards above 60 GiB."""
+    act = activation_tokens(pd_decode=args["disaggregation_mode"] == "decode",
+                            running=args["max_running_requests"] or args["cuda_graph_decode_max_bs"],
+                            draft_tokens=args["speculative_num_draft_tokens"], chunked=args["chunked_prefill_size"],
+                            max_prefill_tokens=args["max_prefill_tokens"])
+    reserved = 512 + act * 1.5 + args["tp_size"] * args["pp_size"] / 8 * 1024
+    if gpu_mem_mib is not None and gpu_mem_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return reserved
+
+
+def pre_capture_reserve_gib(args: EngineArgs, gpu_mem_mib: float | None) -> float | None:
+    """The slack floor _profile_available_bytes applies to a hybrid model when post-capture sizing is active, else None.
+
+    The capped full-prefill role (PD prefill, full prefill graph, explicit pool sizes) is not modelled.
+    """
+    if not args.get("post_capture_kv_sizing_planned", False):
+        return None
+    return pre_capture_activation_reserve_mb(args, gpu_mem_mib) / 1024
