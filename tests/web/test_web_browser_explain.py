@@ -82,3 +82,27 @@ def test_theme_toggle_switches_and_persists(page, screenshot):
     page.click("#explain-run")
     page.wait_for_selector('#explain-out [data-key="kv_bytes_per_token"]')
     screenshot(page, "explain-dark")
+
+
+def test_boot_log_is_held_against_the_model(page, cli_json, screenshot):
+    from pathlib import Path
+
+    log = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "qwen3.5-9b-tp2-rtx4090.log"
+    cmd = ("python -m sglang.launch_server --model-path Qwen/Qwen3.5-9B --tp-size 2 --mem-fraction-static 0.8 "
+           "--context-length 262144")
+    _, expected = cli_json("logs", "check", "--json", str(log), "--", *shlex.split(cmd))
+    page.goto(page.base + "/")
+    page.fill("#explain-command", cmd)
+    page.click("#explain-log-box summary")
+    page.fill("#explain-log", log.read_text())
+    page.click("#explain-run")
+    page.wait_for_selector("#logcheck-rows")
+    for row in expected["rows"]:
+        cells = page.locator(f'#logcheck-rows tr[data-quantity="{row["quantity"]}"] td').all_inner_texts()
+        assert cells[3] == row["rule"]
+        if isinstance(row["observed"], int):
+            assert cells[1] == f"{row['observed']:,}"
+    assert _figure(page, "state_bytes_per_slot") > 0  # explain ran alongside
+    verdict = page.inner_text("#logcheck-verdict")
+    assert ("Every difference is explained" in verdict) == expected["explained"]
+    screenshot(page, "explain-boot-log")

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from hybridplan.web.errors import STATUS_FOR_EXIT
-from hybridplan.web.schemas import ExplainRequest
+from hybridplan.web.schemas import ExplainRequest, LogCheckRequest, LogParseRequest
 
 ERROR_SCHEMA = {"type": "object", "properties": {"error": {"type": "object", "properties": {
     "message": {"type": "string"}, "type": {"type": "string"}, "rule": {"type": "string"}}}}}
@@ -43,3 +43,23 @@ def explain(req: ExplainRequest) -> CliJSON:
     from hybridplan.explain import explain as run
 
     return payload(run(parse_command(req.command), budget=req.pool_budget_gib, version=req.engine_version))
+
+
+@router.post("/logs/parse", responses=ERRORS, summary="hybridplan logs parse --json")
+def logs_parse(req: LogParseRequest) -> CliJSON:
+    """Pools, weights, graphs, caps and the failure phase read off a boot log (the `logs parse --json` object)."""
+    from hybridplan.verify.logparse import parse_log
+
+    return CliJSON(parse_log(req.log).as_dict())
+
+
+@router.post("/logs/check", responses=ERRORS, summary="hybridplan logs check --json")
+def logs_check(req: LogCheckRequest) -> CliJSON:
+    """Predicted vs observed for a boot log and the command that wrote it (the `logs check --json` object);
+    `explained: false` is the CLI's exit 1 (findings), still a 200 answer."""
+    from hybridplan.engine.command import parse_command
+    from hybridplan.verify.check import check_log
+    from hybridplan.verify.logparse import parse_log
+
+    return CliJSON(check_log(parse_log(req.log), parse_command(req.command), log_version=req.log_version,
+                             version=req.engine_version))

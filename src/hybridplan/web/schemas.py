@@ -25,3 +25,17 @@ class ExplainRequest(_Strict):
     pool_budget_gib: float | None = Field(None, ge=-MAX_BUDGET_GIB, le=MAX_BUDGET_GIB,
                                           description="The engine's total_rest_memory in GiB (--pool-budget-gib).")
     engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
+
+
+class LogParseRequest(_Strict):
+    """`hybridplan logs parse --json <log>`."""
+
+    log: str = Field(min_length=1, max_length=MAX_LOG_CHARS, description="The server's boot log text.")
+
+
+class LogCheckRequest(LogParseRequest):
+    """`hybridplan logs check --json <log> [--log-version V] [--engine-version V] -- <command>`."""
+
+    command: str = Field(min_length=1, max_length=MAX_COMMAND_CHARS, description="The command the server ran.")
+    log_version: str | None = Field(None, max_length=120, description="The sglang build that wrote the log.")
+    engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")

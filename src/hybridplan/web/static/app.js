@@ -163,6 +163,57 @@
     out.appendChild(argsTable(r.args));
   }
 
+  // ---- boot log: `logs check` (predicted vs observed, with the rule behind each difference) ----
+  function fmtCell(v) {
+    if (v === null || v === undefined) return "-";
+    if (typeof v === "number") return Number.isInteger(v) ? fmtInt(v) : String(Math.round(v * 10000) / 10000);
+    return String(v);
+  }
+
+  function renderLogCheck(d) {
+    var out = clear($("logcheck-out"));
+    out.appendChild(el("h3", {text: "Boot log: predicted vs observed"}));
+    var px = d.proxies || {};
+    out.appendChild(el("div", {class: "stats", id: "logcheck-proxies"}, Object.keys(px).filter(function (k) {
+      return px[k] && px[k].value !== null;
+    }).map(function (k) { return stat(k, k, fmtCell(px[k].value), px[k].value, px[k]); })));
+    var rows = (d.rows || []).map(function (r) {
+      return el("tr", {"data-quantity": r.quantity, class: r.match ? null : "diff"},
+        el("td", {}, el("code", {text: r.quantity})), el("td", {class: "num", text: fmtCell(r.observed)}),
+        el("td", {class: "num", text: fmtCell(r.predicted)}), el("td", {text: r.rule}),
+        el("td", {class: "muted", text: r.explanation || ""}));
+    });
+    if (rows.length) {
+      out.appendChild(el("table", {id: "logcheck-rows"}, el("thead", {}, el("tr", {},
+        ["quantity", "observed", "predicted", "rule", "why"].map(function (h) { return el("th", {scope: "col", text: h}); }))),
+        el("tbody", {}, rows)));
+    }
+    if (d.refusal) {
+      out.appendChild(el("div", {class: "alert error", id: "logcheck-refusal"},
+        el("strong", {text: "Refusal (" + d.refusal.kind + "): "}), d.refusal.observed,
+        el("div", {text: d.refusal.explanation})));
+    } else if (d.failure) {
+      out.appendChild(el("div", {class: "alert error", id: "logcheck-failure"},
+        el("strong", {text: "Failed in phase " + d.failure.phase + ": "}), d.failure.message));
+    }
+    var notes = listBlock("logcheck-notes", "Notes", d.notes);
+    if (notes) out.appendChild(notes);
+    out.appendChild(el("p", {id: "logcheck-verdict", class: d.explained ? "alert info" : "alert warn",
+      text: d.explained ? "Every difference is explained." : "Some differences stay unexplained."}));
+  }
+
+  function runLogCheck(command) {
+    var log = $("explain-log").value;
+    var errBox = $("logcheck-error");
+    if (!log.trim()) { clear($("logcheck-out")); showError(errBox, null); return Promise.resolve(); }
+    return api("/api/logs/check", {log: log, command: command, engine_version: $("explain-version").value || null,
+                                   log_version: $("explain-log-version").value.trim() || null})
+      .then(function (res) {
+        showError(errBox, res.status === 200 ? null : res.data.error);
+        if (res.status === 200) renderLogCheck(res.data); else clear($("logcheck-out"));
+      });
+  }
+
   function runExplain() {
     var command = $("explain-command").value.trim();
     var budgetText = $("explain-budget").value.trim();
@@ -176,9 +227,9 @@
     }
     setParams({cmd: command, budget: budgetText});
     $("explain-run").disabled = true;
-    return api("/api/explain", body).then(function (res) {
+    return Promise.all([api("/api/explain", body), runLogCheck(command)]).then(function (all) {
       $("explain-run").disabled = false;
-      var d = res.data;
+      var d = all[0].data;
       showError(errBox, d.error || null);
       if (d.model) renderExplain(d); else clear($("explain-out"));
     });
