@@ -1,0 +1,131 @@
+"""Weights a launch command puts on each GPU: the target (and vision tower), and the draft, from the best source.
+
+Sources, best first: a number the user gives; the local checkpoint's safetensors headers (exact) or its index
+`total_size`; the catalog's `total_size`; the Hub's headers (only when asked, it needs the network); an estimate
+from config.json and the quantization. A total without headers keeps the estimate's split across modules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hybridplan.engine.args import EngineArgs
+from hybridplan.errors import BadInput
+from hybridplan.models.geometry import ModelGeometry
+from hybridplan.models.loader import ConfigSource, resolve_config
+from hybridplan.provenance import Source, Sourced
+from hybridplan.weights.estimate import estimate
+from hybridplan.weights.headers import from_directory
+from hybridplan.weights.inventory import Inventory, Parallel, per_rank_bytes
+from hybridplan.weights.quant import QuantPolicy, policy_from_config
+
+GIB = 1 << 30
+EAGLE_FAMILY = ("EAGLE", "EAGLE3", "STANDALONE", "FROZEN_KV_MTP")
+
+
+@dataclass(frozen=True, kw_only=True)
+class WeightReport:
+    """Checkpoint bytes on disk and the bytes the target and draft runners hold on the fullest rank."""
+
+    checkpoint: Sourced  # bytes of the whole target checkpoint (every part)
+    target_per_rank: Sourced  # target runner: language model (+ vision tower when multimodal), fullest rank
+    draft_per_rank: Sourced  # draft runner: MTP head or separate draft checkpoint (0 without speculation)
+    draft_kind: str  # none | mtp | checkpoint
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def per_rank_bytes(self) -> int:
+        return int(self.target_per_rank.value) + int(self.draft_per_rank.value)
+
+    def as_dict(self) -> dict:
+        return {"checkpoint_bytes": self.checkpoint.as_dict(), "target_bytes_per_rank": self.target_per_rank.as_dict(),
+                "draft_bytes_per_rank": self.draft_per_rank.as_dict(), "draft_kind": self.draft_kind,
+                "notes": list(self.notes)}
+
+
+def estimator_family(geo: ModelGeometry) -> str:
+    """Which module-list estimator covers a geometry."""
+    if geo.is_gdn:
+        return "gdn"
+    if geo.is_kda:
+        return "kda"
+    if geo.model_type.startswith("nemotron_h"):
+        return "nemotron_h"
+    return geo.family
+
+
+def inventory_of(src: ConfigSource, family: str, full_layers: tuple[int, ...], *, hub: bool = False,
+                 policy: QuantPolicy | None = None) -> tuple[Inventory, list[str]]:
+    """The best inventory for one checkpoint, and notes on the sources tried."""
+    notes: list[str] = []
+    total: int | None = None
+    total_note = ""
+    if src.checkpoint_dir is not None:
+        found = from_directory(src.checkpoint_dir)
+        if isinstance(found, Inventory):
+            return found, notes
+        if found is not None:
+            total, total_note = found, f"model.safetensors.index.json total_size in {src.checkpoint_dir}"
+    if total is None and src.entry is not None and src.entry.total_size:
+        total, total_note = src.entry.total_size, f"catalog total_size of {src.entry.hf_id}"
+    if total is None and hub:
+        from hybridplan.weights.hub import from_hub
+
+        try:
+            return from_hub(src.ref), notes
+        except BadInput as exc:
+            notes.append(f"{exc.message}; using the estimate")
+    inv = estimate(src.config, family, full_layers, policy or policy_from_config(src.config, src.hf_quant_config))
+    if total is not None:
+        return inv.scaled_to(total, Source.HEADERS, f"{total_note} (split across modules as estimated)"), notes
+    return inv, notes
+
+
+def parallel_of(args: EngineArgs, geo: ModelGeometry) -> Parallel:
+    return Parallel(tp=args["tp_size"], attn_tp=args["attn_tp_size"], pp=args["pp_size"], ep=int(args.get("ep_size", 1)),
+                    dp_attention=args["attn_dp_size"] > 1, dp_lm_head=bool(args.get("enable_dp_lm_head", False)),
+                    kv_heads=geo.kv.total_kv_heads, num_layers=geo.num_hidden_layers)
+
+
+def _sourced(nbytes: int, inv: Inventory, what: str) -> Sourced:
+    return Sourced(value=nbytes, source=inv.source, note=f"{what}: {inv.note}")
+
+
+def model_weights(args: EngineArgs, geo: ModelGeometry, *, hub: bool = False, target_gib: float | None = None,
+                  policy: QuantPolicy | None = None) -> WeightReport:
+    """Target and draft weights per rank for a resolved command. `target_gib` is a measured/typed override."""
+    from hybridplan.engine.sglang_0_5_23.sizing import pp_stages
+
+    src = resolve_config(args["model_path"])
+    inv, notes = inventory_of(src, estimator_family(geo), geo.full_attention_layer_ids, hub=hub, policy=policy)
+    par = parallel_of(args, geo)
+    stages = pp_stages(args, geo)
+    parts = ("target", "vision") if args["is_multimodal"] else ("target",)
+    target = per_rank_bytes(inv, par, parts, stages)
+    if target_gib is not None:
+        target_s = Sourced(value=int(target_gib * GIB), source=Source.INPUT, note="--weights-gib")
+    else:
+        what = "language model" + (" + vision tower" if "vision" in parts else "")
+        target_s = _sourced(target, inv, what)
+    draft_s, kind, dnotes = _draft(args, geo, inv, par, stages, hub)
+    checkpoint = Sourced(value=inv.total(), source=inv.source, note=inv.note)
+    return WeightReport(checkpoint=checkpoint, target_per_rank=target_s, draft_per_rank=draft_s, draft_kind=kind,
+                        notes=tuple(notes + dnotes))
+
+
+def _draft(args: EngineArgs, geo: ModelGeometry, inv: Inventory, par: Parallel, stages, hub: bool):
+    """The draft runner's weights: the in-checkpoint MTP head, or a separate draft checkpoint."""
+    algo = args["speculative_algorithm"]
+    if algo is None or algo in ("NGRAM", "UNO"):
+        return Sourced(value=0, source=Source.ENGINE_RULE, note=f"{algo or 'no speculative decoding'}: no draft weights"), \
+            "none", []
+    path = args["speculative_draft_model_path"]
+    if algo in EAGLE_FAMILY and (path is None or path == args["model_path"]):
+        mtp = per_rank_bytes(inv, par, ("mtp",), stages)
+        notes = [] if mtp else ["the target checkpoint shows no MTP tensors; the draft's weights are not counted"]
+        return _sourced(mtp, inv, "in-checkpoint MTP head (embeddings and lm_head shared with the target)"), "mtp", notes
+    src = resolve_config(path)
+    dinv, notes = inventory_of(src, "draft", (), hub=hub)
+    one_stage = [(0, 1 << 30)]
+    nbytes = per_rank_bytes(dinv, par, ("target", "mtp", "vision"), one_stage)
+    return _sourced(nbytes, dinv, f"draft checkpoint {path}"), "checkpoint", notes
