@@ -129,7 +129,8 @@ def _dflash(r: "_Resolver", name: str) -> None:
 def _dspark(r: "_Resolver", name: str) -> None:
     """_handle_dspark: D = gamma + 1, gamma from the flag, else the draft checkpoint, else 7."""
     rule = f"{HOOK}::_handle_dspark"
-    if r.platform.device not in ("cuda", "npu", "xpu"):
+    # cfg.device is server_args.device, which get_device() resolves to "cuda" on ROCm too (utils/common.py)
+    if r.platform.device not in ("cuda", "hip", "npu", "xpu"):
         raise r.refuse("DSpark speculative decoding only supports CUDA, NPU or XPU device.", rule)
     if r["attn_dp_size"] > 1 and not r["enable_dp_lm_head"]:
         raise r.refuse("DSpark with dp attention requires --enable-dp-lm-head.", rule)
