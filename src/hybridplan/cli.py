@@ -68,3 +68,5 @@ from hybridplan.commands import models as _models  # noqa: E402,F401
 from hybridplan.commands import serve as _serve  # noqa: E402,F401
 from hybridplan.commands import cookbook as _cookbook  # noqa: E402,F401
 from hybridplan.commands import logs as _logs  # noqa: E402,F401
+from hybridplan.commands import ratio as _ratio  # noqa: E402,F401
+from hybridplan.commands import plan as _plan  # noqa: E402,F401

@@ -9,12 +9,24 @@ import typer
 
 from hybridplan.cli import COMMAND_HELP, app, command_tokens, emit_json, run_guarded
 
+GPU_HELP = "A GPU from the catalog (rtx5090, h100-80gb, h200, b200, ...): size the pools from its memory timeline."
+GPU_MEM_HELP = "Override the GPU's memory (GiB, as nvidia-smi's memory.total); alone: a generic CUDA card."
+WEIGHTS_HELP = "Target weights per GPU in GiB (the boot log's 'Load weight end ... mem usage'), instead of an estimate."
+
 
 @app.command()
 def explain(
     command: Optional[List[str]] = typer.Argument(None, help=COMMAND_HELP),
     pool_budget_gib: Optional[float] = typer.Option(None, "--pool-budget-gib", help="Memory the two pools share "
                                                     "(the engine's total_rest_memory, after weights and slack), GiB."),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help=GPU_HELP),
+    gpu_memory_gib: Optional[float] = typer.Option(None, "--gpu-memory-gib", help=GPU_MEM_HELP),
+    available_gib: Optional[float] = typer.Option(None, "--available-gib", help="Free GiB after the weights: the "
+                                                  "'avail mem' of the last 'Load weight end' line of a boot log."),
+    pre_load_gib: Optional[float] = typer.Option(None, "--pre-load-gib", help="Free GiB before the weights "
+                                                 "(pre_model_load_memory): the first 'Load weight begin' avail mem."),
+    weights_gib: Optional[float] = typer.Option(None, "--weights-gib", help=WEIGHTS_HELP),
+    hub: bool = typer.Option(False, "--hub", help="Read checkpoint sizes from the Hugging Face Hub (needs network)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version to model."),
 ) -> None:
@@ -23,16 +35,25 @@ def explain(
     def body() -> int:
         from hybridplan.errors import BadInput
         from hybridplan.explain import explain as run
+        from hybridplan.hardware.catalog import from_options
 
-        if pool_budget_gib is not None and not math.isfinite(pool_budget_gib):
-            raise BadInput("--pool-budget-gib must be a finite number")
-        result = run(command_tokens(command), budget=pool_budget_gib, version=engine_version)
+        for name, value in (("--pool-budget-gib", pool_budget_gib), ("--available-gib", available_gib),
+                            ("--pre-load-gib", pre_load_gib), ("--weights-gib", weights_gib)):
+            if value is not None and not math.isfinite(value):
+                raise BadInput(f"{name} must be a finite number")
+        card = from_options(gpu, gpu_memory_gib)
+        result = run(command_tokens(command), budget=pool_budget_gib, version=engine_version, gpu=card,
+                     available_gib=available_gib, pre_load_gib=pre_load_gib, weights_gib=weights_gib, hub=hub)
         if as_json:
             emit_json(result)
         else:
             from hybridplan.render import print_explain
 
             print_explain(result)
+            if result.get("memory"):
+                from hybridplan.commands.plan import print_timeline
+
+                print_timeline(result["memory"]["timeline"])
         return 3 if "error" in result else 0
 
     run_guarded(body, as_json)

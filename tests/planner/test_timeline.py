@@ -1,0 +1,77 @@
+"""The memory timeline: P, weights, A, slack, reserves, the pool budget, and the headroom estimate."""
+
+from __future__ import annotations
+
+import pytest
+
+from hybridplan.errors import BadInput
+from hybridplan.explain import explain
+from hybridplan.hardware.catalog import lookup
+from hybridplan.planner.timeline import build
+from hybridplan.provenance import Source
+from hybridplan.weights.report import model_weights
+from tests.conftest import resolve_cmd
+
+Q27 = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B --mem-fraction-static 0.85"
+
+
+def test_boot_log_numbers_reproduce_engine_example_e3():
+    # engine-semantics §4.9 E3: A = 87.5, P = 139.3, mfs 0.85, multimodal -> rest 66.5073, K 218, T 575,225
+    d = explain(Q27, available_gib=87.5, pre_load_gib=139.3)
+    assert d["pool_budget_gib"] == pytest.approx(66.50734375)
+    assert d["max_mamba_cache_size"] == 218 and d["max_total_num_tokens"] == 575_225
+    tl = d["memory"]["timeline"]
+    assert tl["available_gib"]["source"] == "measured" and tl["mm_reservation_gib"]["value"] == pytest.approx(100 / 1024)
+    assert d["memory"]["weights"] is None
+
+
+def test_gpu_timeline_steps_add_up():
+    gpu = lookup("h200")
+    args, geo, _ = resolve_cmd(Q27, platform=gpu.platform())
+    w = model_weights(args, geo)
+    tl = build(args, geo, gpu=gpu, weights=w)
+    assert tl.capacity_gib.value == pytest.approx(143771 / 1024)
+    assert tl.pre_load_gib.value == pytest.approx(tl.capacity_gib.value - tl.context_gib.value)
+    assert tl.available_gib.value == pytest.approx(tl.pre_load_gib.value - w.per_rank_bytes / (1 << 30))
+    assert tl.rest_gib.value == pytest.approx(tl.available_gib.value - tl.pre_load_gib.value * 0.15 - 100 / 1024)
+    assert tl.context_gib.source is Source.ESTIMATE and tl.headroom_gib.source is Source.ESTIMATE
+    assert tl.mem_fraction_static.source is Source.EXPLICIT
+    # the engine's own reserve at chunk 8192, decode graph 256 and 58 prefill buckets, without the 10 GiB floor
+    assert tl.headroom_gib.value * 1024 == pytest.approx(512 + 1.5 * 8192 + 128 + 256 * 2 + 58 * 8)
+    assert tl.max_safe_mem_fraction.value == pytest.approx(1 - tl.headroom_gib.value / tl.pre_load_gib.value, abs=1e-3)
+
+
+def test_default_fraction_comes_from_the_card():
+    gpu = lookup("h100")
+    d = explain("python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Thinking --tp 4", gpu=gpu)
+    tl = d["memory"]["timeline"]
+    assert tl["mem_fraction_static"]["value"] == 0.819 and tl["mem_fraction_static"]["source"] == "engine rule"
+    assert d["args"]["mem_fraction_static"]["value"] == 0.819
+
+
+def test_weights_that_do_not_fit_are_an_engine_refusal_not_a_crash():
+    d = explain("python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B --mem-fraction-static 0.9",
+                gpu=lookup("rtx5090"))
+    assert d["memory"]["timeline"]["available_gib"]["value"] < 0
+    assert any("runs out of memory while loading" in w for w in d["warnings"])
+    assert d["error"]["rule"].endswith("_handle_max_mamba_cache")  # what the sizing would say on a negative budget
+
+
+def test_unified_memory_box_leaves_the_host_its_share():
+    spark = lookup("dgx-spark")
+    args, geo, _ = resolve_cmd(Q27, platform=spark.platform())
+    tl = build(args, geo, gpu=spark, weights=model_weights(args, geo))
+    assert tl.context_gib.value > 8 and "unified" in tl.context_gib.note
+
+
+def test_missing_inputs_are_bad_input():
+    args, geo, _ = resolve_cmd(Q27)
+    with pytest.raises(BadInput, match="needs a GPU"):
+        build(args, geo, available_gib=80.0)
+    with pytest.raises(BadInput, match="needs the weights"):
+        build(args, geo, pre_load_gib=139.0)
+    with pytest.raises(BadInput, match="positive"):
+        build(args, geo, available_gib=-1.0, pre_load_gib=139.0)
+    args2, geo2, _ = resolve_cmd("python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B")
+    with pytest.raises(BadInput, match="mem-fraction-static"):
+        build(args2, geo2, available_gib=80.0, pre_load_gib=139.0)
