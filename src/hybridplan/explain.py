@@ -166,25 +166,6 @@ _POOL_KEYS = ("max_mamba_cache_size", "kv_budget_bytes", "max_total_num_tokens",
               "binding_limit")
 
 
-def memory_budget(loaded: Loaded, *, gpu=None, available_gib: float | None = None, pre_load_gib: float | None = None,
-                  weights_gib: float | None = None, hub: bool = False) -> tuple[dict, object]:
-    """The memory timeline on a GPU (or from a boot log's A and P) and the pool budget it ends in."""
-    from hybridplan.planner.timeline import build
-    from hybridplan.weights.report import model_weights
-
-    weights = None
-    if available_gib is None:
-        weights = model_weights(loaded.args, loaded.geometry, hub=hub, target_gib=weights_gib)
-    tl = build(loaded.args, loaded.geometry, gpu=gpu, weights=weights, available_gib=available_gib,
-               pre_load_gib=pre_load_gib, version=loaded.version)
-    memory = {"timeline": tl.as_dict(), "weights": weights.as_dict() if weights is not None else None, "warnings": []}
-    if tl.available_gib.value <= 0:
-        memory["warnings"].append(
-            f"the weights leave {tl.available_gib.value:.2f} GiB of the {tl.pre_load_gib.value:.2f} GiB free before "
-            "loading: the engine runs out of memory while loading them, before any pool is sized")
-    return memory, tl.budget
-
-
 def explain(command: LaunchCommand | str, *, budget=None, platform: Platform | None = None,
             version: str | None = None, gpu=None, available_gib: float | None = None,
             pre_load_gib: float | None = None, weights_gib: float | None = None, hub: bool = False) -> dict:
@@ -212,10 +193,13 @@ def explain(command: LaunchCommand | str, *, budget=None, platform: Platform | N
     for key in _POOL_KEYS:
         out[key] = None
     if budget is None and (gpu is not None or available_gib is not None or pre_load_gib is not None):
-        memory, budget = memory_budget(loaded, gpu=gpu, available_gib=available_gib, pre_load_gib=pre_load_gib,
-                                       weights_gib=weights_gib, hub=hub)
-        out["memory"] = memory
-        warnings += list((memory["weights"] or {}).get("notes", [])) + memory["warnings"]
+        from hybridplan.planner.timeline import for_loaded, memory_payload
+
+        tl, weights = for_loaded(loaded, gpu=gpu, available_gib=available_gib, pre_load_gib=pre_load_gib,
+                                 weights_gib=weights_gib, hub=hub)
+        out["memory"] = memory_payload(tl, weights)
+        budget = tl.budget
+        warnings += out["memory"]["warnings"]
     if budget is None:
         out["pool_budget_gib"] = None
         warnings.append("No pool budget: give --pool-budget-gib (the engine's total_rest_memory) or a GPU to size "

@@ -75,3 +75,19 @@ def test_missing_inputs_are_bad_input():
     args2, geo2, _ = resolve_cmd("python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B")
     with pytest.raises(BadInput, match="mem-fraction-static"):
         build(args2, geo2, available_gib=80.0, pre_load_gib=139.0)
+
+
+def test_pool_budget_for_a_command_and_card_matches_explain():
+    from hybridplan.planner.timeline import pool_budget_for
+
+    gpu = lookup("h200")
+    budget, memory = pool_budget_for(Q27, gpu)
+    d = explain(Q27, gpu=gpu)
+    assert budget.rest_gib == pytest.approx(d["pool_budget_gib"]) and memory["timeline"]["gpu"] == "h200"
+    # a given checkpoint size scales the loaded share (language model + ViT, not the MTP head) by the same factor
+    given, mem2 = pool_budget_for(Q27, gpu, checkpoint_bytes=60 * 10**9)
+    w = memory["weights"]
+    ckpt, loaded = w["checkpoint_bytes"]["value"], w["target_bytes_per_rank"]["value"]
+    assert mem2["weights"]["checkpoint_bytes"] == {"value": 60 * 10**9, "source": "input",
+                                                    "note": "checkpoint size given (split as estimated)"}
+    assert (budget.rest_gib - given.rest_gib) * (1 << 30) == pytest.approx((60 * 10**9 - ckpt) * loaded / ckpt, rel=1e-6)

@@ -299,7 +299,7 @@ def pin_check(loaded, budget, pin: int, C: int, L: int, g: Geometry) -> dict:
     return out
 
 
-def _budget_for(loaded, budget, gpu, version):
+def _budget_for(loaded, budget, gpu):
     """A PoolBudget from the caller's number, or from the GPU's memory timeline; None without either."""
     from hybridplan.engine.sglang_0_5_23.sizing import PoolBudget
 
@@ -311,12 +311,11 @@ def _budget_for(loaded, budget, gpu, version):
                 raise BadInput("the pool budget must be a finite number of GiB")
             budget = PoolBudget(rest_gib=float(budget))
         return budget, {"rest_gib": budget.rest_gib, "source": "input"}
-    from hybridplan.planner.timeline import build
-    from hybridplan.weights.report import model_weights
+    from hybridplan.planner.timeline import for_loaded, memory_payload
 
-    tl = build(loaded.args, loaded.geometry, gpu=gpu, weights=model_weights(loaded.args, loaded.geometry),
-               version=version)
-    return tl.budget, {"rest_gib": tl.rest_gib.value, "source": tl.rest_gib.source.value, "timeline": tl.as_dict()}
+    tl, weights = for_loaded(loaded, gpu=gpu)
+    return tl.budget, {"rest_gib": tl.rest_gib.value, "source": tl.rest_gib.source.value,
+                       "memory": memory_payload(tl, weights)}
 
 
 def balanced_ratio(command: LaunchCommand | str, *, request_length: int, concurrency: int, budget=None,
@@ -358,7 +357,7 @@ def balanced_ratio(command: LaunchCommand | str, *, request_length: int, concurr
         reason = (f"the command sizes the state pool by {'--max-mamba-cache-size' if g.branch == 'max_mamba_cache_size' else '--max-running-requests (radix cache off)'}, "
                   "so --mamba-full-memory-ratio has no effect")
         ratio, binding = None, None
-    pool_budget, budget_info = _budget_for(loaded, budget, card, version)
+    pool_budget, budget_info = _budget_for(loaded, budget, card)
     if pool_budget is not None:
         out["budget"] = budget_info
         out["pin_check"] = pin_check(loaded, pool_budget, pin, C, L, g)

@@ -17,7 +17,7 @@ from hybridplan.errors import BadInput
 from hybridplan.hardware.catalog import GPU
 from hybridplan.models.geometry import ModelGeometry
 from hybridplan.provenance import Source, Sourced
-from hybridplan.weights.report import WeightReport
+from hybridplan.weights.report import WeightReport, model_weights
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -166,3 +166,37 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
         max_safe_mem_fraction=Sourced(value=safe, source=Source.ESTIMATE,
                                       note=f"1 - headroom / P = 1 - {head:.2f} / {P.value:.2f}, rounded down"),
     )
+
+
+def for_loaded(loaded, *, gpu: GPU | None = None, available_gib: float | None = None, pre_load_gib: float | None = None,
+               weights_gib: float | None = None, checkpoint_bytes: int | None = None,
+               hub: bool = False) -> tuple[MemoryTimeline, WeightReport | None]:
+    """The timeline of a loaded command (explain.Loaded); the weights are only needed when A is not measured."""
+    weights = None
+    if available_gib is None:
+        weights = model_weights(loaded.args, loaded.geometry, hub=hub, target_gib=weights_gib,
+                                checkpoint_bytes=checkpoint_bytes)
+    tl = build(loaded.args, loaded.geometry, gpu=gpu, weights=weights, available_gib=available_gib,
+               pre_load_gib=pre_load_gib, version=loaded.version)
+    return tl, weights
+
+
+def memory_payload(tl: MemoryTimeline, weights: WeightReport | None) -> dict:
+    """The `memory` object of `explain --json`: the timeline, the weights and what they warn about."""
+    warnings = []
+    if tl.available_gib.value <= 0:
+        warnings.append(f"the weights leave {tl.available_gib.value:.2f} GiB of the {tl.pre_load_gib.value:.2f} GiB "
+                        "free before loading: the engine runs out of memory while loading them, before any pool is sized")
+    return {"timeline": tl.as_dict(), "weights": weights.as_dict() if weights is not None else None,
+            "warnings": warnings + (list(weights.notes) if weights is not None else [])}
+
+
+def pool_budget_for(command, gpu: GPU, *, checkpoint_bytes: int | None = None, weights_gib: float | None = None,
+                    version: str | None = None):
+    """The engine's PoolBudget for a launch command on a catalog GPU (what `explain --gpu` sizes with), and the
+    `memory` payload behind it. `checkpoint_bytes` / `weights_gib` replace the weights estimate."""
+    from hybridplan.explain import load  # the shared command loader
+
+    loaded = load(command, platform=gpu.platform(), version=version)
+    tl, weights = for_loaded(loaded, gpu=gpu, weights_gib=weights_gib, checkpoint_bytes=checkpoint_bytes)
+    return tl.budget, memory_payload(tl, weights)

@@ -92,12 +92,23 @@ def _sourced(nbytes: int, inv: Inventory, what: str) -> Sourced:
 
 
 def model_weights(args: EngineArgs, geo: ModelGeometry, *, hub: bool = False, target_gib: float | None = None,
-                  policy: QuantPolicy | None = None) -> WeightReport:
-    """Target and draft weights per rank for a resolved command. `target_gib` is a measured/typed override."""
+                  checkpoint_bytes: int | None = None, policy: QuantPolicy | None = None) -> WeightReport:
+    """Target and draft weights per rank for a resolved command.
+
+    `target_gib` overrides the target's bytes per rank (a boot log's "Load weight end ... mem usage");
+    `checkpoint_bytes` gives the whole checkpoint's size (split across modules as estimated).
+    """
     from hybridplan.engine.sglang_0_5_23.sizing import pp_stages
 
     src = resolve_config(args["model_path"])
-    inv, notes = inventory_of(src, estimator_family(geo), geo.full_attention_layer_ids, hub=hub, policy=policy)
+    if checkpoint_bytes is not None:
+        if checkpoint_bytes <= 0:
+            raise BadInput(f"checkpoint bytes must be positive, got {checkpoint_bytes}")
+        est = estimate(src.config, estimator_family(geo), geo.full_attention_layer_ids,
+                       policy or policy_from_config(src.config, src.hf_quant_config))
+        inv, notes = est.scaled_to(checkpoint_bytes, Source.INPUT, "checkpoint size given (split as estimated)"), []
+    else:
+        inv, notes = inventory_of(src, estimator_family(geo), geo.full_attention_layer_ids, hub=hub, policy=policy)
     par = parallel_of(args, geo)
     stages = pp_stages(args, geo)
     parts = ("target", "vision") if args["is_multimodal"] else ("target",)
