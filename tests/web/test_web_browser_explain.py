@@ -39,7 +39,7 @@ def test_explain_shows_the_cli_numbers(page, cli_json, screenshot):
     binding = page.locator("#explain-limits tr.binding")
     assert binding.count() == 1 and binding.get_attribute("data-limit") in expected["limits"]
     # provenance on hover/focus
-    assert "mamba_cache_per_req" in page.get_attribute('[data-key="state_bytes_per_slot"]', "title")
+    assert "mamba_cache_per_req" in page.get_attribute('#explain-out [data-key="state_bytes_per_slot"]', "title")
     # the URL now reproduces the page
     assert "cmd=" in page.url and "budget=66.5" in page.url
     screenshot(page, "explain")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
 
 from hybridplan.web.errors import STATUS_FOR_EXIT
-from hybridplan.web.schemas import ExplainRequest, LogCheckRequest, LogParseRequest
+from hybridplan.web.schemas import ID_PATTERN, ExplainRequest, LogCheckRequest, LogParseRequest, RatioRequest, RenderRequest
 
 ERROR_SCHEMA = {"type": "object", "properties": {"error": {"type": "object", "properties": {
     "message": {"type": "string"}, "type": {"type": "string"}, "rule": {"type": "string"}}}}}
@@ -63,3 +63,79 @@ def logs_check(req: LogCheckRequest) -> CliJSON:
 
     return CliJSON(check_log(parse_log(req.log), parse_command(req.command), log_version=req.log_version,
                              version=req.engine_version))
+
+
+def _bundled_page(page_id: str):
+    """A bundled page by id; the web never reads page files from paths (the CLI's `load_page` would)."""
+    from hybridplan.cookbook.pages import bundled_ids, load_page
+    from hybridplan.errors import BadInput
+
+    if page_id not in bundled_ids():
+        raise BadInput(f"unknown cookbook page {page_id!r}; bundled: {', '.join(bundled_ids())}")
+    return load_page(page_id)
+
+
+@router.get("/pages", responses=ERRORS, summary="hybridplan cookbook list --json")
+def pages() -> CliJSON:
+    """The bundled cookbook pages (the `cookbook list --json` object)."""
+    from hybridplan.cookbook.matrix import page_summary
+    from hybridplan.cookbook.pages import bundled_ids
+
+    return CliJSON({"pages": [page_summary(_bundled_page(pid)) for pid in bundled_ids()]})
+
+
+@router.get("/pages/{page_id}", responses=ERRORS, summary="A page's selector rows (for the Deploy panel)")
+def page_layout(page_id: str = Path(pattern=ID_PATTERN)) -> CliJSON:
+    """A page's title, workload, install note, selector rows (id, title, match or overlay) and hardware, in the
+    order the Deploy panel shows them; `cookbook export --format json` carries the same fields for docs sites."""
+    from hybridplan.cookbook.selection import rows
+
+    page = _bundled_page(page_id)
+    data = page.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return CliJSON({
+        **{k: data.get(k) for k in ("id", "model", "description", "source", "engine_version", "workload", "install")},
+        "rows": [{"id": r.id, "title": r.title, "kind": "overlay" if r.overlay else "match"} for r in rows(page)],
+        "hardware": [{"id": h.id, "label": h.label, "group": h.group, "gpu": h.gpu} for h in page.hardware],
+    })
+
+
+def _with_workload(page, request_length: int | None, concurrency: int | None):
+    """The page with the Calculator's L and C in place of its own workload (unset ones keep the page's)."""
+    from hybridplan.cookbook.schema import PageWorkload
+    from hybridplan.errors import BadInput
+
+    if request_length is None and concurrency is None:
+        return page
+    own = page.workload
+    if own is None and (request_length is None or concurrency is None):
+        raise BadInput(f"page {page.id} has no calculator workload: give both request_length and concurrency")
+    workload = PageWorkload(request_length=request_length or own.request_length,
+                            concurrency=concurrency or own.concurrency)
+    return page.model_copy(update={"workload": workload})
+
+
+@router.post("/render", responses=ERRORS, summary="hybridplan cookbook render --json")
+def render(req: RenderRequest) -> CliJSON:
+    """The Deploy panel's command for a selection (the `cookbook render --json` object): selection after reseating,
+    reseat notes, flags, env, command, badge, warnings, greyed options with reasons, and the calculator's ratio."""
+    from hybridplan.commands.cookbook import picks_from_args
+    from hybridplan.cookbook.render import render as run
+
+    page = _bundled_page(req.page)
+    picks = picks_from_args(page, [], [f"{dim}={option}" for dim, option in req.picks.items()])
+    out = run(_with_workload(page, req.request_length, req.concurrency), picks, docker=req.docker,
+              placeholders=dict(req.placeholders), pin_ratio=not req.no_ratio)
+    return CliJSON(out.as_dict())
+
+
+@router.post("/ratio", responses=ERRORS, summary="hybridplan ratio --json")
+def ratio(req: RatioRequest) -> CliJSON:
+    """The balanced --mamba-full-memory-ratio and the --max-mamba-cache-size pin for L-token requests at
+    concurrency C, with S, D, state/slot, KV/token and the formula (the `ratio --json` object)."""
+    from hybridplan.engine.command import parse_command
+    from hybridplan.hardware.catalog import from_options
+    from hybridplan.planner.ratio import balanced_ratio
+
+    return CliJSON(balanced_ratio(parse_command(req.command), request_length=req.request_length,
+                                  concurrency=req.concurrency, budget=req.pool_budget_gib,
+                                  gpu=from_options(req.gpu, req.gpu_memory_gib), version=req.engine_version))

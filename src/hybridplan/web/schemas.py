@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 MAX_COMMAND_CHARS = 16_384
 MAX_LOG_CHARS = 2_000_000
 MAX_BUDGET_GIB = 1e5  # far above any card; the engine model takes negative budgets (it refuses them itself)
 VERSION_PATTERN = r"^[0-9A-Za-z._-]{1,32}$"
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # page, dimension, option and GPU ids
+MAX_PICKS = 32
+MAX_TOKENS = 10_000_000  # request length: far above any context window
+MAX_CONCURRENCY = 1_000_000
 
 
 class _Strict(BaseModel):
@@ -38,4 +44,44 @@ class LogCheckRequest(LogParseRequest):
 
     command: str = Field(min_length=1, max_length=MAX_COMMAND_CHARS, description="The command the server ran.")
     log_version: str | None = Field(None, max_length=120, description="The sglang build that wrote the log.")
+    engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
+
+
+Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+PlaceholderKey = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]{0,63}$")]
+PlaceholderValue = Annotated[str, StringConstraints(max_length=256)]
+
+
+class RenderRequest(_Strict):
+    """`hybridplan cookbook render --json PAGE --<dim> <option> ... [--docker] [--placeholder K=V] [--no-ratio]`.
+
+    `request_length`/`concurrency` replace the page's calculator workload (the Calculator panel's L and C); left out,
+    the page's own workload is used, exactly as the CLI does.
+    """
+
+    page: Id = Field(description="A bundled cookbook page id (`cookbook list`).")
+    picks: dict[Id, Id] = Field(default_factory=dict, max_length=MAX_PICKS,
+                                description="Dimension id -> option id (`hw`, match and overlay dims).")
+    docker: bool = Field(False, description="The docker run form instead of pip.")
+    placeholders: dict[PlaceholderKey, PlaceholderValue] = Field(default_factory=dict, max_length=MAX_PICKS,
+                                                                 description="{{KEY}} placeholder values.")
+    no_ratio: bool = Field(False, description="Leave the calculator's ratio out (the raw recipe).")
+    request_length: int | None = Field(None, ge=1, le=MAX_TOKENS, description="Calculator L (tokens per request).")
+    concurrency: int | None = Field(None, ge=1, le=MAX_CONCURRENCY, description="Calculator C (concurrent requests).")
+
+
+class _OnGpu(_Strict):
+    gpu: Id | None = Field(None, description="A GPU catalog id (rtx5090, h100-80gb, h200, ...).")
+    gpu_memory_gib: float | None = Field(None, gt=0, le=MAX_BUDGET_GIB,
+                                         description="Override the GPU's memory (GiB); alone: a generic CUDA card.")
+
+
+class RatioRequest(_OnGpu):
+    """`hybridplan ratio --json -L L -C C [--pool-budget-gib X] [--gpu G] -- <command>`."""
+
+    command: str = Field(min_length=1, max_length=MAX_COMMAND_CHARS, description="The launch command.")
+    request_length: int = Field(ge=1, le=MAX_TOKENS, description="Average tokens per request (input + output).")
+    concurrency: int = Field(ge=1, le=MAX_CONCURRENCY, description="Concurrent requests to serve.")
+    pool_budget_gib: float | None = Field(None, ge=-MAX_BUDGET_GIB, le=MAX_BUDGET_GIB,
+                                          description="The engine's total_rest_memory (GiB).")
     engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")

@@ -78,6 +78,274 @@
     history.replaceState(null, "", window.location.pathname + (q ? "?" + q : "") + window.location.hash);
   }
 
+
+  // ---- Deploy: a cookbook page's selection -> `cookbook render --json` ----
+  // reserved query keys; every other key is a dimension pick (the docs' hash holds the selection the same way)
+  var RESERVED = {page: 1, run: 1, L: 1, C: 1, cmd: 1, budget: 1};
+  var deploy = {page: null, layout: null, picks: {}, run: "pip", L: null, C: null, last: null, seq: 0};
+
+  // cell warnings may link to an anchor on the page, written [label](#anchor); nothing else becomes markup
+  function withLinks(text) {
+    var out = [], re = /\[([^\]]+)\]\((#[A-Za-z0-9_-]+)\)/g, last = 0, m;
+    while ((m = re.exec(text)) !== null) {
+      out.push(document.createTextNode(text.slice(last, m.index)));
+      out.push(el("a", {href: m[2], text: m[1]}));
+      last = re.lastIndex;
+    }
+    out.push(document.createTextNode(text.slice(last)));
+    return out;
+  }
+
+  function urlPicks() {
+    var picks = {};
+    params.forEach(function (v, k) { if (!RESERVED[k]) picks[k] = v; });
+    return picks;
+  }
+
+  function optionLabel(d, dim, id) {
+    var o = ((d.options || {})[dim] || []).filter(function (x) { return x.id === id; })[0];
+    return o ? o.label : id;
+  }
+
+  function rowTitle(dim) {
+    var r = (deploy.layout.rows || []).filter(function (x) { return x.id === dim; })[0];
+    return r ? r.title : dim;
+  }
+
+  function chip(dim, o, selected) {
+    var b = el("button", {type: "button", class: "chip", "data-dim": dim, "data-option": o.id,
+                          "aria-pressed": selected ? "true" : "false", "aria-disabled": o.disabled ? "true" : null,
+                          title: o.disabled ? o.reason : null}, o.label);
+    b.addEventListener("click", function () {
+      var reason = $("reason-" + dim);
+      if (o.disabled) { reason.textContent = o.label + ": " + (o.reason || "not available for this selection"); return; }
+      reason.textContent = "";
+      if (selected) return;
+      var picks = Object.assign({}, deploy.picks);
+      picks[dim] = o.id;
+      renderDeploy(picks);
+    });
+    b.addEventListener("focus", function () {
+      if (o.disabled) $("reason-" + dim).textContent = o.label + ": " + (o.reason || "not available for this selection");
+    });
+    return b;
+  }
+
+  function drawRows(d) {
+    var box = clear($("deploy-rows"));
+    (deploy.layout.rows || []).forEach(function (r) {
+      var opts = (d.options || {})[r.id];
+      if (!opts) return;  // hidden row for this selection
+      box.appendChild(el("fieldset", {id: "row-" + r.id, "data-kind": r.kind},
+        el("legend", {text: r.title}),
+        el("div", {class: "chips", role: "group", "aria-label": r.title},
+          opts.map(function (o) { return chip(r.id, o, d.selection[r.id] === o.id); })),
+        el("p", {class: "reason", id: "reason-" + r.id, "aria-live": "polite"})));
+    });
+  }
+
+  function drawDeploy(d) {
+    drawRows(d);
+    var res = clear($("deploy-reseated"));
+    (d.reseated || []).forEach(function (m) {
+      res.appendChild(el("li", {class: "alert info", "data-dim": m.dim},
+        rowTitle(m.dim) + " moved from " + (m.from === null ? "(none)" : optionLabel(d, m.dim, m.from)) + " to " +
+        optionLabel(d, m.dim, m.to) + ": " + m.reason));
+    });
+    var badge = $("deploy-badge");
+    badge.className = "badge " + d.badge;
+    badge.textContent = d.badge_label;
+    badge.setAttribute("data-badge", d.badge);
+    badge.hidden = false;
+    $("deploy-command").textContent = d.redirect ? "" : d.command;
+    $("deploy-copy").disabled = d.redirect || !d.cell;
+    var w = clear($("deploy-warnings"));
+    (d.warnings || []).forEach(function (t) { w.appendChild(el("div", {class: "alert warn"}, withLinks(t))); });
+    (d.notes || []).forEach(function (t) { w.appendChild(el("div", {class: "alert info"}, withLinks(t))); });
+    var v = clear($("deploy-verification"));
+    var ver = d.verification || {};
+    v.appendChild(el("p", {}, "Model: ", el("code", {text: d.model_name || "-"}),
+      d.docker_image ? el("span", {}, " · image ", el("code", {text: d.docker_image})) : null,
+      ver.build ? el("span", {}, " · pins measured on build ", el("code", {text: ver.build})) : null));
+    (ver.measurements || []).forEach(function (m) {
+      v.appendChild(el("p", {class: "muted", text: [m.date, m.outcome, m.protocol, m.source].filter(Boolean).join(" · ")}));
+    });
+    var inst = deploy.layout.install || {};
+    if (inst.pip && inst.pip.length) v.appendChild(el("pre", {text: inst.pip.join("\n")}));
+    if (inst.note) v.appendChild(el("p", {class: "muted", text: inst.note}));
+  }
+
+  function deployBody(picks, docker) {
+    return {page: deploy.page, picks: picks, docker: docker, request_length: deploy.L, concurrency: deploy.C};
+  }
+
+  function renderDeploy(picks, fromUrl, stale) {
+    var seq = ++deploy.seq;
+    var docker = deploy.run === "docker";
+    var calls = [api("/api/render", deployBody(picks, false))];
+    if (docker) calls.push(api("/api/render", deployBody(picks, true)));
+    return Promise.all(calls).then(function (all) {
+      if (seq !== deploy.seq) return null;  // a newer selection is on its way
+      var pip = all[0];
+      if (pip.status !== 200) {
+        showError($("deploy-error"), pip.data.error);
+        if (fromUrl) return renderDeploy({}, false, pip.data.error);  // a stale link: show the page's defaults
+        return null;
+      }
+      showError($("deploy-error"), stale ? {message: stale.message + " (the link's selection; showing the page's defaults)",
+                                            type: stale.type} : null);
+      var shown = docker ? all[1].data : pip.data;
+      deploy.picks = pip.data.selection;
+      deploy.last = pip.data;
+      drawDeploy(shown);
+      var q = {page: deploy.page, run: deploy.run === "pip" ? null : deploy.run, L: deploy.L, C: deploy.C};
+      params.forEach(function (v, k) { if (!RESERVED[k]) q[k] = null; });
+      Object.keys(deploy.picks).forEach(function (k) { if (!RESERVED[k]) q[k] = deploy.picks[k]; });
+      setParams(q);
+      return runCalculator(pip.data);
+    });
+  }
+
+  function loadPage(pageId, picks, fromUrl) {
+    deploy.page = pageId;
+    return fetch("/api/pages/" + encodeURIComponent(pageId)).then(function (r) { return r.json(); }).then(function (layout) {
+      if (layout.error) { showError($("deploy-error"), layout.error); return null; }
+      deploy.layout = layout;
+      $("deploy-desc").textContent = layout.description || "";
+      var w = layout.workload || {};
+      if (deploy.L === null || !fromUrl) deploy.L = w.request_length || null;
+      if (deploy.C === null || !fromUrl) deploy.C = w.concurrency || null;
+      $("calc-L").value = deploy.L || "";
+      $("calc-C").value = deploy.C || "";
+      return renderDeploy(picks, fromUrl);
+    });
+  }
+
+  function hardware() {
+    var hw = deploy.picks.hw;
+    return ((deploy.layout || {}).hardware || []).filter(function (x) { return x.id === hw; })[0] || {};
+  }
+
+  // ---- Calculator: `ratio --json --gpu <card> -L L -C C -- <the Deploy command>` ----
+  function runCalculator(r) {
+    var out = clear($("calc-out"));
+    var errBox = $("calc-error");
+    if (!r.cell || r.redirect || !deploy.L || !deploy.C) {
+      showError(errBox, null);
+      out.appendChild(el("p", {class: "muted", text: r.redirect ? "This selection points elsewhere; no command to size." :
+        !r.cell ? "No command for this selection." : "Give L and C."}));
+      return Promise.resolve();
+    }
+    var hw = hardware();
+    var gpu = hw.gpu || null;
+    var body = {command: r.command, request_length: deploy.L, concurrency: deploy.C, gpu: gpu,
+                engine_version: r.engine_version || null};
+    return api("/api/ratio", body).then(function (res) {
+      if (res.status !== 200) { showError(errBox, res.data.error); return; }
+      showError(errBox, null);
+      drawCalculator(res.data, r, hw.label || gpu);
+    });
+  }
+
+  function drawCalculator(q, r, card) {
+    var out = clear($("calc-out"));
+    var f = q.formula || {};
+    var base = (r.ratio || {}).base || null;
+    var cell = (r.ratio || {}).cell || null;
+    out.appendChild(el("div", {class: "stats", id: "calc-geometry"},
+      stat("slots_per_request", "S slots / request", fmtInt(q.slots_per_request), q.slots_per_request, {source: "engine rule", note: "_calculate_mamba_ratio"}),
+      stat("draft_states_per_request", "D verify states", fmtInt(q.draft_states_per_request), q.draft_states_per_request, {source: "engine rule"}),
+      stat("state_bytes_per_slot", "state / slot", fmtBytes(q.state_bytes_per_slot), q.state_bytes_per_slot, {source: "engine rule", note: "from config"}),
+      stat("kv_bytes_per_token", "KV / token", fmtBytes(q.kv_bytes_per_token), q.kv_bytes_per_token, {source: "engine rule", note: "draft KV folded in"})));
+    var pinned = (r.ratio || {}).pinned;
+    var inCommand = pinned === "calculator" && base ? base.text : null;
+    var lines = [];
+    lines.push(el("div", {class: "stats", id: "calc-answer"},
+      stat("pinned_ratio", pinned === "calculator" ? "--mamba-full-memory-ratio (in the command)" : "balanced ratio (continuous)",
+           base && base.text !== null ? base.text : "-", base ? base.mamba_full_memory_ratio : null,
+           {source: "engine rule", note: f.text || ""}, pinned === "calculator" ? "binding" : null),
+      stat("max_mamba_cache_size_pin", "or --max-mamba-cache-size", fmtInt(q.max_mamba_cache_size_pin), q.max_mamba_cache_size_pin, {source: "engine rule", note: f.pin_text || ""}),
+      q.budget ? stat("exact_ratio", "exact on " + (card || "this card"), q.mamba_full_memory_ratio_text || "none", q.mamba_full_memory_ratio,
+                      {source: q.budget.source, note: "search over the engine's sizing; binding: " + q.binding_pool}) : null,
+      q.pin_fits === null || q.pin_fits === undefined ? null :
+        stat("pin_fits", "pin fits on " + (card || "this card"), q.pin_fits ? "yes" : "no", q.pin_fits, {source: "engine rule", note: (q.pin_check || {}).reason || ""})));
+    out.appendChild(lines[0]);
+    var status;
+    if (pinned === "calculator") status = "The recipe sizes nothing itself, so the command carries the balanced ratio " + inCommand + ".";
+    else if (pinned === "cell") status = "The recipe's cell pins the state pool itself; the calculator's value is for reference.";
+    else if (pinned === "overlay") status = "An overlay pick pins the state pool itself; the calculator's value is for reference.";
+    else status = "No ratio is pinned into the command.";
+    out.appendChild(el("p", {id: "calc-status", text: status}));
+    if (cell && base && cell.text !== base.text) {
+      out.appendChild(el("p", {id: "calc-base", "data-value": String(cell.text)},
+        "The overlays change it: the cell's own command balances at ", el("code", {text: cell.text}),
+        ", the command with your overlays at ", el("code", {text: base.text}), "."));
+    }
+    if (q.pin_fits === false && q.pin_check && q.pin_check.reason) {
+      out.appendChild(el("div", {class: "alert warn", text: "The pin for C = " + q.concurrency + " does not fit: " + q.pin_check.reason}));
+    }
+    if (q.reason) out.appendChild(el("div", {class: "alert info", text: q.reason}));
+    var warn = listBlock("calc-warnings", "Notes", q.warnings);
+    if (warn) out.appendChild(warn);
+    var details = el("details", {id: "calc-formula"}, el("summary", {text: "Formula"}),
+      el("p", {}, el("code", {text: f.text || ""})),
+      el("p", {class: "mono", text: "(" + f.S + " + " + f.D + ") x " + fmtInt(f.state_bytes_per_slot) + " / (" +
+        fmtInt(f.L) + " x " + fmtInt(f.kv_bytes_per_token) + ") = " + (f.value === null ? "-" : String(f.value))}),
+      el("p", {}, el("code", {text: f.pin_text || ""})),
+      el("p", {class: "mono", text: "C = " + f.C + ", attn_dp_size = " + f.attn_dp_size + " -> pin " + fmtInt(f.pin)}));
+    out.appendChild(details);
+  }
+
+  var calcTimer = null;
+  function onWorkload() {
+    var L = parseInt($("calc-L").value, 10), C = parseInt($("calc-C").value, 10);
+    if (!(L >= 1) || !(C >= 1)) { showError($("calc-error"), {message: "L and C must be positive whole numbers", type: "BadInput"}); return; }
+    deploy.L = L; deploy.C = C;
+    clearTimeout(calcTimer);
+    calcTimer = setTimeout(function () { renderDeploy(deploy.picks); }, 200);
+  }
+
+  function initDeploy() {
+    if (!$("deploy")) return Promise.resolve();
+    deploy.run = params.get("run") === "docker" ? "docker" : "pip";
+    Array.prototype.forEach.call(document.querySelectorAll("#deploy-run .chip"), function (b) {
+      b.setAttribute("aria-pressed", b.getAttribute("data-run") === deploy.run ? "true" : "false");
+      b.addEventListener("click", function () {
+        deploy.run = b.getAttribute("data-run");
+        Array.prototype.forEach.call(document.querySelectorAll("#deploy-run .chip"), function (x) {
+          x.setAttribute("aria-pressed", x === b ? "true" : "false");
+        });
+        renderDeploy(deploy.picks);
+      });
+    });
+    $("deploy-copy").addEventListener("click", function () {
+      var text = $("deploy-command").textContent;
+      var done = function () { $("deploy-copied").textContent = "Copied."; };
+      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, function () { $("deploy-copied").textContent = "Copy failed: select the text."; });
+      else {
+        var range = document.createRange(); range.selectNodeContents($("deploy-command"));
+        var sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);
+        try { document.execCommand("copy"); done(); } catch (e) { $("deploy-copied").textContent = "Selected: press Ctrl+C."; }
+      }
+    });
+    $("calc-L").addEventListener("input", onWorkload);
+    $("calc-C").addEventListener("input", onWorkload);
+    var L = parseInt(params.get("L"), 10), C = parseInt(params.get("C"), 10);
+    deploy.L = L >= 1 ? L : null;
+    deploy.C = C >= 1 ? C : null;
+    return fetch("/api/pages").then(function (r) { return r.json(); }).then(function (d) {
+      var sel = clear($("deploy-page"));
+      (d.pages || []).forEach(function (p) { sel.appendChild(el("option", {value: p.id, text: p.model + " (" + p.id + ")"})); });
+      var wanted = params.get("page");
+      var ids = (d.pages || []).map(function (p) { return p.id; });
+      var first = ids.indexOf(wanted) >= 0 ? wanted : ids[0];
+      if (!first) return null;
+      sel.value = first;
+      sel.addEventListener("change", function () { deploy.L = null; deploy.C = null; loadPage(sel.value, {}, false); });
+      return loadPage(first, ids.indexOf(wanted) >= 0 ? urlPicks() : {}, ids.indexOf(wanted) >= 0);
+    });
+  }
+
   // ---- Explain ----
   function explainFigures(r) {
     var prov = r.provenance || {};
@@ -250,6 +518,7 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
+    initDeploy();
     initExplain();
   });
 })();

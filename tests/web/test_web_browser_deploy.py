@@ -1,0 +1,141 @@
+"""Deploy and Calculator in headless Chromium: select options, see a greyed option's reason, read the command and
+the ratio, and check them against the CLI for the same selection."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+QWEN = "qwen3.8-27b"
+
+
+def _render_cli(cli_json, selection: dict, *extra: str) -> dict:
+    argv = ["cookbook", "render", QWEN, "--json", *extra]
+    for dim, option in selection.items():
+        argv += [f"--{dim}", option]
+    code, out = cli_json(*argv)
+    assert code == 0
+    return out
+
+
+def _selection(page) -> dict:
+    """The selection the page shows: the pressed chip of each row."""
+    out = {}
+    for chip in page.locator('#deploy-rows .chip[aria-pressed="true"]').all():
+        out[chip.get_attribute("data-dim")] = chip.get_attribute("data-option")
+    return out
+
+
+def _wait_command(page, contains: str = "--model-path") -> str:
+    page.wait_for_function(f"() => document.getElementById('deploy-command').textContent.includes({contains!r})")
+    page.wait_for_selector('#calc-out [data-key="slots_per_request"]')
+    return page.inner_text("#deploy-command")
+
+
+def _chip(page, dim: str, option: str):
+    return page.locator(f'#deploy-rows .chip[data-dim="{dim}"][data-option="{option}"]')
+
+
+def test_default_selection_is_the_cli_render(page, cli_json):
+    page.goto(page.base + f"/?page={QWEN}")
+    command = _wait_command(page)
+    expected = _render_cli(cli_json, {})
+    assert command == expected["command"]
+    assert _selection(page) == expected["selection"]
+    assert page.get_attribute("#deploy-badge", "data-badge") == expected["badge"]
+    assert page.inner_text("#deploy-badge") == expected["badge_label"]
+
+
+def test_greyed_option_shows_its_reason_and_a_reseat_note(page, cli_json, screenshot):
+    page.goto(page.base + f"/?page={QWEN}&hw=h200&quant=fp8")
+    _wait_command(page, "Qwen3.8-27B-FP8")
+    nvfp4 = _chip(page, "quant", "nvfp4-fp4-head")
+    assert nvfp4.get_attribute("aria-disabled") == "true"
+    reason = "H200 (SM90) has no FP4 tensor cores; the NVFP4 checkpoints need Blackwell"
+    assert nvfp4.get_attribute("title") == reason
+    nvfp4.click(force=True)  # greyed chips still take the click: it explains instead of selecting
+    assert reason in page.inner_text("#reason-quant")
+    assert nvfp4.get_attribute("aria-pressed") == "false"  # greyed: not selectable
+    # RTX 5090 cannot hold FP8: the quant pick is reseated with a visible note
+    _chip(page, "hw", "rtx5090").click()
+    command = _wait_command(page, "NVFP4")
+    note = page.locator('#deploy-reseated li[data-dim="quant"]')
+    assert note.count() == 1 and "moved from FP8" in note.inner_text()
+    expected = _render_cli(cli_json, {"hw": "rtx5090", "quant": "fp8"})
+    assert command == expected["command"]
+    assert expected["reseated"][0]["reason"] in note.inner_text()
+    screenshot(page, "deploy-reseated")
+
+
+def test_calculator_repins_the_ratio_and_equals_the_cli(page, cli_json, screenshot):
+    page.goto(page.base + f"/?page={QWEN}&hw=rtx5090&quant=nvfp4-fp4-head&spec=dflash")
+    _wait_command(page, "DFLASH")
+    page.fill("#calc-L", "9216")
+    page.fill("#calc-C", "1")
+    page.wait_for_function("() => location.search.includes('L=9216') && location.search.includes('C=1')")
+    page.wait_for_function("() => document.querySelector('#calc-out [data-key=\"max_mamba_cache_size_pin\"]')"
+                           " && document.querySelector('#calc-out [data-key=\"max_mamba_cache_size_pin\"]')"
+                           ".getAttribute('data-value') === '5'")
+    command = page.inner_text("#deploy-command")
+    code, q = cli_json("ratio", "--json", "-L", "9216", "-C", "1", "--gpu", "rtx5090", "--", command)
+    assert code == 0
+    pinned = page.get_attribute('#calc-out [data-key="pinned_ratio"]', "data-value")
+    shown = page.inner_text('#calc-out [data-key="pinned_ratio"] .v')
+    assert f"--mamba-full-memory-ratio {shown}" in command
+    assert float(pinned) == pytest.approx(q["continuous_ratio"])
+    for key in ("slots_per_request", "draft_states_per_request", "state_bytes_per_slot", "kv_bytes_per_token",
+                "max_mamba_cache_size_pin"):
+        assert int(page.get_attribute(f'#calc-out [data-key="{key}"]', "data-value")) == q[key], key
+    exact = page.get_attribute('#calc-out [data-key="exact_ratio"]', "data-value")
+    if q["mamba_full_memory_ratio"] is None:  # DFLASH2 on a 5090 at C = 1: no ratio balances, and the page says why
+        assert exact == "" and q["reason"] in page.inner_text("#calc-out")
+    else:
+        assert float(exact) == pytest.approx(q["mamba_full_memory_ratio"])
+    assert page.inner_text('#calc-out [data-key="pin_fits"] .v') == ("yes" if q["pin_fits"] else "no")
+    # the overlays (DFLASH2) change the balanced value: the cell's own value is shown beside it
+    assert page.locator("#calc-base").count() == 1
+    page.click("#calc-formula summary")
+    assert q["formula"]["text"] in page.inner_text("#calc-formula")
+    screenshot(page, "deploy-calculator")
+
+
+def test_docker_form_and_link_reproduce(page, cli_json, browser):
+    page.goto(page.base + f"/?page={QWEN}&hw=h200&quant=fp8&spec=eagle")
+    _wait_command(page, "EAGLE")
+    page.click('#deploy-run [data-run="docker"]')
+    page.wait_for_function("() => document.getElementById('deploy-command').textContent.startsWith('docker run')")
+    expected = _render_cli(cli_json, _selection(page), "--docker")
+    assert page.inner_text("#deploy-command") == expected["command"]
+    assert "run=docker" in page.url
+    for w in expected["warnings"]:
+        assert w.split("[")[0] in page.inner_text("#deploy-warnings")
+    other = browser.new_page()
+    try:
+        other.goto(page.url)
+        other.wait_for_function("() => document.getElementById('deploy-command').textContent.startsWith('docker run')")
+        assert other.inner_text("#deploy-command") == expected["command"]
+    finally:
+        other.close()
+
+
+def test_keyboard_selects_a_chip_and_copy_works(page, cli_json):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(page.base + f"/?page={QWEN}&hw=h200&quant=fp8")
+    _wait_command(page, "Qwen3.8-27B-FP8")
+    _chip(page, "spec", "dspark").focus()
+    page.keyboard.press("Enter")
+    command = _wait_command(page, "DSPARK")
+    expected = _render_cli(cli_json, {"hw": "h200", "quant": "fp8", "spec": "dspark"})
+    assert command == expected["command"]
+    page.focus("#deploy-copy")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#deploy-copied:has-text('Copied')")
+    assert page.evaluate("navigator.clipboard.readText()") == expected["command"]
+
+
+def test_stale_link_falls_back_to_the_defaults(page, cli_json):
+    page.goto(page.base + f"/?page={QWEN}&quant=int3")
+    _wait_command(page)
+    assert "'int3' is not an option of quant" in page.inner_text("#deploy-error")
+    assert page.inner_text("#deploy-command") == _render_cli(cli_json, {})["command"]
