@@ -12,6 +12,7 @@ from hybridplan.cli import COMMAND_HELP, app, command_tokens, emit_json, run_gua
 GPU_HELP = "A GPU from the catalog (rtx5090, h100-80gb, h200, b200, ...): size the pools from its memory timeline."
 GPU_MEM_HELP = "Override the GPU's memory (GiB, as nvidia-smi's memory.total); alone: a generic CUDA card."
 WEIGHTS_HELP = "Target weights per GPU in GiB (the boot log's 'Load weight end ... mem usage'), instead of an estimate."
+HUB_HELP = "Read checkpoint sizes from the Hugging Face Hub (needs network)."
 
 
 @app.command()
@@ -26,7 +27,7 @@ def explain(
     pre_load_gib: Optional[float] = typer.Option(None, "--pre-load-gib", help="Free GiB before the weights "
                                                  "(pre_model_load_memory): the first 'Load weight begin' avail mem."),
     weights_gib: Optional[float] = typer.Option(None, "--weights-gib", help=WEIGHTS_HELP),
-    hub: bool = typer.Option(False, "--hub", help="Read checkpoint sizes from the Hugging Face Hub (needs network)."),
+    hub: bool = typer.Option(False, "--hub", help=HUB_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version to model."),
 ) -> None:

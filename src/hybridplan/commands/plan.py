@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from hybridplan.cli import app, emit_json, run_guarded
-from hybridplan.commands.explain import GPU_HELP, GPU_MEM_HELP, WEIGHTS_HELP
+from hybridplan.commands.explain import GPU_HELP, GPU_MEM_HELP, HUB_HELP, WEIGHTS_HELP
 
 
 def print_timeline(tl: dict) -> None:
@@ -96,7 +96,7 @@ def plan(
                                                      "instead of the highest safe estimate."),
     pin: bool = typer.Option(False, "--pin", help="Size the state pool with --max-mamba-cache-size, not a ratio."),
     weights_gib: Optional[float] = typer.Option(None, "--weights-gib", help=WEIGHTS_HELP),
-    hub: bool = typer.Option(False, "--hub", help="Read checkpoint sizes from the Hugging Face Hub (needs network)."),
+    hub: bool = typer.Option(False, "--hub", help=HUB_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version to model."),
 ) -> None:
