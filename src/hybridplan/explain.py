@@ -209,6 +209,10 @@ def explain(command: LaunchCommand | str, *, budget=None, platform: Platform | N
             out.update(sizing_payload(loaded, budget))
         except EngineRefusal as exc:
             out["error"] = exc.as_dict()
+        if "memory" in out and "allocated" in out:  # where the card's memory goes, as `plan` shows it
+            from hybridplan.planner.plan import breakdown_of
+
+            out["memory"]["breakdown"] = breakdown_of(out["memory"]["timeline"], out["allocated"])
         warnings += out.pop("sizing_warnings", [])
     out["warnings"] = warnings
     return out

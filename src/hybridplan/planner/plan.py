@@ -273,21 +273,32 @@ def _why(base: Outcome, t: Target) -> str:
 
 def breakdown(o: Outcome) -> dict:
     """Where the card's memory goes for the chosen command (GiB); the parts sum to the capacity."""
-    tl, alloc = o.timeline, o.split["sizing"]["allocated"]
+    return breakdown_of(o.timeline.as_dict(), o.split["sizing"]["allocated"])
+
+
+def breakdown_of(timeline: dict, alloc: dict) -> dict:
+    """`breakdown` from payload dicts (a timeline's as_dict() and the sizing's `allocated`), so `explain --json`
+    carries the same picture; parts a timeline lacks (no card: capacity, context) are None."""
+    def value(key: str):
+        return (timeline.get(key) or {}).get("value")
+
+    def source(key: str):
+        return (timeline.get(key) or {}).get("source")
+
     state = (alloc["conv_state_bytes"] + alloc["ssm_state_bytes"]) / GIB
     scratch = ((alloc["intermediate_ssm_bytes"] or 0) + (alloc["intermediate_conv_window_bytes"] or 0)) / GIB
     kv = alloc["kv_bytes"] / GIB
-    free = tl.available_gib.value - state - scratch - kv - tl.headroom_gib.value
+    free = value("available_gib") - state - scratch - kv - value("headroom_gib")
     rows = {
-        "context_gib": (tl.context_gib.value, "estimate"),
-        "weights_gib": (tl.target_weights_gib.value, tl.target_weights_gib.source.value),
-        "draft_weights_gib": (tl.draft_weights_gib.value, tl.draft_weights_gib.source.value),
+        "context_gib": (value("context_gib"), "estimate"),
+        "weights_gib": (value("target_weights_gib"), source("target_weights_gib")),
+        "draft_weights_gib": (value("draft_weights_gib"), source("draft_weights_gib")),
         "state_pool_gib": (state, "engine rule"), "spec_scratch_gib": (scratch, "engine rule"),
-        "kv_pool_gib": (kv, "engine rule"), "cuda_graphs_activations_gib": (tl.headroom_gib.value, "estimate"),
+        "kv_pool_gib": (kv, "engine rule"), "cuda_graphs_activations_gib": (value("headroom_gib"), "estimate"),
         "free_gib": (free, "estimate"),
     }
     out = {k: v for k, (v, _) in rows.items()}
-    out["capacity_gib"] = tl.capacity_gib.value
+    out["capacity_gib"] = value("capacity_gib")
     out["sources"] = {k: src for k, (_, src) in rows.items()}
     return out
 
