@@ -19,10 +19,6 @@ app.add_typer(cookbook_app, name="cookbook")
 PICKS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 
-def _kebab(dim: str) -> str:
-    return dim.replace("_", "-").lower()
-
-
 def _pairs(values: List[str], what: str) -> dict[str, str]:
     from hybridplan.errors import BadInput
 
@@ -36,38 +32,27 @@ def _pairs(values: List[str], what: str) -> dict[str, str]:
 
 
 def picks_from_args(page, extra: List[str], sets: List[str]) -> dict[str, str]:
-    """`--<dim> <option>` pairs (extra CLI args) and `--set dim=option`, validated against the page's dims."""
+    """`--<dim> <option>` pairs (extra CLI args, dim ids in kebab case) and `--set dim=option`, checked against
+    the page's dimensions and options."""
+    from hybridplan.cookbook.selection import check_picks
     from hybridplan.errors import BadInput
 
-    by_name = {_kebab(d): d for d in ["hw"] + [x.id for x in page.match_dims + page.overlay_dims]}
     picks: dict[str, str] = {}
     i = 0
     while i < len(extra):
         tok = extra[i]
-        name, eq, inline = tok[2:].partition("=") if tok.startswith("--") else ("", "", "")
-        if not name:
-            raise BadInput(f"unexpected argument {tok!r}")
-        if _kebab(name) not in by_name:
-            raise BadInput(f"no such option --{name} on page {page.id}; its dimensions: "
-                           + ", ".join(f"--{k}" for k in by_name))
-        if eq:
-            value = inline
-        else:
+        if not tok.startswith("--") or len(tok) == 2:
+            raise BadInput(f"unexpected argument {tok!r}; picks are --<dimension> <option>")
+        name, eq, value = tok[2:].partition("=")
+        if not eq:
             if i + 1 >= len(extra) or extra[i + 1].startswith("--"):
                 raise BadInput(f"--{name} needs an option id")
             value = extra[i + 1]
             i += 1
-        picks[by_name[_kebab(name)]] = value
+        picks[name] = value
         i += 1
-    for dim, value in _pairs(sets, "--set").items():
-        if _kebab(dim) not in by_name:
-            raise BadInput(f"--set {dim}=...: page {page.id} has no dimension {dim!r}")
-        picks[by_name[_kebab(dim)]] = value
-    for dim, value in picks.items():
-        ids = ([h.id for h in page.hardware] if dim == "hw" else [o.id for o in page.dimension(dim).options])
-        if value not in ids:
-            raise BadInput(f"{value!r} is not an option of {dim} on page {page.id}; options: {', '.join(ids)}")
-    return picks
+    picks.update(_pairs(sets, "--set"))
+    return check_picks(page, picks)
 
 
 @cookbook_app.command("list")

@@ -74,7 +74,7 @@ def export_markdown(page: Page) -> str:
         lines += [f"Install (pins are specific to commit `{page.install.commit}`):", "", "```bash",
                   *page.install.pip, "```", ""]
     lines += ["## Cells", ""]
-    combos = _match_combos(match_rows)
+    combos = S.combinations(match_rows)
     lines.append("| hardware | " + " | ".join(" / ".join(c.values()) for c in combos) + " |")
     lines.append("|---" * (len(combos) + 1) + "|")
     for hw in page.hardware:
@@ -109,11 +109,3 @@ def export_markdown(page: Page) -> str:
         lines += [f"<details><summary>{title}</summary>", "", "```bash", r["command"] or "# (see the note)", "```",
                   "", "</details>", ""]
     return "\n".join(lines)
-
-
-def _match_combos(match_rows: list[S.Row]) -> list[dict[str, str]]:
-    """Every combination of the non-hardware match options, in row order."""
-    combos: list[dict[str, str]] = [{}]
-    for row in match_rows:
-        combos = [{**c, row.id: o.id} for c in combos for o in row.options]
-    return combos

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import product
 from typing import Iterator
 
 from hybridplan.cookbook import selection as S
@@ -12,9 +11,7 @@ from hybridplan.cookbook.schema import Page
 
 def selection_space(page: Page) -> Iterator[dict[str, str]]:
     """Every combination of hardware, match and overlay options (the docs validator's space, without its cap)."""
-    rows = S.rows(page)
-    for combo in product(*[[o.id for o in r.options] for r in rows]):
-        yield dict(zip([r.id for r in rows], combo))
+    yield from S.combinations(S.rows(page))
 
 
 def reachable(page: Page) -> dict[tuple, list[dict[str, str]]]:

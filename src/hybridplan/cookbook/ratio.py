@@ -15,9 +15,14 @@ from hybridplan.errors import HybridPlanError
 
 @dataclass(frozen=True)
 class RatioResult:
-    """The calculator's answer for one command: the ratio as pinned (`text`), the pin alternative, and why not."""
+    """The calculator's answer for one command: the ratio as pinned (`text`), the pin alternative, and why not.
+
+    `text` is the engine's balance point, with the draft KV the engine folds into the KV cell; `docs_text` is what
+    the docs calculators show (target KV only, cookbook-semantics §7.19), kept for comparison.
+    """
 
     text: str | None
+    docs_text: str | None
     value: float | None
     pin: int | None  # --max-mamba-cache-size alternative (C x S, per the planner)
     slots_per_request: int | None
@@ -26,22 +31,24 @@ class RatioResult:
     detail: dict = field(default_factory=dict, compare=False)
 
     def as_dict(self) -> dict:
-        return {"mamba_full_memory_ratio": self.value, "text": self.text, "max_mamba_cache_size_pin": self.pin,
+        return {"mamba_full_memory_ratio": self.value, "text": self.text, "docs_calculator_text": self.docs_text,
+                "max_mamba_cache_size_pin": self.pin,
                 "slots_per_request": self.slots_per_request,
                 "draft_states_per_request": self.draft_states_per_request, "error": self.error}
 
 
 @lru_cache(maxsize=4096)
-def balanced(command: LaunchCommand, request_length: int, concurrency: int, version: str,
-             gpu: str | None = None) -> RatioResult:
-    """The planner's balanced ratio for this command (errors become a result with `error`)."""
+def balanced(command: LaunchCommand, request_length: int, concurrency: int, version: str) -> RatioResult:
+    """The planner's balanced ratio for this command, without a pool budget like the docs calculator (the value
+    depends on the command and the workload only); errors become a result with `error`."""
     from hybridplan.planner.ratio import balanced_ratio
 
     try:
         out = balanced_ratio(command, request_length=request_length, concurrency=concurrency, version=version)
     except HybridPlanError as exc:
-        return RatioResult(text=None, value=None, pin=None, slots_per_request=None, draft_states_per_request=None,
+        return RatioResult(text=None, docs_text=None, value=None, pin=None, slots_per_request=None, draft_states_per_request=None,
                            error=exc.message)
-    return RatioResult(text=out.get("mamba_full_memory_ratio_text"), value=out.get("mamba_full_memory_ratio"),
+    return RatioResult(text=out.get("mamba_full_memory_ratio_text"), docs_text=out.get("docs_calculator_ratio_text"),
+                       value=out.get("mamba_full_memory_ratio"),
                        pin=out.get("max_mamba_cache_size_pin"), slots_per_request=out.get("slots_per_request"),
                        draft_states_per_request=out.get("draft_states_per_request"), detail=out)

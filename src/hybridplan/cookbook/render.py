@@ -15,7 +15,7 @@ from typing import Mapping
 from hybridplan.cookbook import compose as C
 from hybridplan.cookbook import engine_view, selection as S, text as T
 from hybridplan.cookbook.conditions import evaluate
-from hybridplan.cookbook.schema import Hardware, Page
+from hybridplan.cookbook.schema import Cell, Hardware, Page
 
 BADGE_LABELS = {"verified": "Verified", "in-progress": "Final Verification In Progress",
                 "unverified": "Not Verified"}
@@ -108,6 +108,38 @@ def _calculator(page: Page, flags: list[str], env: list[str], values: Mapping[st
     return balanced(cmd, page.workload.request_length, page.workload.concurrency, page.engine_version)
 
 
+@dataclass(frozen=True)
+class Composed:
+    """A cell under a selection's overlay picks: the base command (no calculator ratio), the command with the
+    state pool sized (calculator ratio in its slot), and the ratio info (`cell`, `base`, `effective`, `pinned`)."""
+
+    picks: C.Picks
+    base_flags: list[str]
+    env: list[str]
+    flags: list[str]
+    ratio: dict
+
+
+def compose_cell(page: Page, sel: Mapping[str, str], cell: Cell, values: Mapping[str, str], *,
+                 pin_ratio: bool = True) -> Composed:
+    """Give the cell a ratio slot, compose the overlays, then fill the slot with the calculator's ratio computed on
+    the composed base command with the env that belongs to it (cellWithRatio, §3.5; base env keyed on base flags)."""
+    picks = C.overlay_picks(page, sel)
+    slotted = C.overlay_compose(C.with_ratio_slot(cell.flags), picks.flags, picks.strip)
+    base_flags = C.without_slot(slotted)
+    env = C.merge_env(cell.env, picks.env)
+    ratio = {"cell": None, "base": None, "effective": None, "pinned": _pinned_by(cell.flags, picks.flags)}
+    base_r = None
+    if pin_ratio and page.workload is not None:
+        cell_r = _calculator(page, list(cell.flags), list(cell.env), values)
+        base_r = _calculator(page, base_flags, env, values)
+        ratio.update(cell=cell_r.as_dict(), base=base_r.as_dict(), effective=base_r.as_dict())
+    flags = C.fill_ratio_slot(slotted, base_r.text if base_r else None)
+    if ratio["pinned"] is None and any(C.family(f) == C.RATIO for f in flags):
+        ratio["pinned"] = "calculator"
+    return Composed(picks=picks, base_flags=base_flags, env=env, flags=flags, ratio=ratio)
+
+
 def _text(page: Page, *, flags: list[str], env: list[str], hints: list[str], hw: Hardware, image: str | None,
           docker: bool, nnodes: int, values: Mapping[str, str]) -> str:
     body = (T.docker_text(program=page.program, flags=flags, env=env, image=image or "", hw=hw,
@@ -151,21 +183,10 @@ def render(page: Page, picks: Mapping[str, str] | None = None, *, docker: bool =
                         warnings=(cell.warn,) if cell.warn else (), notes=(), nnodes=cell.nnodes, redirect=True,
                         verification=verification, ratio={"cell": None, "base": None, "effective": None,
                                                           "pinned": None}, **common)
-    picks_ = C.overlay_picks(page, sel)
-    slotted = C.overlay_compose(C.with_ratio_slot(cell.flags), picks_.flags, picks_.strip)
-    base_flags = C.without_slot(slotted)
-    base_env = C.merge_env(cell.env, picks_.env)
-    ratio = {"cell": None, "base": None, "effective": None, "pinned": _pinned_by(cell.flags, picks_.flags)}
-    base_r = None
-    if pin_ratio and page.workload is not None:
-        cell_r = _calculator(page, list(cell.flags), list(cell.env), values)
-        base_r = _calculator(page, base_flags, base_env, values)
-        ratio.update(cell=cell_r.as_dict(), base=base_r.as_dict(), effective=base_r.as_dict())
-    slotted = C.fill_ratio_slot(slotted, base_r.text if base_r else None)
-    if ratio["pinned"] is None and any(C.family(f) == C.RATIO for f in slotted):
-        ratio["pinned"] = "calculator"
+    comp = compose_cell(page, sel, cell, values, pin_ratio=pin_ratio)
+    picks_, base_flags, base_env, ratio = comp.picks, comp.base_flags, comp.env, comp.ratio
     nnodes = C.nnodes_for(page, sel, cell.nnodes)
-    flags = C.inject_multi_node(slotted, nnodes)
+    flags = C.inject_multi_node(comp.flags, nnodes)
     hints = list(picks_.hints) + (page.multi_node_hints.get(sel["hw"], []) if nnodes > 1 else [])
     platform = _platform(hw)
     loaded = engine_view.resolve(engine_view.launch_command(base_flags, base_env, values), page.engine_version,

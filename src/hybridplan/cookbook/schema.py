@@ -161,7 +161,9 @@ class Measurement(Model):
     max_total_num_tokens: Optional[int] = Field(default=None, ge=0)
     max_mamba_cache_size: Optional[int] = Field(default=None, ge=0)
     max_running_requests: Optional[int] = Field(default=None, ge=0)
+    ttft_ms: Optional[float] = Field(default=None, ge=0)
     tpot_ms: Optional[float] = Field(default=None, ge=0)
+    tokens_per_sec_per_gpu: Optional[float] = Field(default=None, ge=0)
     accept_length: Optional[float] = Field(default=None, ge=0)
     source: Optional[str] = None  # where the record was published (PR, issue, log)
     note: Optional[str] = None

@@ -58,6 +58,14 @@ def rows(page: Page) -> list[Row]:
     return out
 
 
+def combinations(rows_: list[Row]) -> list[dict[str, str]]:
+    """Every combination of the rows' options (cartesian, in row order)."""
+    combos: list[dict[str, str]] = [{}]
+    for row in rows_:
+        combos = [{**c, row.id: o.id} for c in combos for o in row.options]
+    return combos
+
+
 def row_visible(row: Row, sel: Mapping[str, str]) -> bool:
     return (row.dimension is None or evaluate(row.dimension.show_when, sel)) and any(
         evaluate(o.show_when, sel) for o in row.options)
@@ -88,6 +96,23 @@ def disabled_reason(page: Page, row: Row, option: Option, sel: Mapping[str, str]
            for c in page.lookup):
         return None
     return no_cell_reason(page, {**sel, row.id: option.id})[0]
+
+
+def check_picks(page: Page, picks: Mapping[str, str]) -> dict[str, str]:
+    """The picks with dim names normalised (`ssm_dtype` -> `ssm-dtype`), or BadInput naming the unknown dim/option."""
+    from hybridplan.errors import BadInput
+
+    ids = {r.id: [o.id for o in r.options] for r in rows(page)}
+    by_name = {d.replace("_", "-").lower(): d for d in ids}
+    out: dict[str, str] = {}
+    for name, value in picks.items():
+        dim = by_name.get(name.replace("_", "-").lower())
+        if dim is None:
+            raise BadInput(f"page {page.id} has no dimension {name!r}; its dimensions: {', '.join(ids)}")
+        if value not in ids[dim]:
+            raise BadInput(f"{value!r} is not an option of {dim} on page {page.id}; options: {', '.join(ids[dim])}")
+        out[dim] = value
+    return out
 
 
 def default_selection(page: Page) -> dict[str, str]:

@@ -7,6 +7,7 @@ Findings carry a severity: `error` and `warning` fail the check (exit 1), `info`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -224,14 +225,15 @@ def _check_flag(reg, flag: str, kind: str, values: dict) -> str | None:
         try:
             parsed = parse_argv(reg, ["--model-path", "m", fam] if kind == "strip" else
                                 ["--model-path", "m"] + list(argv_of([interpolate(flag, values)])))
-        except BadInput:
-            return f"{fam} is not a flag of sglang {reg.version}"
+        except BadInput as exc:
+            more = f" ({exc.message})" if "ambiguous" in exc.message else ""
+            return f"{fam} is not a flag of sglang {reg.version}{more}"
         dest = next((d for d, sp in parsed.spelled.items() if sp == fam), None)
         if dest is not None:
             return f"{fam} is an abbreviation of {reg.option_for(dest)}; spell the flag out"
         return f"{fam} is not a flag of sglang {reg.version}"
-    if kind == "strip":
-        return None
+    if kind == "strip" or PLACEHOLDER.search(interpolate(flag, values)):
+        return None  # an undeclared placeholder is the placeholder rule's finding
     argv = list(argv_of([interpolate(flag, values)]))
     try:
         parse_argv(reg, argv if fam == "--model-path" else ["--model-path", "m"] + argv)
@@ -290,9 +292,9 @@ def _check_verification(page: Page, out: _Collector) -> None:
     for i, cell in enumerate(page.cells):
         v = cell.verification
         claims = {v.status} | {r.status for r in v.rules}
-        if claims & {"verified", "in-progress"} and not v.build:
+        if claims & {"verified", "in-progress"} and not (v.build or v.image):
             out.add("error", "verification", "a verified or in-progress cell must name the build its pins were "
-                    "measured on (verification.build)", ("cells", i, "verification"))
+                    "measured on (verification.build, or the image)", ("cells", i, "verification"))
         if "verified" in claims and not v.measurements:
             out.add("warning", "verification", "verified without a measurement record", ("cells", i, "verification"))
         for k, m in enumerate(v.measurements):
@@ -305,8 +307,11 @@ def _check_verification(page: Page, out: _Collector) -> None:
 
 
 def _same_build(a: str, b: str) -> bool:
-    a, b = a.strip().lower(), b.strip().lower()
-    return a.startswith(b) or b.startswith(a)
+    """Whether two build references name the same commit (`v0.5.18 @ 71de97b2` and `71de97b2...` do)."""
+    ha, hb = re.findall(r"\b[0-9a-f]{7,40}\b", a.lower()), re.findall(r"\b[0-9a-f]{7,40}\b", b.lower())
+    if ha and hb:
+        return any(x.startswith(y) or y.startswith(x) for x in ha for y in hb)
+    return a.strip().lower() == b.strip().lower()
 
 
 def _check_defaults(page: Page, out: _Collector) -> None:
@@ -330,9 +335,10 @@ def _dim_loc(page: Page, dim: str) -> tuple:
     return ("supported_hardware",)
 
 
-def _check_selections(page: Page, out: _Collector, *, gpu: bool) -> None:
+def _check_selections(page: Page, out: _Collector, *, gpu: bool, engine: bool) -> None:
     """Render every reachable selection: a cell, a model, no duplicate families, the engine accepts the command,
-    no row with every option disabled, every strip removes something; then the GPU checks."""
+    no row with every option disabled, every strip removes something; then the GPU checks. `engine=False` (the
+    flags themselves are wrong) skips what would only repeat that."""
     reg = _registry(page)
     if gpu:
         from hybridplan.cookbook import fit
@@ -367,12 +373,14 @@ def _check_selections(page: Page, out: _Collector, *, gpu: bool) -> None:
         if C.RATIO in fams and C.EXPLICIT_SIZE in fams:
             out.add("error", "stale-ratio", "both --mamba-full-memory-ratio and --max-mamba-cache-size: the ratio "
                     "is ignored (the explicit size wins)", cell_loc, sel)
+        if not engine:
+            continue
+        refusals = [w for w in r.warnings if w.startswith("the engine model")]
+        for w in refusals:
+            out.add("error", "engine", w, cell_loc, sel)
         base = r.ratio.get("base")
-        if base and base.get("error"):
+        if base and base.get("error") and not refusals:
             out.add("warning", "ratio", f"the calculator cannot price this command: {base['error']}", cell_loc, sel)
-        for w in r.warnings:
-            if w.startswith("the engine model"):
-                out.add("error", "engine", w, cell_loc, sel)
         if gpu:
             for severity, rule, msg in fit.check_rendered(page, r):
                 out.add(severity, rule, msg, cell_loc, sel)
@@ -383,7 +391,7 @@ def _check_selections(page: Page, out: _Collector, *, gpu: bool) -> None:
             who = f"row {dim.id}" if own_row else f"{dim.id}={dim.options[j].id}"
             out.add("warning", "strip-unused", f"{who} strips {fam}, which no cell it applies to carries and it "
                     "does not re-pin", loc)
-    if gpu:
+    if gpu and engine:
         for severity, rule, msg, sel in fit.check_greyed(page):
             out.add(severity, rule, msg, ("no_cell",), sel)
 
@@ -432,7 +440,7 @@ def validate(page: Page, src: SourceMap, *, gpu: bool = True) -> list[Finding]:
     _check_verification(page, out)
     _check_defaults(page, out)
     if not any(f.severity == "error" and f.rule in ("cell-match", "condition") for f in out.out):
-        _check_selections(page, out, gpu=gpu)
+        _check_selections(page, out, gpu=gpu, engine=not any(f.rule in ("flag-unknown", "placeholder") for f in out.out))
     return out.out
 
 

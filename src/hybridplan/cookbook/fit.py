@@ -1,0 +1,142 @@
+"""GPU checks for `cookbook check`: does each rendered command fit its hardware according to the engine model, and
+is a greyed combination perhaps reachable after all?
+
+The pool budget of a (command, GPU) pair comes from the planner's memory timeline (weights, the mem-fraction slack,
+the multimodal reservation); the pools from the engine version's own sizing. A measured pin the model says cannot
+work is an error; an unmeasured recipe that does not fit is a warning; a greyed combination the model says fits is
+reported (info) as "unmeasured, possibly reachable".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Mapping
+
+from hybridplan.cookbook import engine_view
+from hybridplan.cookbook import selection as S
+from hybridplan.cookbook.render import Rendered, compose_cell
+from hybridplan.cookbook.schema import Page
+from hybridplan.cookbook.text import first_match, placeholder_values
+from hybridplan.errors import EngineRefusal, HybridPlanError
+
+GIB = 1 << 30
+# multi-node placeholders the engine parses as numbers or addresses
+ENGINE_FILL = {"NODE_RANK": "0", "NODE0_IP": "127.0.0.1"}
+
+
+@dataclass(frozen=True)
+class Fit:
+    """What one command gets on one GPU: K, T, admitted requests, and the slack estimate; or why it cannot start."""
+
+    gpu: str
+    refusal: str | None = None
+    slots_per_request: int = 0
+    max_mamba_cache_size: int = 0
+    max_total_num_tokens: int = 0
+    max_running_requests: int = 0
+    binding: str = ""
+    pinned_mrr: int | None = None  # --max-running-requests as the recipe pins it (per attention-DP rank)
+    slack_fits_headroom: bool = True
+    note: str = ""
+
+
+@lru_cache(maxsize=4096)
+def size_on_gpu(command, gpu_id: str, version: str) -> Fit | None:
+    """Size the pools of a command on a catalog GPU (None when the engine model cannot load the command)."""
+    from hybridplan.engine.versions import engine_module
+    from hybridplan.hardware.catalog import lookup
+    from hybridplan.planner.timeline import for_loaded
+
+    card = lookup(gpu_id)
+    loaded = engine_view.resolve(command, version, card.platform())
+    if isinstance(loaded, HybridPlanError):
+        return None
+    try:
+        tl, _ = for_loaded(loaded, gpu=card)
+        s = engine_module(version).size_pools(tl.budget, loaded.args, loaded.geometry, loaded.draft)
+    except EngineRefusal as exc:
+        return Fit(gpu=card.name, refusal=exc.message)
+    return Fit(gpu=card.name, slots_per_request=s.slots_per_request, max_mamba_cache_size=s.max_mamba_cache_size,
+               max_total_num_tokens=s.max_total_num_tokens, max_running_requests=s.max_running_requests,
+               binding=s.requests.binding,
+               pinned_mrr=s.requests.requested if loaded.args.explicit("max_running_requests") else None,
+               slack_fits_headroom=tl.slack_fits_headroom,
+               note=f"pool budget {tl.rest_gib.value:.2f} GiB ({tl.rest_gib.source.value})")
+
+
+def request_tokens(page: Page, r: Rendered) -> int:
+    """One request's tokens: the measured workload (ISL + OSL) if a record covers the selection, else the page's L."""
+    for m in (r.verification or {}).get("measurements", []):
+        if m.get("workload"):
+            return m["workload"]["isl"] + m["workload"]["osl"]
+    return page.workload.request_length if page.workload else 1
+
+
+def _engine_command(flags, env, values: Mapping[str, str]):
+    return engine_view.launch_command(flags, env, {**ENGINE_FILL, **values})
+
+
+def check_rendered(page: Page, r: Rendered) -> list[tuple[str, str, str]]:
+    """(severity, rule, message) for one rendered selection on its hardware."""
+    hw = next(h for h in page.hardware if h.id == r.selection["hw"])
+    if hw.gpu is None:
+        return []
+    fit = size_on_gpu(_engine_command(r.flags, r.env, {}), hw.gpu, page.engine_version)
+    if fit is None:
+        return []  # the engine rule already reports commands the model cannot load
+    measured = r.badge in ("verified", "in-progress")
+    severity = "error" if measured else "warning"
+    what = "this measured pin" if measured else "this recipe"
+    if fit.refusal:
+        return [(severity, "pin-fit", f"on {fit.gpu} the engine model says {what} cannot start: {fit.refusal}")]
+    out = []
+    L = request_tokens(page, r)
+    if fit.pinned_mrr is not None and fit.max_running_requests < fit.pinned_mrr:
+        out.append((severity, "pin-fit", f"{what} pins --max-running-requests {fit.pinned_mrr} but on {fit.gpu} the "
+                    f"pools admit {fit.max_running_requests} (bound by the {fit.binding.replace('_', ' ')}; "
+                    f"K = {fit.max_mamba_cache_size} slots at S = {fit.slots_per_request}, {fit.note})"))
+    if fit.max_total_num_tokens < L:
+        out.append((severity, "pin-fit", f"on {fit.gpu} the KV pool holds {fit.max_total_num_tokens:,} tokens, less "
+                    f"than one request of {L:,} ({fit.note})"))
+    if not fit.slack_fits_headroom:
+        out.append(("info", "headroom", f"on {fit.gpu} the --mem-fraction-static slack is smaller than the estimated "
+                    "CUDA graph + activation memory (planner estimate)"))
+    return out
+
+
+def _greyed(page: Page) -> list[dict[str, str]]:
+    """hw x match combinations with no cell that no `unsupported` rule excludes, on a default-overlay selection."""
+    combos = S.combinations([r for r in S.rows(page) if not r.overlay])
+    overlays = {d.id: d.default_id for d in page.overlay_dims}
+    out = []
+    for combo in combos:
+        sel = {**combo, **overlays}
+        if S.find_cell(page, sel) is None and not S.no_cell_reason(page, sel)[1]:
+            out.append(sel)
+    return out
+
+
+def check_greyed(page: Page) -> list[tuple[str, str, str, dict]]:
+    """Greyed combinations the engine model says fit with a same-hardware cell's flags: unmeasured, possibly
+    reachable (info). The probe uses the first cell of that hardware, the combination's model name and the overlay
+    defaults."""
+    out = []
+    for sel in _greyed(page):
+        hw = next(h for h in page.hardware if h.id == sel["hw"])
+        neighbour = next((c for c in page.lookup if c.match.get("hw") == sel["hw"] and not c.cell.redirect), None)
+        if hw.gpu is None or neighbour is None:
+            continue
+        model = first_match(page.model_names, sel) or ""
+        values = placeholder_values(page, model)
+        comp = compose_cell(page, sel, neighbour.cell, values)
+        fit = size_on_gpu(_engine_command(comp.flags, comp.env, values), hw.gpu, page.engine_version)
+        L = page.workload.request_length if page.workload else 1
+        if fit is None or fit.refusal or fit.max_running_requests < 1 or fit.max_total_num_tokens < L:
+            continue
+        combo = " x ".join(sel[d] for d in page.dims)
+        out.append(("info", "unmeasured-reachable",
+                    f"unmeasured, possibly reachable: {combo} has no cell, but with the {neighbour.match['hw']} "
+                    f"cell's flags the engine model fits it on {fit.gpu} (K = {fit.max_mamba_cache_size}, "
+                    f"{fit.max_total_num_tokens:,} KV tokens, {fit.max_running_requests} requests; {fit.note})", sel))
+    return out
