@@ -35,6 +35,19 @@ def _kv_from_modelopt(cfg: dict) -> str | None:
     return None
 
 
+def _mixed_falls_through(qc: dict, hf_quant_config: dict | None) -> bool:
+    """A modelopt_mixed config.json quantization_config without KV metadata: the engine reads hf_quant_config.json.
+
+    Mirrors model_loader/weight_utils.py::get_quant_config (modelopt_mixed_config_incomplete); the method is
+    modelopt_mixed when a MIXED_PRECISION map has NVFP4 layers (configs/model_config.py::_parse_modelopt_quant_config).
+    """
+    layers = qc.get("quantized_layers") or {}
+    nvfp4 = any(str(v.get("quant_algo", "")).upper() in ("NVFP4", "W4A16_NVFP4") for v in layers.values()
+                if isinstance(v, dict))
+    return (qc.get("quant_algo") == "MIXED_PRECISION" and nvfp4 and "kv_cache_quant_algo" not in qc
+            and "kv_cache_scheme" not in qc and isinstance(hf_quant_config, dict))
+
+
 def quant_info(config: dict, hf_quant_config: dict | None) -> QuantInfo:
     """Resolve the quantization the engine sees (configs/model_config.py::_parse_quant_hf_config order).
 
@@ -46,6 +59,9 @@ def quant_info(config: dict, hf_quant_config: dict | None) -> QuantInfo:
         qc = config["text_config"].get("quantization_config")
     if isinstance(qc, dict):
         method = qc.get("quant_method")
+        if (method is None or method == "modelopt") and _mixed_falls_through(qc, hf_quant_config):
+            return QuantInfo(method="modelopt", algo=qc.get("quant_algo"),
+                             kv_cache_quant_algo=_kv_from_modelopt(hf_quant_config), source="hf_quant_config.json")
         if method is None or method == "modelopt":
             return QuantInfo(method="modelopt", algo=qc.get("quant_algo"), kv_cache_quant_algo=_kv_from_modelopt(qc),
                              source="config.json quantization_config")
