@@ -45,11 +45,13 @@ def parse_nemotron_h(root: ConfigView, text: ConfigView, *, quant: QuantInfo, so
                         conv_kernel=text.int("conv_kernel") if text.has("conv_kernel") else text.int("mamba_d_conv", 4))
     kv = _mha(text, kv_default=8, head_default=128)
     chunk = text.data.get("mamba_chunk_size", text.data.get("chunk_size"))
+    shared = shared_fields(root, text, quant=quant, source=source, default_max_position=4096)
+    if shared["num_nextn_predict_layers"] is None:
+        shared["num_nextn_predict_layers"] = 0  # configs/nemotron_h.py::NemotronHConfig default
     return ModelGeometry(
         family="mamba2", num_hidden_layers=len(blocks), linear_layer_ids=tuple(linear),
         full_attention_layer_ids=tuple(full), mixer=mixer, state_tp=StateTP.ATTN_TP, kv=kv,
-        config_ssm_dtype=text.data.get("mamba_ssm_dtype"), mamba_chunk_size=chunk, notes=_notes(text),
-        **shared_fields(root, text, quant=quant, source=source, default_max_position=4096),
+        config_ssm_dtype=text.data.get("mamba_ssm_dtype"), mamba_chunk_size=chunk, notes=_notes(text), **shared,
     )
 
 
@@ -103,7 +105,10 @@ def parse_granite(root: ConfigView, text: ConfigView, *, quant: QuantInfo, sourc
 def parse_mamba2(root: ConfigView, text: ConfigView, *, quant: QuantInfo, source: str) -> ModelGeometry:
     """Pure Mamba-2: every layer is a state layer, no KV, state sharded over the global TP."""
     n = text.int("num_hidden_layers")
-    mixer = Mamba2Mixer(intermediate_size=text.int("intermediate_size", int(text.get("expand", 2) * text.int("hidden_size"))),
+    # configs/mamba2.py::Mamba2Config.mamba2_cache_params reads the attribute; transformers derives no default
+    if not text.has("intermediate_size"):
+        raise BadInput(f"{text.origin}: config.json has no `intermediate_size`, which the engine's Mamba2Config reads")
+    mixer = Mamba2Mixer(intermediate_size=text.int("intermediate_size"),
                         n_groups=text.int("n_groups", 1), num_heads=text.int("num_heads", 128),
                         head_dim=text.int("head_dim", 64), state_size=text.int("state_size", 128),
                         conv_kernel=text.int("conv_kernel", 4))
