@@ -97,6 +97,11 @@ class _Resolver:
         return self.env.get(name, default)
 
 
+def _env_bool(r: _Resolver, name: str) -> bool:
+    """environ.py::EnvBool on the command's env (true/1/yes/y)."""
+    return (r.env_str(name, "") or "").lower() in ("true", "1", "yes", "y")
+
+
 def _parallel(r: _Resolver) -> None:
     """parallel_hook.py::_handle_deprecated_dp_attention and runtime_context.py::derive_attn_tp_size."""
     if r["enable_dp_attention"]:
@@ -119,6 +124,15 @@ def _model(r: _Resolver) -> None:
 
     if r["context_length"] is None:
         r.set("utils/hf_transformers/common.py::get_context_length", context_length=r.geo.context_length)
+    elif r["context_length"] > r.geo.context_length and not (
+            _env_bool(r, "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") or _env_bool(r, "SGLANG_IS_IN_CI")):
+        # configs/model_config.py::ModelConfig._derive_context_length
+        raise r.refuse(
+            f"Warning: User-specified context_length ({r['context_length']}) is greater than the derived "
+            f"context_length ({r.geo.context_length}). This may lead to incorrect model outputs or CUDA errors. Note "
+            "that the derived context_length may differ from max_position_embeddings in the model's config. To allow "
+            "overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+            "configs/model_config.py::ModelConfig._derive_context_length")
     r.set("configs/model_config.py::_get_and_verify_dtype",
           model_dtype=model_dtype(r.geo.config_dtype, r["dtype"], r.geo.model_type))
     mm = r.geo.is_multimodal and not r["language_model_only"]
@@ -132,6 +146,13 @@ def _memory(r: _Resolver) -> None:
     from hybridplan.engine.sglang_0_5_23.memory_defaults import apply_memory_defaults
 
     apply_memory_defaults(r)
+
+
+def _data_parallel(r: _Resolver) -> None:
+    """parallel_hook.py::handle_data_parallelism: under attention DP each rank prefills chunked_prefill_size // dp."""
+    if r["attn_dp_size"] > 1 and r["chunked_prefill_size"] is not None:
+        r.set("parallel_hook.py::handle_data_parallelism",
+              chunked_prefill_size=r["chunked_prefill_size"] // r["attn_dp_size"])
 
 
 def _radix(r: _Resolver) -> None:
@@ -319,7 +340,7 @@ def _unmodelled(r: _Resolver) -> None:
             r.notes.append(f"{r.reg.option_for(dest)} is set: not modelled ({why}); figures assume the separate pools")
 
 
-STEPS = (_parallel, _model, _memory, _radix, _validate_radix, _page_size, _pp_overlap, _spec, _linear_attn,
+STEPS = (_parallel, _model, _memory, _data_parallel, _radix, _validate_radix, _page_size, _pp_overlap, _spec, _linear_attn,
          _state_dtypes, _kv_dtype, _fallbacks, _unmodelled)
 
 
