@@ -70,3 +70,4 @@ from hybridplan.commands import cookbook as _cookbook  # noqa: E402,F401
 from hybridplan.commands import logs as _logs  # noqa: E402,F401
 from hybridplan.commands import ratio as _ratio  # noqa: E402,F401
 from hybridplan.commands import plan as _plan  # noqa: E402,F401
+from hybridplan.commands import check_engine as _check_engine  # noqa: E402,F401

@@ -1,0 +1,81 @@
+"""hybridplan's side of the conformance suite: the same fields the oracle driver reads from the engine."""
+
+from __future__ import annotations
+
+from hybridplan.conformance.scenarios import Scenario
+from hybridplan.engine.args import Platform
+from hybridplan.engine.command import LaunchCommand
+from hybridplan.errors import BadInput, EngineRefusal
+
+# Resolved engine fields compared one to one (the oracle's RESOLVED_FIELDS that hybridplan holds).
+RESOLVED = (
+    "mamba_radix_cache_strategy", "disable_overlap_schedule", "disable_radix_cache", "speculative_algorithm",
+    "speculative_num_draft_tokens", "speculative_num_steps", "speculative_eagle_topk", "max_running_requests",
+    "page_size", "mamba_ssm_dtype", "kv_cache_dtype", "chunked_prefill_size", "max_mamba_cache_size",
+    "mamba_full_memory_ratio", "mem_fraction_static", "attn_tp_size", "attn_dp_size", "pp_size",
+)
+
+
+def _refusal(stage: str, exc: EngineRefusal) -> dict:
+    return {"stage": stage, "type": exc.kind, "message": exc.message, "rule": exc.rule}
+
+
+def predict(sc: Scenario, gpu_mib: int) -> dict:
+    """What hybridplan says the engine holds and allocates for this scenario (the driver's result schema)."""
+    from hybridplan.engine.sglang_0_5_23 import sizing
+    from hybridplan.engine.sglang_0_5_23.budget import pool_budget
+    from hybridplan.explain import load
+
+    out: dict = {"id": sc.id}
+    cmd = LaunchCommand(env=sc.env, argv=sc.argv)
+    try:
+        loaded = load(cmd, platform=Platform(device="cuda", sm=90, gpu_memory_mib=gpu_mib))
+    except BadInput as exc:
+        out["error"] = {"stage": "parse", "type": "SystemExit", "message": exc.message}
+        return out
+    except EngineRefusal as exc:
+        out["error"] = _refusal("resolve", exc)
+        return out
+    args, geo, draft = loaded.args, loaded.geometry, loaded.draft
+    out["resolved"] = {f: args.get(f) for f in RESOLVED}
+    try:
+        tp = sizing.state_tp(args, geo)
+        shape = geo.state_shape(tp)
+        ssm, conv = args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"]
+        out["geometry"] = {
+            "conv": [list(c) for c in shape.conv], "temporal": list(shape.temporal),
+            "linear_layer_ids": list(geo.linear_layer_ids),
+            "full_attention_layer_ids": list(geo.full_attention_layer_ids),
+            "mamba_cache_per_req": geo.state_bytes_per_slot(tp, ssm, conv),
+            "replayssm_ring_bytes_per_req": geo.replayssm_ring_bytes(tp, sc.record_len, conv),
+            "conv_dtype": conv, "ssm_dtype": ssm, "context_len": args["context_length"], "dtype": args["model_dtype"],
+            "num_nextn_predict_layers": geo.num_nextn_predict_layers, "is_multimodal": args["is_multimodal"],
+        }
+    except EngineRefusal as exc:
+        out["error"] = _refusal("model", exc)
+        return out
+    try:
+        cells = [sizing.kv_cell(args, geo, draft, stage=s) for s in range(args["pp_size"])]
+        out["kv"] = {"kv_torch_dtype": args["kv_cache_torch_dtype"], "target_cells": [c.target for c in cells],
+                     "cells": [c.total for c in cells]}
+    except EngineRefusal as exc:
+        out["error"] = _refusal("kv", exc)
+        return out
+    if sc.available_gib is None:
+        return out
+    try:
+        S = sizing.mamba_ratio(args)
+    except EngineRefusal as exc:
+        out["error"] = _refusal("sizing", exc)
+        out["sizing"] = {"S": None}
+        return out
+    try:
+        s = sizing.size_pools(pool_budget(sc.available_gib, sc.pre_load_gib, args), args, geo, draft)
+    except EngineRefusal as exc:
+        out["error"] = _refusal("sizing", exc)
+        out["sizing"] = {"S": S}
+        return out
+    out["sizing"] = {"S": S, "K": s.max_mamba_cache_size, "branch": s.state.branch,
+                     "kv_budget_bytes": s.kv_budget_bytes, "max_total_num_tokens": s.max_total_num_tokens,
+                     "max_running_requests": s.max_running_requests}
+    return out

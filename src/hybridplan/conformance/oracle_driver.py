@@ -1,0 +1,382 @@
+"""Engine side of the conformance suite: drives sglang's own code on CPU with stand-in runtime contexts.
+
+Executed by the *oracle* interpreter (a venv with sglang and CPU torch), never imported by hybridplan:
+`python oracle_driver.py < scenarios.jsonl > results.jsonl`. One JSON scenario per input line, one JSON
+result per output line; the first output line is a header naming the engine version (or why there is none).
+
+Stand-ins, each the smallest the engine's code needs to run off a GPU:
+- import-only modules the sized code never calls (vision, kernels, tokenizers) are empty stub modules;
+- torch.cuda answers as one GPU of ORACLE_GPU_MIB MiB (sm90), so platform detection and memory defaults
+  take their CUDA paths;
+- the memory profile (free memory `available_gib`) is the scenario's, and the PP MIN collective is a
+  MIN over the stages computed in-process.
+Everything else (argument resolution, ModelConfig, mambaish_config, the pool configurators) is the engine's.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import json
+import logging
+import os
+import sys
+import types
+
+# Import-only dependencies: imported at module level by sglang/transformers, never called on the sizing paths.
+STUB_PACKAGES = ("torchvision", "tvm_ffi", "sentencepiece", "gguf", "sgl_kernel")
+GPU_MIB = int(os.environ.get("ORACLE_GPU_MIB", "143771"))
+
+RESOLVED_FIELDS = (
+    "mamba_radix_cache_strategy", "disable_overlap_schedule", "disable_radix_cache", "speculative_algorithm",
+    "speculative_num_draft_tokens", "speculative_num_steps", "speculative_eagle_topk", "max_running_requests",
+    "page_size", "mamba_ssm_dtype", "kv_cache_dtype", "context_length", "chunked_prefill_size",
+    "max_mamba_cache_size", "mamba_full_memory_ratio", "mem_fraction_static",
+)
+BRANCH_BY_SOURCE = {
+    "mamba_pool.per_dp_shard": "max_mamba_cache_size",
+    "mamba_pool.from_max_running_requests": "max_running_requests",
+    "mamba_pool.memory_budget_spec": "ratio",
+    "mamba_pool.memory_budget": "ratio",
+}
+
+
+class _StubMeta(type):
+    def __getattr__(cls, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _StubMeta(name, (object,), {})
+
+
+class _StubModule(types.ModuleType):
+    """Any attribute is another stub; a CamelCase one is a class; calling it passes a decorated function through."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name[:1].isupper():
+            cls = _StubMeta(name, (object,), {"__module__": self.__name__})
+            setattr(self, name, cls)
+            return cls
+        child = _StubModule(f"{self.__name__}.{name}")
+        child.__path__ = []
+        return child
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and callable(args[0]) and not kwargs:
+            return args[0]
+        return self
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in STUB_PACKAGES:
+            try:  # a real install wins
+                if name == name.split(".")[0] and importlib.machinery.PathFinder.find_spec(name) is not None:
+                    return None
+            except (ImportError, ValueError):
+                pass
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        mod = _StubModule(spec.name)
+        mod.__path__ = []
+        mod.__version__ = "0.0.0"
+        return mod
+
+    def exec_module(self, module):
+        pass
+
+
+def _fake_cuda(torch) -> None:
+    """torch.cuda as one sm90 GPU with GPU_MIB MiB, all of it free."""
+
+    class _Props:
+        name = "NVIDIA H200"
+        major, minor = 9, 0
+        total_memory = GPU_MIB << 20
+        multi_processor_count = 132
+
+    torch.cuda.is_available = lambda: True
+    torch.cuda.device_count = lambda: 1
+    torch.cuda.get_device_capability = lambda *a, **k: (9, 0)
+    torch.cuda.get_device_name = lambda *a, **k: _Props.name
+    torch.cuda.get_device_properties = lambda *a, **k: _Props()
+    torch.cuda.mem_get_info = lambda *a, **k: (GPU_MIB << 20, GPU_MIB << 20)
+    torch.cuda.current_device = lambda: 0
+    torch.cuda.set_device = lambda *a, **k: None
+    torch.version.cuda = torch.version.cuda or "12.9"
+
+
+def _dtype_name(dtype) -> str | None:
+    return None if dtype is None else str(dtype).replace("torch.", "")
+
+
+def _plain(value):
+    """JSON-safe: enums and dtypes by name."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    name = getattr(value, "value", None)
+    if isinstance(name, (str, int)):
+        return name
+    return str(value).replace("torch.", "")
+
+
+def _error(stage: str, exc: BaseException) -> dict:
+    if os.environ.get("ORACLE_TRACEBACK"):
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    if isinstance(exc, SystemExit):
+        return {"stage": stage, "type": "SystemExit", "message": "argparse error"}
+    return {"stage": stage, "type": type(exc).__name__, "message": str(exc)}
+
+
+class Engine:
+    """The engine's modules, imported once."""
+
+    def __init__(self):
+        import torch
+
+        _fake_cuda(torch)
+        logging.disable(logging.CRITICAL)
+        import sglang
+        from sglang.srt.arg_groups.overrides import resolution_result
+        from sglang.srt.configs.hybrid_arch import mambaish_config
+        from sglang.srt.configs.load_config import LoadConfig
+        from sglang.srt.configs.model_config import AttentionArch, ModelConfig
+        from sglang.srt.distributed.utils import get_pp_indices
+        from sglang.srt.mem_cache import kv_cache_configurator as kvc_mod
+        from sglang.srt.mem_cache import kv_cache_dtype
+        from sglang.srt.model_executor.model_runner_components.kv_pool_runtime import is_post_capture_kv_active
+        from sglang.srt.model_executor.model_runner_components.layer_setup import ModelLayerInfo
+        from sglang.srt.model_executor.model_runner_components.spec_aux_hidden_state import (
+            resolve_spec_aux_hidden_state_config,
+        )
+        from sglang.srt.model_executor.pool_configurator import create_memory_pool_configurator
+        from sglang.srt import runtime_context as rc
+        from sglang.srt.server_args import prepare_server_args
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+        self.torch = torch
+        self.version = getattr(sglang, "__version__", "unknown")
+        self.__dict__.update({k: v for k, v in locals().items() if k != "self"})
+
+    # ------------------------------------------------------------------------------------------ one scenario
+
+    def run(self, sc: dict) -> dict:
+        out: dict = {"id": sc["id"]}
+        try:
+            server_args = self.prepare_server_args(list(sc["argv"]))
+        except BaseException as exc:  # argparse exits
+            out["error"] = _error("parse", exc)
+            return out
+        try:
+            server_args.resolve_once()
+        except Exception as exc:
+            out["error"] = _error("resolve", exc)
+            return out
+        self.rc.publish(server_args, role="scheduler")
+        # no process groups are built: the WORLD group is a handle nothing is sent over
+        self.rc.get_parallel().override_permanently(world_group=types.SimpleNamespace(cpu_group=None))
+        out["resolved"] = {f: _plain(self.resolution_result(server_args, f, None)) for f in RESOLVED_FIELDS}
+        par = self.rc.get_parallel()
+        out["resolved"].update(attn_tp_size=par.attn_tp_size, attn_dp_size=par.attn_dp_size, pp_size=par.pp_size)
+        try:
+            model_config = self.ModelConfig.from_server_args(server_args)
+            out["geometry"] = self.geometry(model_config, sc)
+        except Exception as exc:
+            out["error"] = _error("model", exc)
+            return out
+        try:
+            kvcs = self.configurators(server_args, model_config)
+            out["kv"] = self.kv(kvcs)
+        except Exception as exc:
+            out["error"] = _error("kv", exc)
+            return out
+        if sc.get("available_gib") is not None:
+            try:
+                out["sizing"] = self.size(kvcs, sc["available_gib"], sc["pre_load_gib"])
+            except Exception as exc:
+                out["error"] = _error("sizing", exc)
+                out["sizing"] = {"S": self._safe_ratio(kvcs[0])}
+                return out
+        try:
+            self.req_pool_guards(kvcs[0])
+        except Exception as exc:
+            out["error"] = _error("pool", exc)
+        return out
+
+    def req_pool_guards(self, kvc) -> None:
+        """The checks _build_hybrid_req_pool makes before allocating (the pool itself is a no-op stand-in)."""
+        real = self.kvc_mod.HybridReqToTokenPool
+        self.kvc_mod.HybridReqToTokenPool = lambda **kwargs: None
+        try:
+            kvc._build_hybrid_req_pool(max_num_reqs=1, extra_max_context_len=0)
+        finally:
+            self.kvc_mod.HybridReqToTokenPool = real
+
+    def geometry(self, model_config, sc: dict) -> dict:
+        """ModelConfig fields and mambaish_config(...).mamba2_cache_params."""
+        mamba = self.mambaish_config(model_config)
+        params = mamba.mamba2_cache_params
+        return {
+            "conv": [list(c) for c in params.shape.conv],
+            "temporal": list(params.shape.temporal),
+            "linear_layer_ids": list(params.layers),
+            "full_attention_layer_ids": list(mamba.full_attention_layer_ids),
+            "mamba_cache_per_req": int(params.mamba_cache_per_req),
+            "replayssm_ring_bytes_per_req": int(params.replayssm_ring_bytes_per_req(record_len=sc.get("record_len", 8))),
+            "conv_dtype": _dtype_name(params.dtype.conv),
+            "ssm_dtype": _dtype_name(params.dtype.temporal),
+            "context_len": int(model_config.context_len),
+            "dtype": _dtype_name(model_config.dtype),
+            "num_nextn_predict_layers": model_config.num_nextn_predict_layers,
+            "is_multimodal": bool(model_config.is_multimodal),
+        }
+
+    def _model_standin(self, model_config):
+        """The loaded model as configure_kv_cache_dtype reads it: only its quant_config (kv_cache_quant_algo).
+
+        The engine's own get_quant_config builds it; where a bundled checkpoint's quant files are trimmed so
+        the method's from_config cannot run, it runs on the sidecar with the missing group_size filled in.
+        """
+        if model_config.quantization is None:
+            return None
+        from sglang.srt.model_loader.weight_utils import get_quant_config
+
+        try:
+            quant = get_quant_config(model_config, self.LoadConfig(), {}, None)
+        except ValueError:
+            quant = self._trimmed_modelopt_config(model_config)
+        return types.SimpleNamespace(quant_config=quant)
+
+    def _trimmed_modelopt_config(self, model_config):
+        """ModelOpt's from_config on a bundled hf_quant_config.json that was trimmed of its group_size."""
+        from sglang.srt.layers.quantization import get_quantization_config
+
+        with open(os.path.join(model_config.model_path, "hf_quant_config.json")) as f:
+            raw = json.load(f)
+        raw.setdefault("quantization", {}).setdefault("group_size", 16)
+        return get_quantization_config(model_config.quantization).from_config(raw)
+
+    def configurators(self, server_args, model_config) -> list:
+        """One KVCacheConfigurator per PP stage, built as ModelRunner.init_kv_cache_configurator does."""
+        spec = self.rc.get_spec()
+        algo = self.SpeculativeAlgorithm.from_string(spec.speculative_algorithm)
+        aux = self.resolve_spec_aux_hidden_state_config(
+            server_args=server_args, model_config=model_config, spec_algorithm=algo, is_draft_worker=False)
+        model = self._model_standin(model_config)
+        resolved, kv_dtype = self.kv_cache_dtype.configure_kv_cache_dtype(
+            server_args_kv_cache_dtype=self.rc.get_model().kv_cache_dtype, model=model, model_dtype=model_config.dtype,
+            is_draft_worker=False, is_dflash=algo.is_dflash_family(),
+            speculative_draft_attention_backend=spec.speculative_draft_attention_backend,
+            speculative_draft_kv_cache_dtype=spec.speculative_draft_kv_cache_dtype)
+        par = self.rc.get_parallel()
+        pp = par.pp_size
+        post_capture = self.is_post_capture_kv_active(server_args=server_args, is_draft_worker=False,
+                                                       spec_algorithm=algo, token_to_kv_pool_allocator=None)
+        out = []
+        for rank in range(pp):
+            start, end = self.get_pp_indices(model_config.num_hidden_layers, rank, pp)
+            layer_info = self.ModelLayerInfo(start_layer=start, end_layer=end, num_effective_layers=end - start)
+            out.append(self.kvc_mod.KVCacheConfigurator(
+                device="cuda", gpu_id=0, attn_dp_size=par.attn_dp_size, pp_size=pp, pp_group=None, model=model,
+                model_config=model_config, server_args=server_args, kv_cache_dtype=kv_dtype,
+                kv_cache_dtype_str=resolved if resolved is not None else self.rc.get_model().kv_cache_dtype,
+                model_dtype=model_config.dtype, page_size=self.rc.get_schedule().page_size,
+                sliding_window_size=model_config.sliding_window_size, spec_algorithm=algo, is_draft_worker=False,
+                post_capture_kv_active=post_capture, spec_aux_config=aux, is_hybrid_swa=model_config.is_hybrid_swa,
+                is_hybrid_swa_compress=model_config.is_hybrid_swa_compress,
+                use_mla_backend=model_config.attention_arch == self.AttentionArch.MLA, layer_info=layer_info,
+                forward_stream=None, req_to_token_pool=None, token_to_kv_pool_allocator=None, memory_pool_config=None))
+        return out
+
+    def kv(self, kvcs: list) -> dict:
+        """Per stage: the target cell (_compute_cell_size) and the cell with the draft KV folded in (__init__)."""
+        targets, totals = [], []
+        for kvc in kvcs:
+            pc = self.create_memory_pool_configurator(kvc)
+            mamba = self.mambaish_config(kvc.model_config)
+            layers = [i for i in mamba.full_attention_layer_ids
+                      if kvc.layer_info.start_layer <= i < kvc.layer_info.end_layer]
+            targets.append(int(pc._compute_cell_size(kvc, len(layers))))
+            totals.append(int(pc._cell_size))
+        k0 = kvcs[0]
+        return {"kv_torch_dtype": _dtype_name(k0.kv_cache_dtype), "target_cells": targets, "cells": totals,
+                "post_capture_kv_active": bool(k0.post_capture_kv_active)}
+
+    def _safe_ratio(self, kvc):
+        try:
+            return kvc._calculate_mamba_ratio()
+        except Exception:
+            return None
+
+    def size(self, kvcs: list, available_gib: float, pre_load_gib: float) -> dict:
+        """_resolve_memory_pool_config with the profile stood in: budget, K, T, max running requests."""
+        kvc = kvcs[0]
+        self.kvc_mod.get_available_gpu_memory = lambda *a, **k: available_gib
+        S = kvc._calculate_mamba_ratio()
+        log_before = len(self.rc.get_context().overrides_log())
+        available_bytes = kvc._profile_available_bytes(pre_load_gib)
+        sources = [s for s, _ in self.rc.get_context().overrides_log()[log_before:]]
+        branch = next((BRANCH_BY_SOURCE[s] for s in sources if s in BRANCH_BY_SOURCE), None)
+        K = self.rc.get_schedule().max_mamba_cache_size
+        page = self.rc.get_schedule().page_size
+        if len(kvcs) > 1:  # the PP MIN all-reduce of _apply_token_constraints, over this process's stages
+            user = self.rc.get_schedule().max_total_tokens
+            caps = []
+            for k in kvcs:
+                t = self.create_memory_pool_configurator(k).calculate_pool_sizes(available_bytes, page).max_total_num_tokens
+                caps.append(min(t, user) if user is not None else t)
+            floor = min(caps)
+
+            def all_reduce(tensor, *a, **k):
+                tensor.fill_(min(int(tensor.item()), floor))
+
+            self.torch.distributed.all_reduce = all_reduce
+        config = kvc.config_from_budget(available_bytes)
+        mrr = kvc.resolve_max_num_reqs(config.max_total_num_tokens)
+        return {"S": S, "K": K, "branch": branch, "kv_budget_bytes": int(available_bytes),
+                "max_total_num_tokens": int(config.max_total_num_tokens), "max_running_requests": int(mrr)}
+
+
+def _reset_env(base: dict, env: dict) -> None:
+    """The process env as it started plus this scenario's variables (resolution exports some flags to the env)."""
+    os.environ.clear()
+    os.environ.update(base)
+    os.environ.update(env)
+
+
+def main() -> int:
+    sys.meta_path.insert(0, _StubFinder())
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr  # engine prints go to stderr; stdout carries only JSON lines
+    try:
+        engine = Engine()
+    except Exception as exc:  # no usable engine in this interpreter
+        real_stdout.write(json.dumps({"header": True, "engine": None, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
+        return 2
+    real_stdout.write(json.dumps({"header": True, "engine": "sglang", "version": engine.version,
+                                  "gpu_mib": GPU_MIB, "python": sys.version.split()[0]}) + "\n")
+    real_stdout.flush()
+    base_env = dict(os.environ)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        sc = json.loads(line)
+        _reset_env(base_env, sc.get("env", {}))
+        try:
+            result = engine.run(sc)
+        except Exception as exc:  # the driver itself failed on this scenario
+            result = {"id": sc.get("id"), "error": _error("driver", exc)}
+        real_stdout.write(json.dumps(result, default=str) + "\n")
+        real_stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

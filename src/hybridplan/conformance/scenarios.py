@@ -1,0 +1,171 @@
+"""Deterministic, seeded launch scenarios for the conformance suite.
+
+Every model directory is covered round-robin; each scenario then samples parallelism (TP, attention DP, PP),
+the radix strategy, overlap and SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK, state and KV dtypes, a speculative
+algorithm (with or without a draft path, ReplaySSM spec-verify), the `_handle_max_mamba_cache` branch
+inputs and a memory profile from roomy down to too small, so the engine's refusals are hit too.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from hybridplan.conformance.fixtures import ModelDir
+
+GIB_PER_MIB = 1 / 1024
+
+# Draft checkpoints (catalog ids) per target, by algorithm; absent targets take the path-less algorithms only.
+_QWEN27_DRAFTS = {"DFLASH": ("SpecForge/qwen3.5-27b-dflash", "SpecForge/qwen3.6-27b-dflash", "incoai/Qwen3.8-27B-DFlash2"),
+                  "DSPARK": ("SpecForge/qwen3.6-27b-dspark", "RadixArk/Qwen3.8-27B-DSpark")}
+_QWEN35B_DRAFTS = {"DFLASH": ("SpecForge/qwen3.5-35b-a3b-dflash",), "EAGLE3": ("SpecForge/qwen3.5-35b-a3b-eagle3",)}
+DRAFTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "Qwen/Qwen3.5-27B": _QWEN27_DRAFTS, "Qwen/Qwen3.6-27B": _QWEN27_DRAFTS, "Qwen/Qwen3.8-27B": _QWEN27_DRAFTS,
+    "Qwen/Qwen3.8-27B-FP8": _QWEN27_DRAFTS, "RadixArk/Qwen3.8-27B-NVFP4": _QWEN27_DRAFTS,
+    "RadixArk/Qwen3.8-27B-NVFP4-BF16-LMHead": _QWEN27_DRAFTS, "nvidia/Qwen3.8-27B-NVFP4": _QWEN27_DRAFTS,
+    "nvidia/Qwen3.6-27B-NVFP4": _QWEN27_DRAFTS,
+    "Qwen/Qwen3.5-35B-A3B": _QWEN35B_DRAFTS, "Qwen/Qwen3.6-35B-A3B": _QWEN35B_DRAFTS,
+    "nvidia/Qwen3.6-35B-A3B-NVFP4": _QWEN35B_DRAFTS,
+    "Qwen/Qwen3.5-9B": {"DFLASH": ("SpecForge/qwen3.5-4b-dflash",)},
+    "Qwen/Qwen3-Next-80B-A3B-Thinking": {"EAGLE3": ("SpecForge/qwen3-next-80b-a3b-eagle3",)},
+    "Qwen/Qwen3-Next-80B-A3B-Instruct": {"EAGLE3": ("SpecForge/qwen3-next-80b-a3b-eagle3",)},
+    "moonshotai/Kimi-K3": {"DSPARK": ("SpecForge/kimi-k3-dspark", "RadixArk/Kimi-K3-DSpark")},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scenario:
+    """One launch command and memory profile, given to both sides."""
+
+    id: str
+    model: str  # ModelDir key
+    argv: tuple[str, ...]  # the engine's flags (after the launcher), --model-path first
+    env: tuple[tuple[str, str], ...] = ()
+    available_gib: float | None = None  # free memory when the KV pool is sized (A); None: no sizing
+    pre_load_gib: float | None = None  # pre_model_load_memory (P)
+    record_len: int = 8  # ReplaySSM ring length the geometry check prices
+    tags: tuple[str, ...] = ()  # what was sampled, for the tally
+
+    def payload(self) -> dict:
+        """The JSON object the oracle driver reads."""
+        return {"id": self.id, "argv": list(self.argv), "env": dict(self.env), "available_gib": self.available_gib,
+                "pre_load_gib": self.pre_load_gib, "record_len": self.record_len}
+
+
+def _pick(rng: random.Random, weighted: list[tuple[object, float]]):
+    values, weights = zip(*weighted)
+    return rng.choices(values, weights=weights, k=1)[0]
+
+
+def _spec(rng: random.Random, model: ModelDir, models: dict[str, ModelDir], argv: list, tags: list) -> str | None:
+    """A speculative algorithm and its flags; returns the algorithm name (None for none)."""
+    drafts = DRAFTS.get(model.key, {})
+    choices: list[tuple[object, float]] = [(None, 40), ("EAGLE", 8), ("NEXTN", 8), ("NGRAM", 5), ("REPLAY", 6),
+                                           ("DFLASH-nopath", 1), ("DSPARK-nopath", 1), ("EAGLE3", 4)]
+    choices += [(algo, 12) for algo in drafts]
+    algo = _pick(rng, choices)
+    if algo is None:
+        return None
+    if algo == "REPLAY":
+        tags.append("replayssm_spec")
+        argv += ["--enable-linear-replayssm-spec", "--linear-attn-decode-backend", "triton",
+                 "--max-running-requests", str(rng.choice([8, 32, 64]))]
+        algo = rng.choice(["EAGLE", "NEXTN"] + list(drafts))
+        if "--mamba-radix-cache-strategy" not in argv and rng.random() < 0.5:
+            argv += ["--mamba-radix-cache-strategy", "no_buffer", "--disable-overlap-schedule"]
+    if algo.endswith("-nopath"):
+        algo = algo.split("-")[0]
+        argv += ["--speculative-algorithm", algo]
+        tags.append(f"spec:{algo}:no-path")
+        return algo
+    argv += ["--speculative-algorithm", algo]
+    path = drafts.get(algo)
+    if path:
+        argv += ["--speculative-draft-model-path", models[rng.choice(path)].path]
+        tags.append(f"spec:{algo}:draft")
+    else:
+        tags.append(f"spec:{algo}")
+    if algo in ("EAGLE", "NEXTN", "EAGLE3") and rng.random() < 0.5:
+        steps, topk = rng.choice([(1, 1), (2, 1), (3, 1), (5, 1), (3, 4)])
+        argv += ["--speculative-num-steps", str(steps), "--speculative-eagle-topk", str(topk),
+                 "--speculative-num-draft-tokens", str(rng.choice([steps + 1, 8]))]
+    elif algo == "DFLASH" and rng.random() < 0.4:
+        argv += ["--speculative-dflash-block-size", str(rng.choice([4, 8, 16]))]
+    elif algo == "DSPARK" and rng.random() < 0.4:
+        argv += ["--speculative-dspark-block-size", str(rng.choice([3, 7, 15]))]
+    elif algo == "NGRAM" and rng.random() < 0.5:
+        argv += ["--speculative-num-draft-tokens", str(rng.choice([4, 8, 12]))]
+    return algo
+
+
+def generate(models: dict[str, ModelDir], n: int, seed: int = 0, gpu_mib: int = 143771) -> list[Scenario]:
+    """`n` scenarios, the same for the same (models, n, seed, gpu_mib)."""
+    rng = random.Random(seed)
+    targets = sorted(k for k, m in models.items() if not m.is_draft)
+    gpu_gib = gpu_mib * GIB_PER_MIB
+    out = []
+    for i in range(n):
+        key = targets[i % len(targets)]
+        model = models[key]
+        argv: list[str] = ["--model-path", model.path]
+        env: dict[str, str] = {}
+        tags: list[str] = []
+        tp = _pick(rng, [(1, 40), (2, 25), (4, 20), (8, 15)])
+        if tp > 1:
+            argv += ["--tp-size", str(tp)]
+        if tp > 1 and rng.random() < 0.15:
+            dp = rng.choice([d for d in (2, 4, 8) if d <= tp])
+            argv += ["--enable-dp-attention", "--dp", str(dp)]
+            tags.append("attn_dp")
+        if rng.random() < 0.12:
+            argv += ["--pp-size", str(rng.choice([2, 2, 4]))]
+            tags.append("pp")
+        radix = _pick(rng, [("auto", 40), ("extra_buffer", 15), ("extra_buffer_lazy", 10), ("no_buffer", 15),
+                            ("off", 15)])
+        tags.append(f"radix:{radix}")
+        if radix == "off":
+            argv.append("--disable-radix-cache")
+        elif radix != "auto":
+            argv += ["--mamba-radix-cache-strategy", radix]
+        if rng.random() < (0.8 if radix == "no_buffer" else 0.2):
+            argv.append("--disable-overlap-schedule")
+            tags.append("no_overlap")
+        if rng.random() < 0.25:
+            env["SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK"] = rng.choice(["1", "true", "0"])
+            tags.append("skip_decode_lock")
+        if rng.random() < 0.3:
+            argv += ["--mamba-ssm-dtype", rng.choice(["float32", "bfloat16", "float16"])]
+        if rng.random() < 0.12:
+            env["SGLANG_MAMBA_SSM_DTYPE"] = rng.choice(["float32", "bfloat16", "float16"])
+        if rng.random() < 0.1:
+            env["SGLANG_MAMBA_CONV_DTYPE"] = rng.choice(["float32", "bfloat16", "float16"])
+        kv = _pick(rng, [(None, 60), ("fp8_e4m3", 15), ("bf16", 10), ("fp8_e5m2", 10), ("bfloat16", 5)])
+        if kv:
+            argv += ["--kv-cache-dtype", kv]
+        algo = _spec(rng, model, models, argv, tags)
+        if "--max-running-requests" not in argv and rng.random() < 0.3:
+            argv += ["--max-running-requests", str(rng.choice([4, 16, 48, 64, 128, 256, 1024]))]
+        if rng.random() < 0.15:
+            argv += ["--max-mamba-cache-size", str(rng.choice([8, 64, 200, 600, 2000]))]
+        if rng.random() < 0.15:
+            argv += ["--mamba-full-memory-ratio", str(rng.choice([0.5, 0.9, 2.0, 4.0]))]
+        if rng.random() < 0.15:
+            argv += ["--page-size", str(rng.choice([16, 64, 256]))]
+        if rng.random() < 0.1:
+            argv += ["--max-total-tokens", str(rng.choice([4096, 65536, 500000]))]
+        if rng.random() < 0.1:
+            argv += ["--context-length", str(rng.choice([8192, 32768]))]
+        sized = rng.random() < 0.92
+        available = pre = None
+        if sized:
+            mfs = rng.choice([0.6, 0.75, 0.8, 0.85, 0.88, 0.9, 0.93])
+            argv += ["--mem-fraction-static", str(mfs)]
+            pre = round(gpu_gib * rng.uniform(0.97, 0.995), 4)
+            rest = _pick(rng, [(-0.5, 3), (0.05, 3), (0.4, 5), (2.0, 10), (8.0, 15), (25.0, 25), (60.0, 25),
+                               (100.0, 14)]) * rng.uniform(0.8, 1.2)
+            available = round(rest + pre * (1 - mfs), 4)
+        tags.append(f"spec:{algo or 'none'}" if not any(t.startswith("spec:") for t in tags) else "")
+        out.append(Scenario(id=f"s{seed}-{i:04d}", model=key, argv=tuple(argv), env=tuple(sorted(env.items())),
+                            available_gib=available, pre_load_gib=pre, record_len=rng.choice([4, 8, 16]),
+                            tags=tuple(t for t in tags if t)))
+    return out

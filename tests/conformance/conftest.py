@@ -1,0 +1,27 @@
+"""The oracle venv (sglang 0.5.23, CPU torch), built or reused by conformance/setup_oracle.sh."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def oracle_python() -> str:
+    """HYBRIDPLAN_ORACLE_PYTHON, else the repository's .oracle-venv (built on first use). Skips only outside CI."""
+    given = os.environ.get("HYBRIDPLAN_ORACLE_PYTHON")
+    if given:
+        return given
+    proc = subprocess.run(["bash", str(ROOT / "conformance" / "setup_oracle.sh")], capture_output=True, text=True,
+                          timeout=1500)
+    if proc.returncode != 0:
+        why = f"the oracle venv could not be built: {proc.stderr.strip().splitlines()[-1:]}"
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+    return proc.stdout.strip().splitlines()[-1]
