@@ -157,7 +157,7 @@ class Planner:
         mfs = min(mfs, MAX_FRACTION)
         loaded = replace(loaded, args=with_args(loaded.args, mem_fraction_static=mfs))
         tl = build(loaded.args, loaded.geometry, gpu=gpu, weights=weights, version=self.t.version)
-        g = rt.geometry_of(loaded)
+        g = rt.sizes_of(loaded)
         pin = rt.pin_for(C, g)
         if tl.available_gib.value <= 0:
             return Outcome(candidate=c, fits=False, timeline=tl, mem_fraction=mfs, reason=(
@@ -200,7 +200,7 @@ class Planner:
         except EngineRefusal:
             return None
         weights = self.weights(loaded)
-        g = rt.geometry_of(loaded)
+        g = rt.sizes_of(loaded)
 
         def fits(m: float) -> bool:
             args = with_args(loaded.args, mem_fraction_static=m)

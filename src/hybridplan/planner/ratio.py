@@ -31,7 +31,7 @@ def ratio_text(x: float) -> str:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Geometry:
+class Sizes:
     """The per-rank numbers the balance depends on, as the engine computes them."""
 
     S: int
@@ -44,7 +44,7 @@ class Geometry:
     branch: str  # which _handle_max_mamba_cache branch the command takes
 
 
-def geometry_of(loaded) -> Geometry:
+def sizes_of(loaded) -> Sizes:
     from hybridplan.engine.sglang_0_5_23 import sizing
 
     args, geo = loaded.args, loaded.geometry
@@ -63,11 +63,11 @@ def geometry_of(loaded) -> Geometry:
         branch = "max_running_requests"
     else:
         branch = "ratio"
-    return Geometry(S=S, D=D, per_slot=per, cell=cell.total, cell_target=cell.target, dp=args["attn_dp_size"],
+    return Sizes(S=S, D=D, per_slot=per, cell=cell.total, cell_target=cell.target, dp=args["attn_dp_size"],
                     dcp=args["dcp_size"], branch=branch)
 
 
-def continuous_ratio(g: Geometry, L: int, cell: int | None = None) -> float | None:
+def continuous_ratio(g: Sizes, L: int, cell: int | None = None) -> float | None:
     """The engine's balance point without integer effects; None when there is no KV side (pure state models)."""
     c = g.cell if cell is None else cell
     if c <= 0:
@@ -75,7 +75,7 @@ def continuous_ratio(g: Geometry, L: int, cell: int | None = None) -> float | No
     return (g.S + g.D) * g.per_slot / (L * c)
 
 
-def pin_for(C: int, g: Geometry) -> int:
+def pin_for(C: int, g: Sizes) -> int:
     """The smallest --max-mamba-cache-size that admits C requests: the engine divides the flag by attn_dp_size and
     caps requests at K // S per rank (resolve_max_num_reqs); the +1 padding row is allocated on top, not counted."""
     return math.ceil(C / g.dp) * g.S * g.dp
@@ -104,7 +104,7 @@ class Point:
 class Search:
     """The engine's own sizing as a function of the ratio (and of K, by inverting the ratio branch)."""
 
-    def __init__(self, loaded, budget, g: Geometry, L: int):
+    def __init__(self, loaded, budget, g: Sizes, L: int):
         from hybridplan.engine.sglang_0_5_23 import sizing
 
         self.sizing = sizing
@@ -154,10 +154,10 @@ class Search:
         if need >= rest:
             return math.inf
         r = need / (rest - need)
-        for _ in range(60):
+        for step in range(60):  # float rounding in B = rest x r/(1+r) can land one slot short: nudge up
             if self.at(r).K >= K:
                 return r
-            r = math.nextafter(r, math.inf) if _ < 4 else r * (1 + 1e-12 * 2 ** _)
+            r += max(r * 1e-15, 1e-18) * 2 ** step
         return math.inf
 
 
@@ -255,7 +255,7 @@ def pool_split(loaded, budget, args) -> dict:
     return sizing_payload(replace(loaded, args=args), budget)
 
 
-def pin_needs(loaded, pin: int, C: int, L: int, g: Geometry) -> dict:
+def pin_needs(loaded, pin: int, C: int, L: int, g: Sizes) -> dict:
     """Bytes one rank needs for the pin: the state pool with its padding row, the verify scratch, C x L KV tokens."""
     from hybridplan.engine.sglang_0_5_23.sizing import handle_max_mamba_cache
 
@@ -266,7 +266,7 @@ def pin_needs(loaded, pin: int, C: int, L: int, g: Geometry) -> dict:
             "total_bytes": plan.state_bytes + plan.spec_scratch_bytes + kv}
 
 
-def pin_check(loaded, budget, pin: int, C: int, L: int, g: Geometry) -> dict:
+def pin_check(loaded, budget, pin: int, C: int, L: int, g: Sizes) -> dict:
     """Whether the engine starts with the pin and serves C requests of L tokens, and if not, why (in numbers)."""
     from hybridplan.engine.sglang_0_5_23.sizing import size_pools
 
