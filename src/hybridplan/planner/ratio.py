@@ -327,7 +327,7 @@ def balanced_ratio(command: LaunchCommand | str, *, request_length: int, concurr
 
     card = lookup(gpu) if isinstance(gpu, str) else gpu
     loaded = _loaded(command, card, version)
-    g = geometry_of(loaded)
+    g = sizes_of(loaded)
     L, C = int(request_length), int(concurrency)
     r_c = continuous_ratio(g, L)
     r_docs = continuous_ratio(g, L, g.cell_target)
