@@ -2,92 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hybridplan.cookbook.source import Unreadable
 from hybridplan.cookbook.validate import check_paths, check_text
 
 # A small page in the bundled pages' style (two Qwen3.8-27B cells); each test breaks one thing.
-PAGE = """\
-id: seeded
-model: Qwen3.8-27B
-supported_hardware: [h200, rtx5090]
-match_dims:
-  - id: quant
-    title: Quantization
-    options:
-      - {id: fp8, label: FP8}
-      - {id: nvfp4-fp4-head, label: NVFP4-FP4-Head}
-overlay_dims:
-  - id: spec
-    title: Speculative Decoding
-    default: none
-    options:
-      - {id: none, label: None}
-      - id: eagle
-        label: EAGLE
-        flags:
-          - --speculative-algorithm EAGLE
-          - --speculative-num-steps 3
-          - --speculative-eagle-topk 1
-          - --speculative-num-draft-tokens 4
-          - when: {equals: {hw: rtx5090}}
-            then: [--mem-fraction-static 0.94, --enable-linear-replayssm-spec]
-        strip:
-          - when: {equals: {hw: rtx5090}}
-            then: [--mem-fraction-static]
-        disabled:
-          when: {all: [{equals: {hw: rtx5090}}, {not: {prefix: {quant: nvfp4}}}]}
-          reason: the MTP head only fits on top of the NVFP4 weights
-  - id: ssm-dtype
-    title: Mamba SSM Dtype
-    default: float32
-    options:
-      - {id: float32, label: float32, flags: [--mamba-ssm-dtype float32]}
-      - {id: bfloat16, label: bfloat16, flags: [--mamba-ssm-dtype bfloat16]}
-no_cell:
-  - when: {all: [{equals: {hw: h200}}, {prefix: {quant: nvfp4}}]}
-    reason: H200 has no FP4 tensor cores
-    unsupported: true
-cells:
-  - match: {hw: h200, quant: fp8}
-    flags:
-      - --trust-remote-code
-      - --model-path {{MODEL_NAME}}
-      - --kv-cache-dtype fp8_e4m3
-      - --mem-fraction-static 0.85
-      - --host {{HOST_IP}}
-      - --port {{PORT}}
-    verification:
-      status: verified
-      build: 1cf2b8c54d81802abc15dcf23a29b9cc687bc01e
-      measurements:
-        - {protocol: ISL 8192 / OSL 1024 at concurrency 1, workload: {isl: 8192, osl: 1024}}
-  - match: {hw: rtx5090, quant: nvfp4-fp4-head}
-    flags:
-      - --trust-remote-code
-      - --model-path {{MODEL_NAME}}
-      - --kv-cache-dtype fp8_e4m3
-      - --mem-fraction-static 0.9
-      - --max-running-requests 1
-      - --cuda-graph-max-bs-decode 1
-      - --host {{HOST_IP}}
-      - --port {{PORT}}
-    verification:
-      status: verified
-      build: 1cf2b8c54d81802abc15dcf23a29b9cc687bc01e
-      measurements:
-        - {protocol: ISL 8192 / OSL 1024 at concurrency 1, workload: {isl: 8192, osl: 1024}}
-model_names:
-  - {when: {equals: {quant: fp8}}, value: Qwen/Qwen3.8-27B-FP8}
-  - {when: {equals: {quant: nvfp4-fp4-head}}, value: RadixArk/Qwen3.8-27B-NVFP4}
-placeholders:
-  HOST_IP: {default: 0.0.0.0}
-  PORT: {default: "30000"}
-workload: {request_length: 5120, concurrency: 64}
-install:
-  commit: 1cf2b8c54d81802abc15dcf23a29b9cc687bc01e
-"""
+PAGE = (Path(__file__).parent / "seeded.yaml").read_text()
 
 
 def line_of(text: str, needle: str, nth: int = 1) -> int:
@@ -232,7 +155,7 @@ def test_schema_errors_and_unreadable_files(tmp_path):
     broken.write_text("id: [unclosed\n")
     report = check_paths([str(bad)])
     assert report.exit_code == 1 and {f.rule for f in report.findings} == {"schema"}
-    assert report.findings[0].line == 5
+    assert report.findings[0].line == line_of(PAGE, "  - id: quant")
     report = check_paths([str(tmp_path)])
     assert report.exit_code == 2 and len(report.unreadable) == 1 and "broken.yaml:2: not valid YAML" in report.unreadable[0]
     assert check_paths([str(tmp_path / "missing.yaml")]).exit_code == 2

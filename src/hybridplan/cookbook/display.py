@@ -87,9 +87,12 @@ def print_matrix(m: dict, console: Console | None = None) -> None:
 
 def print_report(report, console: Console | None = None) -> None:
     """`check` output: one line per finding (`file:line: severity [rule] message`), then a summary."""
+    from rich.markup import escape
+
     c = _console(console)
     style = {"error": "red", "warning": "yellow", "info": "cyan"}
     for f in report.findings:
-        c.print(f"{f.where}: [{style[f.severity]}]{f.severity}[/] [{f.rule}] {f.message}", highlight=False,
-                markup=True)
+        sel = " (" + " ".join(f"{k}={v}" for k, v in f.selection.items()) + ")" if f.selection else ""
+        c.print(f"{escape(f.where)}: [{style[f.severity]}]{f.severity}[/] {escape(f'[{f.rule}]')} "
+                f"{escape(f.message + sel)}", highlight=False)
     c.print(report.summary())

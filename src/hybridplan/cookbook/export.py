@@ -75,7 +75,8 @@ def export_markdown(page: Page) -> str:
                   *page.install.pip, "```", ""]
     lines += ["## Cells", ""]
     combos = S.combinations(match_rows)
-    lines.append("| hardware | " + " | ".join(" / ".join(c.values()) for c in combos) + " |")
+    varying = [r.id for r in match_rows if len(r.options) > 1]
+    lines.append("| hardware | " + " | ".join(" / ".join(c[d] for d in varying) or "cell" for c in combos) + " |")
     lines.append("|---" * (len(combos) + 1) + "|")
     for hw in page.hardware:
         cells = []
@@ -85,8 +86,9 @@ def export_markdown(page: Page) -> str:
             if ref is None:
                 cells.append("— " + _md_escape(S.no_cell_reason(page, sel)[0]))
             else:
-                cells.append(BADGE_LABELS[ref.cell.verification.status] + (
-                    " (varies)" if ref.cell.verification.rules else ""))
+                v = ref.cell.verification
+                cells.append("; ".join([BADGE_LABELS[v.status]] + [
+                    f"{BADGE_LABELS[r.status]} when {describe(r.when)}" for r in v.rules]))
         lines.append(f"| {hw.label} | " + " | ".join(cells) + " |")
     lines += ["", "## Overlay rules", ""]
     for row in rows:

@@ -34,7 +34,12 @@ class RatioResult:
         return {"mamba_full_memory_ratio": self.value, "text": self.text, "docs_calculator_text": self.docs_text,
                 "max_mamba_cache_size_pin": self.pin,
                 "slots_per_request": self.slots_per_request,
-                "draft_states_per_request": self.draft_states_per_request, "error": self.error}
+                "draft_states_per_request": self.draft_states_per_request,
+                "state_bytes_per_slot": self.detail.get("state_bytes_per_slot"),
+                "kv_bytes_per_token": self.detail.get("kv_bytes_per_token"),
+                "kv_bytes_per_token_target": self.detail.get("kv_bytes_per_token_target"),
+                "request_length": self.detail.get("request_length"), "concurrency": self.detail.get("concurrency"),
+                "formula": self.detail.get("formula", {}).get("text"), "error": self.error}
 
 
 @lru_cache(maxsize=4096)
