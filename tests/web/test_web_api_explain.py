@@ -116,3 +116,29 @@ def test_any_budget_matches_the_cli(client, cli_json, budget):
     code, expected = cli_json(*_cli_args(command, budget))
     res = client.post("/api/explain", json={"command": command, "pool_budget_gib": budget})
     assert res.json() == expected and res.status_code == {0: 200, 3: 422}[code]
+
+
+@pytest.mark.parametrize("extra", [
+    {"gpu": "h200"},
+    {"gpu": "rtx5090", "gpu_memory_gib": 31.5},
+    {"available_gib": 14.08, "pre_load_gib": 22.93},
+    {"gpu": "h100-80gb", "weights_gib": 29.0},
+])
+def test_memory_timeline_matches_the_cli(client, cli_json, extra):
+    command = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-9B --mem-fraction-static 0.8"
+    flags = {"gpu": "--gpu", "gpu_memory_gib": "--gpu-memory-gib", "available_gib": "--available-gib",
+             "pre_load_gib": "--pre-load-gib", "weights_gib": "--weights-gib"}
+    argv = ["explain", "--json"] + [a for k, v in extra.items() for a in (flags[k], str(v))]
+    code, expected = cli_json(*argv, "--", *shlex.split(command))
+    res = client.post("/api/explain", json={"command": command, **extra})
+    assert res.json() == expected and res.status_code == {0: 200, 3: 422}[code]
+    b = res.json()["memory"]["breakdown"]
+    parts = [v for k, v in b.items() if k.endswith("_gib") and k != "capacity_gib" and v is not None]
+    if b["capacity_gib"] is not None:  # on a card the parts add up to it
+        assert sum(parts) == pytest.approx(b["capacity_gib"])
+    assert b["kv_pool_gib"] * (1 << 30) == res.json()["allocated"]["kv_bytes"]
+
+
+def test_unknown_gpu_is_bad_input(client):
+    res = client.post("/api/explain", json={"command": Q27, "gpu": "tpu9"})
+    assert res.status_code == 400 and "unknown GPU 'tpu9'" in res.json()["error"]["message"]

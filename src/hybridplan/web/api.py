@@ -9,7 +9,8 @@ from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
 
 from hybridplan.web.errors import STATUS_FOR_EXIT
-from hybridplan.web.schemas import ID_PATTERN, ExplainRequest, LogCheckRequest, LogParseRequest, RatioRequest, RenderRequest
+from hybridplan.web.schemas import (ID_PATTERN, ExplainRequest, LogCheckRequest, LogParseRequest, PlanRequest,
+                                   RatioRequest, RenderRequest)
 
 ERROR_SCHEMA = {"type": "object", "properties": {"error": {"type": "object", "properties": {
     "message": {"type": "string"}, "type": {"type": "string"}, "rule": {"type": "string"}}}}}
@@ -38,11 +39,53 @@ def payload(result: dict) -> CliJSON:
 
 @router.post("/explain", responses=ERRORS, summary="hybridplan explain --json")
 def explain(req: ExplainRequest) -> CliJSON:
-    """What the engine will allocate for a launch command, and why (the `explain --json` object)."""
+    """What the engine will allocate for a launch command, and why (the `explain --json` object); with a GPU or a
+    boot log's A and P, also the memory timeline and where the card's memory goes (`memory`)."""
     from hybridplan.engine.command import parse_command
     from hybridplan.explain import explain as run
+    from hybridplan.hardware.catalog import from_options
 
-    return payload(run(parse_command(req.command), budget=req.pool_budget_gib, version=req.engine_version))
+    return payload(run(parse_command(req.command), budget=req.pool_budget_gib, version=req.engine_version,
+                       gpu=from_options(req.gpu, req.gpu_memory_gib), available_gib=req.available_gib,
+                       pre_load_gib=req.pre_load_gib, weights_gib=req.weights_gib))
+
+
+@router.post("/plan", responses=ERRORS, summary="hybridplan plan --json")
+def plan(req: PlanRequest) -> CliJSON:
+    """The launch command that serves C requests of L tokens on a GPU, with its memory breakdown and binding limit,
+    or why nothing fits and the cheapest change that would (the `plan --json` object; `fits: false` is the CLI's
+    exit 1, still a 200 answer)."""
+    from hybridplan.engine.command import parse_command
+    from hybridplan.errors import BadInput
+    from hybridplan.hardware.catalog import from_options
+    from hybridplan.planner.plan import Target, plan as run
+
+    card = from_options(req.gpu, req.gpu_memory_gib)
+    if card is None:
+        raise BadInput("plan needs a GPU: --gpu (see the catalog ids) or --gpu-memory-gib")
+    extra = parse_command(req.extra) if req.extra and req.extra.strip() else None
+    target = Target(model=req.model, gpu=card, request_length=req.request_length, concurrency=req.concurrency,
+                    quant=req.quant, spec=req.spec, draft=req.draft, tp=req.tp,
+                    extra_flags=extra.argv if extra else (), env=extra.env if extra else (), tune_mrr=req.tune_mrr,
+                    tune_chunked_prefill=req.tune_chunked_prefill, max_mem_fraction=req.max_mem_fraction,
+                    use_pin=req.pin, weights_gib=req.weights_gib, hub=False, version=req.engine_version)
+    return CliJSON(run(target))
+
+
+@router.get("/models", responses=ERRORS, summary="hybridplan models --json")
+def models() -> CliJSON:
+    """The bundled model catalog: ids that resolve offline (the `models --json` object)."""
+    from hybridplan.models.catalog import catalog
+
+    return CliJSON({"models": [{"id": e.hf_id, "config": e.config_file, "note": e.note} for e in catalog().values()]})
+
+
+@router.get("/gpus", responses=ERRORS, summary="The GPU catalog")
+def gpus() -> CliJSON:
+    """The GPU catalog the `--gpu` options take (ids, memory, architecture), in file order."""
+    from hybridplan.hardware.catalog import catalog
+
+    return CliJSON({"gpus": [g.as_dict() for g in catalog()]})
 
 
 @router.post("/logs/parse", responses=ERRORS, summary="hybridplan logs parse --json")

@@ -20,19 +20,6 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
-class ExplainRequest(_Strict):
-    """`hybridplan explain --json [--pool-budget-gib X] [--engine-version V] -- <command>`."""
-
-    command: str = Field(min_length=1, max_length=MAX_COMMAND_CHARS,
-                         description="The launch command as typed (env assignments, program, flags); "
-                                     "backslash-newline continuations are joined.",
-                         examples=["python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B "
-                                   "--mem-fraction-static 0.85"])
-    pool_budget_gib: float | None = Field(None, ge=-MAX_BUDGET_GIB, le=MAX_BUDGET_GIB,
-                                          description="The engine's total_rest_memory in GiB (--pool-budget-gib).")
-    engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
-
-
 class LogParseRequest(_Strict):
     """`hybridplan logs parse --json <log>`."""
 
@@ -74,6 +61,49 @@ class _OnGpu(_Strict):
     gpu: Id | None = Field(None, description="A GPU catalog id (rtx5090, h100-80gb, h200, ...).")
     gpu_memory_gib: float | None = Field(None, gt=0, le=MAX_BUDGET_GIB,
                                          description="Override the GPU's memory (GiB); alone: a generic CUDA card.")
+
+
+class ExplainRequest(_OnGpu):
+    """`hybridplan explain --json [--pool-budget-gib X | --gpu G | --available-gib A --pre-load-gib P] -- <command>`.
+
+    The web never reads the Hub (`--hub`): weights come from local checkpoints, the catalog or the estimate.
+    """
+
+    command: str = Field(min_length=1, max_length=MAX_COMMAND_CHARS,
+                         description="The launch command as typed (env assignments, program, flags); "
+                                     "backslash-newline continuations are joined.",
+                         examples=["python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B "
+                                   "--mem-fraction-static 0.85"])
+    pool_budget_gib: float | None = Field(None, ge=-MAX_BUDGET_GIB, le=MAX_BUDGET_GIB,
+                                          description="The engine's total_rest_memory in GiB (--pool-budget-gib).")
+    available_gib: float | None = Field(None, gt=0, le=MAX_BUDGET_GIB, description="Free GiB after the weights "
+                                        "(the boot log's last 'Load weight end' avail mem).")
+    pre_load_gib: float | None = Field(None, gt=0, le=MAX_BUDGET_GIB, description="Free GiB before the weights "
+                                       "(the first 'Load weight begin' avail mem).")
+    weights_gib: float | None = Field(None, gt=0, le=MAX_BUDGET_GIB, description="Target weights per GPU (GiB), "
+                                      "instead of an estimate.")
+    engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
+
+
+class PlanRequest(_OnGpu):
+    """`hybridplan plan --json --model M --gpu G -L L -C C [--quant Q] [--spec S] ... [-- <extra flags>]`."""
+
+    model: str = Field(min_length=1, max_length=256, description="Model id or path (the catalog resolves offline).")
+    request_length: int = Field(ge=1, le=MAX_TOKENS, description="Average tokens per request (input + output).")
+    concurrency: int = Field(ge=1, le=MAX_CONCURRENCY, description="Concurrent requests to serve.")
+    quant: Id | None = Field(None, description="bf16, fp8, nvfp4 or nvfp4-bf16-head: picks the checkpoint.")
+    spec: Id | None = Field(None, description="none, mtp (eagle/nextn), dspark, dflash, ngram.")
+    draft: str | None = Field(None, max_length=256, description="Draft checkpoint for dspark/dflash/eagle3.")
+    tp: int = Field(1, ge=1, le=1024, description="Tensor parallel size.")
+    tune_mrr: bool = Field(False, description="Also try --max-running-requests C.")
+    tune_chunked_prefill: bool = Field(False, description="Also try smaller prefill chunks.")
+    max_mem_fraction: float | None = Field(None, gt=0, lt=1, description="Use this --mem-fraction-static instead "
+                                           "of the highest safe estimate.")
+    pin: bool = Field(False, description="Size the state pool with --max-mamba-cache-size, not a ratio.")
+    weights_gib: float | None = Field(None, gt=0, le=MAX_BUDGET_GIB, description="Target weights per GPU (GiB).")
+    extra: str | None = Field(None, max_length=MAX_COMMAND_CHARS, description="Extra env assignments and flags for "
+                              "every candidate (what follows `--`).")
+    engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
 
 
 class RatioRequest(_OnGpu):

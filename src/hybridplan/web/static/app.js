@@ -81,7 +81,8 @@
 
   // ---- Deploy: a cookbook page's selection -> `cookbook render --json` ----
   // reserved query keys; every other key is a dimension pick (the docs' hash holds the selection the same way)
-  var RESERVED = {page: 1, run: 1, L: 1, C: 1, cmd: 1, budget: 1};
+  var RESERVED = {page: 1, run: 1, L: 1, C: 1, cmd: 1, budget: 1, egpu: 1, pm: 1, pq: 1, ps: 1, pg: 1, ptp: 1,
+                  pL: 1, pC: 1};
   var deploy = {page: null, layout: null, picks: {}, run: "pip", L: null, C: null, last: null, seq: 0};
 
   // cell warnings may link to an anchor on the page, written [label](#anchor); nothing else becomes markup
@@ -202,7 +203,7 @@
       params.forEach(function (v, k) { if (!RESERVED[k]) q[k] = null; });
       Object.keys(deploy.picks).forEach(function (k) { if (!RESERVED[k]) q[k] = deploy.picks[k]; });
       setParams(q);
-      return runCalculator(pip.data);
+      return Promise.all([runCalculator(pip.data), runMemory(pip.data)]);
     });
   }
 
@@ -224,6 +225,107 @@
   function hardware() {
     var hw = deploy.picks.hw;
     return ((deploy.layout || {}).hardware || []).filter(function (x) { return x.id === hw; })[0] || {};
+  }
+
+
+  // ---- Memory picture: the `breakdown` of `explain --gpu` / `plan` as a stacked SVG bar ----
+  var SVGNS = "http://www.w3.org/2000/svg";
+  // segment key -> label, colour class, and the timeline entry whose note says where the number comes from
+  var SEGMENTS = [
+    ["context_gib", "CUDA context", "seg-slack", "context_gib"],
+    ["weights_gib", "weights", "seg-weights", "target_weights_gib"],
+    ["draft_weights_gib", "draft weights", "seg-draft", "draft_weights_gib"],
+    ["state_pool_gib", "state pool", "seg-state", null],
+    ["spec_scratch_gib", "spec verify scratch", "seg-scratch", null],
+    ["kv_pool_gib", "KV pool", "seg-kv", null],
+    ["cuda_graphs_activations_gib", "CUDA graphs + activations", "seg-graphs", "headroom_gib"],
+    ["free_gib", "slack left", "seg-free", null]
+  ];
+  var POOL_NOTES = {
+    state_pool_gib: "conv + SSM state as the engine allocates them ((K + 1) rows)",
+    spec_scratch_gib: "intermediate SSM / conv-window verify buffers",
+    kv_pool_gib: "K + V caches for max_total_num_tokens (+ one page of padding)",
+    free_gib: "the card less everything else"
+  };
+
+  function svg(tag, attrs) {
+    var n = document.createElementNS(SVGNS, tag);
+    Object.keys(attrs || {}).forEach(function (k) { if (attrs[k] !== null && attrs[k] !== undefined) n.setAttribute(k, String(attrs[k])); });
+    return n;
+  }
+
+  function memoryPicture(b, timeline, title, id) {
+    var parts = SEGMENTS.filter(function (s) { return b[s[0]] !== null && b[s[0]] !== undefined; });
+    var positive = parts.reduce(function (a, s) { return a + Math.max(0, b[s[0]]); }, 0);
+    var total = Math.max(b.capacity_gib || 0, positive);  // an over-committed card draws past its capacity line
+    var wrap = el("figure", {class: "memory", id: id});
+    wrap.appendChild(el("figcaption", {text: title + (b.capacity_gib ? " — " + b.capacity_gib.toFixed(2) + " GiB" : "")}));
+    var box = svg("svg", {viewBox: "0 0 1000 64", role: "list", "aria-label": title, preserveAspectRatio: "none"});
+    var tip = el("p", {class: "tip", "aria-live": "polite"});
+    var x = 0;
+    parts.forEach(function (s) {
+      var gib = b[s[0]];
+      var bytes = Math.round(gib * GIB);
+      var src = (b.sources || {})[s[0]] || "";
+      var note = s[3] && timeline && timeline[s[3]] ? timeline[s[3]].note : POOL_NOTES[s[0]] || "";
+      var text = s[1] + ": " + gib.toFixed(2) + " GiB (" + fmtInt(bytes) + " B) — " + src + (note ? ": " + note : "");
+      var w = total > 0 ? Math.max(0, gib) / total * 1000 : 0;
+      var r = svg("rect", {x: x, y: 0, width: w, height: 64, class: s[2], tabindex: w > 0 ? 0 : null, role: "listitem",
+                           "aria-label": text, "data-segment": s[0], "data-gib": gib, "data-bytes": bytes, "data-source": src});
+      var t = svg("title", {}); t.textContent = text; r.appendChild(t);
+      var show = function () { tip.textContent = text; };
+      r.addEventListener("mouseenter", show); r.addEventListener("focus", show);
+      box.appendChild(r);
+      x += w;
+    });
+    if (b.capacity_gib && positive > b.capacity_gib) {
+      var cx = b.capacity_gib / total * 1000;
+      box.appendChild(svg("line", {x1: cx, x2: cx, y1: 0, y2: 64, class: "capacity", "data-capacity": b.capacity_gib}));
+    }
+    wrap.appendChild(box);
+    wrap.appendChild(el("div", {class: "legend"}, parts.map(function (s) {
+      return el("span", {"data-segment": s[0]}, el("span", {class: "sw " + s[2]}), s[1] + " " + b[s[0]].toFixed(2) + " GiB");
+    })));
+    wrap.appendChild(tip);
+    if (b.free_gib !== null && b.free_gib < 0) {
+      wrap.appendChild(el("div", {class: "alert warn", text: "Over by " + (-b.free_gib).toFixed(2) + " GiB: the planner's " +
+        "estimate of CUDA graphs + activations (" + b.cuda_graphs_activations_gib.toFixed(2) + " GiB) is more than the " +
+        "pools leave; the line marks the card's capacity."}));
+    }
+    return wrap;
+  }
+
+  function timelineTable(tl) {
+    var rows = Object.keys(tl || {}).filter(function (k) { return tl[k] && typeof tl[k] === "object" && "value" in tl[k]; });
+    return el("details", {class: "timeline"}, el("summary", {text: "Memory timeline (one GPU)"}),
+      el("table", {}, el("tbody", {}, rows.map(function (k) {
+        var v = tl[k];
+        return el("tr", {"data-step": k}, el("td", {}, el("code", {text: k})),
+          el("td", {class: "num", text: typeof v.value === "number" ? (k.indexOf("fraction") >= 0 ? String(v.value) : v.value.toFixed(2)) : String(v.value)}),
+          el("td", {text: v.source}), el("td", {class: "muted", text: v.note || ""}));
+      }))));
+  }
+
+  function runMemory(r) {
+    var out = clear($("memory-out"));
+    var hw = hardware();
+    if (!r.cell || r.redirect || !hw.gpu) {
+      out.appendChild(el("p", {class: "muted", text: !hw.gpu && r.cell ? "The selected hardware names no GPU in the catalog." : "No command to size."}));
+      return Promise.resolve();
+    }
+    return api("/api/explain", {command: r.command, gpu: hw.gpu, engine_version: r.engine_version || null}).then(function (res) {
+      var d = res.data;
+      showError($("memory-error"), d.error || null);
+      clear(out);
+      if (!d.memory || !d.memory.breakdown) return;
+      out.appendChild(memoryPicture(d.memory.breakdown, d.memory.timeline, hw.label + " running the Deploy command", "memory-deploy"));
+      out.appendChild(el("div", {class: "stats", id: "memory-pools"},
+        stat("max_mamba_cache_size", "K state slots", fmtInt(d.max_mamba_cache_size), d.max_mamba_cache_size, {source: "engine rule", note: d.mamba_pool_branch + " branch"}),
+        stat("max_total_num_tokens", "KV tokens", fmtInt(d.max_total_num_tokens), d.max_total_num_tokens, {source: "engine rule"}),
+        stat("max_running_requests", "max running requests", fmtInt(d.max_running_requests), d.max_running_requests, {source: "engine rule", note: "bound by " + d.binding_limit}, "binding")));
+      (d.memory.warnings || []).forEach(function (w) { out.appendChild(el("div", {class: "alert warn", text: w})); });
+      out.appendChild(timelineTable(d.memory.timeline));
+    });
   }
 
   // ---- Calculator: `ratio --json --gpu <card> -L L -C C -- <the Deploy command>` ----
@@ -429,6 +531,11 @@
       out.appendChild(el("pre", {id: "explain-log-lines", text: r.log_lines.join("\n")}));
     }
     out.appendChild(argsTable(r.args));
+    var mem = clear($("explain-memory"));
+    if (r.memory && r.memory.breakdown) {
+      mem.appendChild(memoryPicture(r.memory.breakdown, r.memory.timeline, (r.memory.timeline.gpu || "GPU") + " running this command", "memory-explain"));
+      mem.appendChild(timelineTable(r.memory.timeline));
+    }
   }
 
   // ---- boot log: `logs check` (predicted vs observed, with the rule behind each difference) ----
@@ -487,19 +594,20 @@
     var budgetText = $("explain-budget").value.trim();
     var errBox = $("explain-error");
     if (!command) { showError(errBox, {message: "paste a launch command first", type: "BadInput"}); return Promise.resolve(); }
-    var body = {command: command, engine_version: $("explain-version").value || null};
+    var body = {command: command, engine_version: $("explain-version").value || null,
+                gpu: $("explain-gpu").value || null};
     if (budgetText) {
       var b = Number(budgetText);
       if (!isFinite(b)) { showError(errBox, {message: "the pool budget must be a finite number", type: "BadInput"}); return Promise.resolve(); }
       body.pool_budget_gib = b;
     }
-    setParams({cmd: command, budget: budgetText});
+    setParams({cmd: command, budget: budgetText, egpu: body.gpu});
     $("explain-run").disabled = true;
     return Promise.all([api("/api/explain", body), runLogCheck(command)]).then(function (all) {
       $("explain-run").disabled = false;
       var d = all[0].data;
       showError(errBox, d.error || null);
-      if (d.model) renderExplain(d); else clear($("explain-out"));
+      if (d.model) renderExplain(d); else { clear($("explain-out")); clear($("explain-memory")); }
     });
   }
 
@@ -513,12 +621,94 @@
     if (params.get("cmd")) {
       $("explain-command").value = params.get("cmd");
       $("explain-budget").value = params.get("budget") || "";
+      $("explain-gpu").value = params.get("egpu") || "";
       runExplain();
     }
   }
 
+
+  // ---- Plan: `plan --json` ----
+  function renderPlan(d) {
+    var out = clear($("plan-out"));
+    var t = d.target || {};
+    out.appendChild(el("p", {id: "plan-checkpoint"}, "Checkpoint ", el("code", {text: (d.checkpoint || {}).model_path || "-"}),
+      (d.checkpoint || {}).note ? " — " + d.checkpoint.note : ""));
+    if (!d.fits) {
+      out.appendChild(el("div", {class: "alert warn", id: "plan-why"}, el("strong", {text: "Nothing fits: "}), d.why || ""));
+      if (d.changes_that_fit && d.changes_that_fit.length) {
+        out.appendChild(el("h3", {text: "Changes that would fit (cheapest first)"}));
+        out.appendChild(el("ol", {id: "plan-changes"}, d.changes_that_fit.map(function (c) { return el("li", {text: c.change}); })));
+      }
+      return;
+    }
+    var s = d.split || {};
+    out.appendChild(el("div", {class: "cmdbar"}, el("strong", {text: "Best command"}),
+      el("span", {class: "muted", text: (d.changes || []).length ? "changes: " + d.changes.join(", ") : ""})));
+    out.appendChild(el("pre", {id: "plan-command", tabindex: "0", text: d.command}));
+    out.appendChild(el("div", {class: "stats", id: "plan-figures"},
+      stat("mem_fraction_static", "--mem-fraction-static", String(d.mem_fraction_static), d.mem_fraction_static, {source: "estimate", note: "fits from " + d.min_mem_fraction_static}),
+      s.kind === "ratio" ? stat("mamba_full_memory_ratio", "--mamba-full-memory-ratio", s.mamba_full_memory_ratio_text, s.mamba_full_memory_ratio, {source: "engine rule", note: "balanced; binding " + s.binding_pool}) : null,
+      stat("max_mamba_cache_size_pin", "--max-mamba-cache-size pin", fmtInt(s.max_mamba_cache_size_pin), s.max_mamba_cache_size_pin, {source: "engine rule"}),
+      stat("max_mamba_cache_size", "K state slots", fmtInt(d.max_mamba_cache_size), d.max_mamba_cache_size, {source: "engine rule"}),
+      stat("max_total_num_tokens", "KV tokens", fmtInt(d.max_total_num_tokens), d.max_total_num_tokens, {source: "engine rule"}),
+      stat("served_concurrency", "serves", fmtInt(d.served_concurrency) + " requests", d.served_concurrency, {source: "engine rule", note: "bound by " + d.binding_limit}, "binding")));
+    out.appendChild(memoryPicture(d.breakdown, d.timeline, ((t.gpu || {}).name || "GPU") + " running the plan", "memory-plan"));
+    var warn = listBlock("plan-warnings", "Warnings", d.warnings, "warnings");
+    if (warn) out.appendChild(warn);
+    if (d.log_lines && d.log_lines.length) {
+      out.appendChild(el("h3", {text: "Boot-log lines to expect (rank 0)"}));
+      out.appendChild(el("pre", {text: d.log_lines.join("\n")}));
+    }
+  }
+
+  function runPlan() {
+    var body = {model: $("plan-model").value.trim(), gpu: $("plan-gpu").value || null,
+                quant: $("plan-quant").value || null, spec: $("plan-spec").value || null,
+                tp: parseInt($("plan-tp").value, 10) || 1, request_length: parseInt($("plan-L").value, 10),
+                concurrency: parseInt($("plan-C").value, 10), tune_mrr: $("plan-mrr").checked, pin: $("plan-pin").checked};
+    if (!(body.request_length >= 1) || !(body.concurrency >= 1)) {
+      showError($("plan-error"), {message: "L and C must be positive whole numbers", type: "BadInput"});
+      return Promise.resolve();
+    }
+    setParams({pm: body.model, pq: body.quant, ps: body.spec, pg: body.gpu, ptp: body.tp === 1 ? null : body.tp,
+               pL: body.request_length, pC: body.concurrency});
+    $("plan-run").disabled = true;
+    return api("/api/plan", body).then(function (res) {
+      $("plan-run").disabled = false;
+      showError($("plan-error"), res.status === 200 ? null : res.data.error);
+      if (res.status === 200) renderPlan(res.data); else clear($("plan-out"));
+    });
+  }
+
+  function initCatalogs() {
+    var gpus = fetch("/api/gpus").then(function (r) { return r.json(); }).then(function (d) {
+      ["explain-gpu", "plan-gpu"].forEach(function (id) {
+        var sel = $(id);
+        if (!sel) return;
+        (d.gpus || []).forEach(function (g) {
+          sel.appendChild(el("option", {value: g.id, text: g.name + " (" + g.memory_gib.toFixed(1) + " GiB)"}));
+        });
+      });
+    });
+    var models = fetch("/api/models").then(function (r) { return r.json(); }).then(function (d) {
+      var list = $("plan-models");
+      if (list) (d.models || []).forEach(function (m) { list.appendChild(el("option", {value: m.id})); });
+    });
+    return Promise.all([gpus, models]);
+  }
+
+  function initPlan() {
+    var form = $("plan-form");
+    if (!form) return;
+    form.addEventListener("submit", function (ev) { ev.preventDefault(); runPlan(); });
+    var keys = {pm: "plan-model", pq: "plan-quant", ps: "plan-spec", pg: "plan-gpu", ptp: "plan-tp", pL: "plan-L", pC: "plan-C"};
+    Object.keys(keys).forEach(function (k) { if (params.get(k)) $(keys[k]).value = params.get(k); });
+    if (!params.get("pg")) $("plan-gpu").value = "rtx5090";
+    if (params.get("pm") && params.get("pg")) runPlan();
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     initDeploy();
-    initExplain();
+    initCatalogs().then(function () { initExplain(); initPlan(); });
   });
 })();

@@ -1,0 +1,81 @@
+"""The Memory picture and the Plan panel in headless Chromium: segments carry the CLI's bytes and provenance."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+GIB = 1 << 30
+
+
+def _segments(page, figure: str) -> dict:
+    out = {}
+    for rect in page.locator(f"#{figure} rect").all():
+        out[rect.get_attribute("data-segment")] = (float(rect.get_attribute("data-gib")),
+                                                   int(rect.get_attribute("data-bytes")), rect.get_attribute("data-source"))
+    return out
+
+
+def test_deploy_memory_picture_is_explain_on_the_card(page, cli_json, screenshot):
+    page.goto(page.base + "/?page=qwen3.8-27b&hw=h200&quant=fp8")
+    page.wait_for_selector("#memory-deploy rect")
+    command = page.inner_text("#deploy-command")
+    code, expected = cli_json("explain", "--json", "--gpu", "h200", "--", command)
+    assert code == 0
+    b = expected["memory"]["breakdown"]
+    shown = _segments(page, "memory-deploy")
+    assert set(shown) == {k for k, v in b.items() if k.endswith("_gib") and k != "capacity_gib" and v is not None}
+    for key, (gib, nbytes, source) in shown.items():
+        assert gib == pytest.approx(b[key]) and source == b["sources"][key]
+    assert shown["kv_pool_gib"][1] == expected["allocated"]["kv_bytes"]
+    assert shown["state_pool_gib"][1] == expected["allocated"]["conv_state_bytes"] + expected["allocated"]["ssm_state_bytes"]
+    # hover shows bytes and provenance
+    page.hover('#memory-deploy rect[data-segment="kv_pool_gib"]')
+    tip = page.inner_text("#memory-deploy .tip")
+    assert f"{expected['allocated']['kv_bytes']:,} B" in tip and "engine rule" in tip
+    # keyboard focus does the same for the weights, whose note says how they were estimated
+    page.focus('#memory-deploy rect[data-segment="weights_gib"]')
+    assert expected["memory"]["timeline"]["target_weights_gib"]["note"] in page.inner_text("#memory-deploy .tip")
+    figures = {k: int(page.get_attribute(f'#memory-pools [data-key="{k}"]', "data-value"))
+               for k in ("max_mamba_cache_size", "max_total_num_tokens", "max_running_requests")}
+    assert figures == {k: expected[k] for k in figures}
+    screenshot(page, "memory-deploy")
+
+
+def test_explain_on_a_gpu_draws_the_picture(page, cli_json):
+    cmd = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-9B --mem-fraction-static 0.8"
+    page.goto(page.base + "/")
+    page.wait_for_selector('#explain-gpu option[value="h100-80gb"]', state="attached")
+    page.fill("#explain-command", cmd)
+    page.select_option("#explain-gpu", "h100-80gb")
+    page.click("#explain-run")
+    page.wait_for_selector("#memory-explain rect")
+    _, expected = cli_json("explain", "--json", "--gpu", "h100-80gb", "--", cmd)
+    assert _segments(page, "memory-explain")["kv_pool_gib"][1] == expected["allocated"]["kv_bytes"]
+    assert "egpu=h100-80gb" in page.url
+
+
+def test_plan_panel_shows_the_cli_plan(page, cli_json, screenshot):
+    page.goto(page.base + "/?pm=Qwen/Qwen3.8-27B&pq=nvfp4&ps=dflash&pg=rtx5090&pL=9216&pC=1")
+    page.wait_for_selector("#plan-command")
+    code, expected = cli_json("plan", "--json", "--model", "Qwen/Qwen3.8-27B", "--quant", "nvfp4", "--spec", "dflash",
+                              "--gpu", "rtx5090", "-L", "9216", "-C", "1")
+    assert code == 0
+    assert page.inner_text("#plan-command") == expected["command"]
+    assert float(page.get_attribute('#plan-figures [data-key="mem_fraction_static"]', "data-value")) == \
+        expected["mem_fraction_static"]
+    assert int(page.get_attribute('#plan-figures [data-key="served_concurrency"]', "data-value")) == \
+        expected["served_concurrency"]
+    shown = _segments(page, "memory-plan")
+    assert shown["weights_gib"][0] == pytest.approx(expected["breakdown"]["weights_gib"])
+    screenshot(page, "plan")
+    # nothing fits: why, in numbers, and what to change
+    page.fill("#plan-C", "64")
+    page.select_option("#plan-quant", "")
+    page.select_option("#plan-spec", "")
+    page.click("#plan-run")
+    page.wait_for_selector("#plan-why")
+    _, none = cli_json("plan", "--json", "--model", "Qwen/Qwen3.8-27B", "--gpu", "rtx5090", "-L", "9216", "-C", "64")
+    assert none["why"] in page.inner_text("#plan-why")
+    assert page.locator("#plan-changes li").all_inner_texts() == [c["change"] for c in none["changes_that_fit"]]
