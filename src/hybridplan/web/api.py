@@ -161,11 +161,11 @@ def _with_workload(page, request_length: int | None, concurrency: int | None):
 def render(req: RenderRequest) -> CliJSON:
     """The Deploy panel's command for a selection (the `cookbook render --json` object): selection after reseating,
     reseat notes, flags, env, command, badge, warnings, greyed options with reasons, and the calculator's ratio."""
-    from hybridplan.commands.cookbook import picks_from_args
     from hybridplan.cookbook.render import render as run
+    from hybridplan.cookbook.selection import check_picks
 
     page = _bundled_page(req.page)
-    picks = picks_from_args(page, [], [f"{dim}={option}" for dim, option in req.picks.items()])
+    picks = check_picks(page, req.picks)
     out = run(_with_workload(page, req.request_length, req.concurrency), picks, docker=req.docker,
               placeholders=dict(req.placeholders), pin_ratio=not req.no_ratio)
     return CliJSON(out.as_dict())
