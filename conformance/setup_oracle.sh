@@ -14,7 +14,12 @@ base="${PYTHON:-python3}"
 torch_spec="${ORACLE_TORCH_SPEC:-torch==2.13.0}"
 sglang_spec="sglang==0.5.23"
 stamp="$venv/.oracle-complete"
-want="$(cat "$here/requirements-oracle.txt" "$0" | sha256sum | cut -c1-16) $sglang_spec $torch_spec"
+want="$(sha256sum < "$here/requirements-oracle.txt" | cut -c1-16) $sglang_spec $torch_spec"
+
+# one build at a time (concurrent test runs share the venv)
+mkdir -p "$(dirname "$venv")"
+exec 9>"$venv.lock"
+flock 9
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
    && "$venv/bin/python" -c "import sglang, torch, transformers" >/dev/null 2>&1; then
