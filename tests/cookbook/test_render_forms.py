@@ -103,3 +103,25 @@ def test_every_pick_lands_on_a_cell_and_reseating_is_idempotent(picks):
     assert {m.dim for m in moves} <= set(picks)
     for m in moves:
         assert picks[m.dim] == m.from_ and sel[m.dim] == m.to
+
+
+def test_benchmark_commands_reproduce_the_measured_workload():
+    r = render(K3, {"hw": "b300", "strategy": "low-latency", "spec": "none"}, pin_ratio=False)
+    assert [b["concurrency"] for b in r.benchmarks] == [1, 16]
+    c16 = r.benchmarks[1]["command"]
+    assert "--random-input-len 8192 --random-output-len 1024" in c16
+    assert "--num-prompts 80 --max-concurrency 16" in c16  # numPromptsByConc 16 -> 80
+    qwen = render(load_page("qwen3.8-27b"), {"hw": "rtx6000", "quant": "fp8"}, pin_ratio=False)
+    [b] = qwen.benchmarks
+    assert "--num-prompts 4 --max-concurrency 1" in b["command"]  # 4 requests of 8192 / 1024 (#35065)
+    assert "{{" not in b["command"]
+
+
+def test_bundled_pages_round_trip_through_their_data():
+    from hybridplan.cookbook import bundled_ids
+    from hybridplan.cookbook.schema import Page
+
+    for pid in bundled_ids():
+        page = load_page(pid)
+        again = Page.model_validate(page.model_dump(mode="json", by_alias=True))
+        assert again == page and again.lookup == page.lookup

@@ -57,6 +57,7 @@ class Rendered:
     verification: dict | None
     curl: str | None
     effective: dict | None = None  # {"flags", "env", "command"} when deltas were given
+    benchmarks: tuple[dict, ...] = ()  # {"concurrency", "command"}: reproduce the measurements behind this badge
     engine_version: str = ""
 
     @property
@@ -72,7 +73,7 @@ class Rendered:
             "notes": list(self.notes), "options": {d: [o.as_dict() for o in v] for d, v in self.options.items()},
             "model_name": self.model_name, "docker_image": self.docker_image, "nnodes": self.nnodes,
             "redirect": self.redirect, "ratio": self.ratio, "verification": self.verification, "curl": self.curl,
-            "effective": self.effective,
+            "effective": self.effective, "benchmarks": list(self.benchmarks),
         }
 
 
@@ -174,9 +175,11 @@ def render(page: Page, picks: Mapping[str, str] | None = None, *, docker: bool =
                         ratio={"cell": None, "base": None, "effective": None, "pinned": None}, **common)
     cell = ref.cell
     status = cell.verification.status_for(sel)
+    measured = [m for m in cell.verification.measurements if evaluate(m.covers, sel)]
     verification = {"status": status, "build": cell.verification.build, "image": cell.verification.image,
-                    "measurements": [m.model_dump(exclude_none=True, exclude={"covers"})
-                                     for m in cell.verification.measurements if evaluate(m.covers, sel)]}
+                    "measurements": [m.model_dump(mode="json", exclude_none=True, exclude={"covers"})
+                                     for m in measured]}
+    common["benchmarks"] = tuple(T.benchmark_lines(page, measured, values))
     cell_info = {"index": ref.index, "match": dict(ref.match)}
     if cell.redirect:
         return Rendered(cell=cell_info, flags=(), env=(), hints=(), command="", badge=status,

@@ -141,6 +141,8 @@ class Workload(Model):
     isl: int = Field(ge=1)
     osl: int = Field(ge=0)
     concurrency: list[int] = Field(default_factory=lambda: [1])
+    dataset: str = "random"
+    num_prompts: Optional[int] = Field(default=None, ge=1)
 
     @field_validator("concurrency", mode="before")
     @classmethod
@@ -245,8 +247,16 @@ class Install(Model):
 
 
 class BenchmarkCommands(Model):
+    """Templates to reproduce a measurement: `speed` takes {{DATASET}} {{ISL}} {{OSL}} {{NUM_PROMPTS}}
+    {{MAX_CONCURRENCY}} from the measurement's workload; `num_prompts_by_concurrency` overrides max(2c, 200)."""
+
     speed: Optional[str] = None
     accuracy: dict[str, str] = Field(default_factory=dict)
+    num_prompts_by_concurrency: dict[int, int] = Field(default_factory=dict)
+
+    def num_prompts(self, w: "Workload", c: int) -> int:
+        """The docs' priority: the measurement's own count, the page's table, else max(2c, 200)."""
+        return w.num_prompts or self.num_prompts_by_concurrency.get(c) or max(2 * c, 200)
 
 
 @dataclass(frozen=True)

@@ -70,3 +70,22 @@ def multi_node_header(nnodes: int) -> list[str]:
 
 def hint_lines(hints: list[str]) -> list[str]:
     return [f"# {h}" if h else "#" for h in hints]
+
+
+def benchmark_lines(page: Page, measurements: list, values: Mapping[str, str]) -> list[dict]:
+    """The speed command that reproduces each measured workload at each concurrency (the Reproduce modal)."""
+    tmpl = page.benchmark_commands.speed
+    out: list[dict] = []
+    if not tmpl:
+        return out
+    for m in measurements:
+        w = m.workload
+        if w is None:
+            continue
+        for c in w.concurrency:
+            fill = {"DATASET": w.dataset, "ISL": str(w.isl), "OSL": str(w.osl), "MAX_CONCURRENCY": str(c),
+                    "NUM_PROMPTS": str(page.benchmark_commands.num_prompts(w, c))}
+            cmd = interpolate(tmpl, {**values, **fill})
+            if not any(b["command"] == cmd for b in out):
+                out.append({"concurrency": c, "command": cmd})
+    return out
