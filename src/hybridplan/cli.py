@@ -71,3 +71,5 @@ from hybridplan.commands import logs as _logs  # noqa: E402,F401
 from hybridplan.commands import ratio as _ratio  # noqa: E402,F401
 from hybridplan.commands import plan as _plan  # noqa: E402,F401
 from hybridplan.commands import check_engine as _check_engine  # noqa: E402,F401
+from hybridplan.commands import verify as _verify  # noqa: E402,F401
+from hybridplan.commands import results as _results  # noqa: E402,F401

@@ -13,6 +13,16 @@ logs_app = typer.Typer(no_args_is_help=True, help="SGLang boot logs: what the se
 app.add_typer(logs_app, name="logs")
 
 
+def emit_result(result: dict, as_json: bool, printer: str) -> None:
+    """`--json`: the dict itself; otherwise the rich printer of that name in hybridplan.verify.report."""
+    if as_json:
+        emit_json(result)
+        return
+    from hybridplan.verify import report
+
+    getattr(report, printer)(result)
+
+
 def read_log(path: Path):
     """The parsed log, or a one-line BadInput."""
     from hybridplan.errors import BadInput
@@ -32,13 +42,7 @@ def parse(
     """Pools, weights, graphs, caps and the failure phase, read off a boot log (GiB where the log says GB)."""
 
     def body() -> int:
-        result = read_log(log).as_dict()
-        if as_json:
-            emit_json(result)
-        else:
-            from hybridplan.verify.report import print_parse
-
-            print_parse(result)
+        emit_result(read_log(log).as_dict(), as_json, "print_parse")
         return 0
 
     run_guarded(body, as_json)
@@ -61,12 +65,7 @@ def check(
 
         boot = read_log(log)
         result = check_log(boot, command_tokens(command), log_version=log_version, version=engine_version)
-        if as_json:
-            emit_json(result)
-        else:
-            from hybridplan.verify.report import print_check
-
-            print_check(result)
+        emit_result(result, as_json, "print_check")
         return 0 if result["explained"] else 1
 
     run_guarded(body, as_json)

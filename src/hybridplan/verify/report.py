@@ -72,3 +72,69 @@ def _cell(v) -> str:
     if isinstance(v, float):
         return f"{v:.4f}".rstrip("0").rstrip(".") if abs(v) < 1e6 else f"{v:,.0f}"
     return f"{v:,}" if isinstance(v, int) else str(v)
+
+
+def print_verify(d: dict, console: Console | None = None) -> None:
+    """`verify`: each point's outcome (or, dry run, its command), then what was skipped and why."""
+    c = console or Console()
+    c.print(f"page {d['page']} on {d['gpu']}, workload {d['workload']}" +
+            (f", sglang {d['engine']['version']} {d['engine']['commit']}".rstrip() if d.get("engine") else ""))
+    points = d.get("points", [])
+    if "engine" not in d:  # a dry run: the commands
+        for n, p in enumerate(points, start=1):
+            sweep = " ".join(f"{k[2:]}={v}" for k, v in p["sweep"].items())
+            c.print(f"[bold]{n}.[/] {' '.join(f'{k}={v}' for k, v in p['selection'].items())} {sweep}")
+            c.print("   " + " ".join(p["env"] + p["flags"]), soft_wrap=True)
+    else:
+        t = Table(show_header=True, header_style="bold")
+        for col in ("selection", "sweep", "outcome"):
+            t.add_column(col)
+        for p in points:
+            why = f" ({p['failure']['phase']})" if p.get("failure") else ""
+            t.add_row(" ".join(f"{k}={v}" for k, v in p["selection"].items()), p["sweep"], p["outcome"] + why)
+        c.print(t)
+    if d.get("already_recorded"):
+        c.print(f"{len(d['already_recorded'])} points were already recorded (use --rerun to measure them again)")
+    for s in d.get("skipped", []):
+        c.print(f"skipped {' '.join(f'{k}={v}' for k, v in s['selection'].items())}: {s['reason']}")
+    c.print(f"results: {d['db']}  logs: {d['run_dir']}")
+
+
+def _picks(selection: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in selection.items() if k not in ("variant", "nodes"))
+
+
+def print_runs(d: dict, console: Console | None = None) -> None:
+    """`results show`: one row per recorded point."""
+    from hybridplan.verify.bench import summary
+
+    runs = d["runs"]
+    c = console or Console()
+    t = Table(show_header=True, header_style="bold")
+    for col in ("id", "build", "gpu", "page", "selection", "sweep", "outcome", "K", "KV tokens", "reqs", "TPOT ms",
+                "accept"):
+        t.add_column(col, justify="right" if col in ("id", "K", "KV tokens", "reqs", "TPOT ms", "accept") else "left")
+    for r in runs:
+        b, s = r["boot"], summary(r["bench"])
+        outcome = r["outcome"] + (f" ({r['failure']['phase']})" if r.get("failure") else "")
+        t.add_row(str(r["id"]), f"{r['engine_version']} {r['engine_commit'][:9]}".strip(), r["gpu"], r["page"],
+                  _picks(r["selection"]), r["sweep"], outcome, _cell(b.get("max_mamba_cache_size")),
+                  _cell(b.get("kv_tokens")), _cell(b.get("max_running_requests")), _cell(s.get("tpot_ms")),
+                  _cell(s.get("accept_length")))
+    c.print(t)
+    c.print(f"{len(runs)} runs")
+
+
+def print_diff(d: dict, console: Console | None = None) -> None:
+    """`results diff`: per point, the fields that moved between the two builds."""
+    c = console or Console()
+    c.print(f"{d['a']} -> {d['b']}: {len(d['changed'])} points changed, {d['unchanged']} unchanged, "
+            f"{len(d['only_a'])} only in {d['a']}, {len(d['only_b'])} only in {d['b']}")
+    for ch in d["changed"]:
+        c.print(f"[bold]{_picks(ch['selection'])}[/] {ch['sweep']} ({ch['gpu']})")
+        for f in ch["fields"]:
+            pct = f" ({f['change_pct']:+.2f}%)" if f["change_pct"] is not None else ""
+            c.print(f"  {f['field']}: {_cell(f['a'])} -> {_cell(f['b'])}{pct}")
+    for side in ("only_a", "only_b"):
+        for u in d[side]:
+            c.print(f"only in {d['a' if side == 'only_a' else 'b']}: {_picks(u['selection'])} {u['sweep']}")
