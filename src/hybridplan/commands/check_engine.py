@@ -50,6 +50,9 @@ def _print(report) -> None:
               f"{len(report.known)} known engine crashes not compared")
     for name, counter in report.counts.items():
         out.print(f"  {name}: " + ", ".join(f"{k} {v}" for k, v in sorted(counter.items())))
+    for d, why in report.open_drifts:
+        out.print(f"  [yellow]open drift[/yellow] {d.scenario} {d.field}: engine {d.engine!r}, hybridplan "
+                  f"{d.hybridplan!r} ({why})")
     if not report.drifts:
         out.print("[green]every compared field equals the engine's[/green]")
         return

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from hybridplan.conformance.compare import Drift, compare, known, tally
+from hybridplan.conformance.compare import Drift, compare, known, open_drift, tally
 from hybridplan.conformance.fixtures import materialize
 from hybridplan.conformance.model_side import predict
 from hybridplan.conformance.scenarios import Scenario, generate
@@ -28,6 +28,7 @@ class Report:
     scenarios: list[Scenario]
     drifts: list[Drift]
     known: dict[str, str] = field(default_factory=dict)  # scenario id -> why it is not compared
+    open_drifts: list[tuple[Drift, str]] = field(default_factory=list)  # reported drifts still open, with why
     counts: dict[str, Counter] = field(default_factory=dict)
 
     @property
@@ -41,7 +42,7 @@ class Report:
     def as_dict(self) -> dict:
         return {"engine": self.engine, "scenarios": len(self.scenarios), "drifted_scenarios": self.drifted_scenarios,
                 "drifted_rules": dict(self.drifted_rules), "drifts": [d.as_dict() for d in self.drifts],
-                "known": self.known,
+                "known": self.known, "open_drifts": [{**d.as_dict(), "why": why} for d, why in self.open_drifts],
                 "tally": {k: dict(sorted(v.items())) for k, v in self.counts.items()}}
 
 
@@ -91,12 +92,18 @@ def check(python: str, *, n: int = 500, seed: int = 0, gpu_mib: int = DEFAULT_GP
         header, engine = run_oracle(python, scenarios, gpu_mib)
         families = {k: f"{load_model(m.path).family}:{m.architecture}" for k, m in models.items() if not m.is_draft}
         drifts: list[Drift] = []
+        opened: list[tuple[Drift, str]] = []
         skipped: dict[str, str] = {}
         for sc in scenarios:
             why = known(engine[sc.id])
             if why is not None:
                 skipped[sc.id] = why.reason
                 continue
-            drifts += compare(engine[sc.id], predict(sc, gpu_mib))
-        return Report(engine=header, scenarios=scenarios, drifts=drifts, known=skipped,
+            for drift in compare(engine[sc.id], predict(sc, gpu_mib)):
+                reason = open_drift(drift, sc.tags)
+                if reason is None:
+                    drifts.append(drift)
+                else:
+                    opened.append((drift, reason))
+        return Report(engine=header, scenarios=scenarios, drifts=drifts, known=skipped, open_drifts=opened,
                       counts=tally(scenarios, engine, families))
