@@ -32,7 +32,9 @@ def test_openapi_describes_the_bounded_api(client):
 def test_docs_page_is_rendered_offline(client):
     res = client.get("/docs")
     assert res.status_code == 200
-    assert "POST /api/explain" in res.text and "maxLength=16384" in res.text
+    for op in ("POST /api/explain", "POST /api/render", "POST /api/ratio", "POST /api/plan", "GET /api/pages"):
+        assert op in res.text, op
+    assert "maxLength=16384" in res.text
     assert re.findall(r'(?:src|href)="(https?:)?//', res.text) == []
 
 
@@ -85,3 +87,18 @@ def test_server_timing_header_reports_the_handler_time(client):
     res = client.post("/api/explain", json={"command": "--model-path Qwen/Qwen3.8-27B"})
     name, dur = res.headers["server-timing"].split(";dur=")
     assert name == "app" and float(dur) > 0
+
+
+def test_assets_are_covered_by_the_package_data_globs():
+    """pyproject ships web/templates/* and web/static/* (one level): an asset in a subfolder would be missing from an
+    installed package while the checkout still works."""
+    from pathlib import Path
+
+    import hybridplan.web
+
+    root = Path(hybridplan.web.__file__).parent
+    for folder in ("templates", "static"):
+        entries = list((root / folder).iterdir())
+        assert entries and all(p.is_file() for p in entries), folder
+    pyproject = (root.parents[2] / "pyproject.toml").read_text()
+    assert '"web/templates/*"' in pyproject and '"web/static/*"' in pyproject

@@ -522,7 +522,7 @@
     out.appendChild(explainFigures(r));
     var pools = explainPools(r);
     if (pools) out.appendChild(pools);
-    var warn = listBlock("explain-warnings", "Warnings and silent caps", r.warnings, "warnings");
+    var warn = listBlock("explain-warnings", "Silent caps, warnings and what to change", r.warnings, "warnings");
     if (warn) out.appendChild(warn);
     var notes = listBlock("explain-notes", "Model notes", m.notes);
     if (notes) out.appendChild(notes);
