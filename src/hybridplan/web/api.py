@@ -22,6 +22,8 @@ ERRORS = {
     413: {"description": "Request body too large."},
 }
 
+READ_ERRORS = {400: ERRORS[400]}  # the GET lists take no body and never reach the engine's refusals
+
 router = APIRouter(prefix="/api", tags=["api"])
 
 
@@ -72,7 +74,7 @@ def plan(req: PlanRequest) -> CliJSON:
     return CliJSON(run(target))
 
 
-@router.get("/models", responses=ERRORS, summary="hybridplan models --json")
+@router.get("/models", responses=READ_ERRORS, summary="hybridplan models --json")
 def models() -> CliJSON:
     """The bundled model catalog: ids that resolve offline (the `models --json` object)."""
     from hybridplan.models.catalog import catalog
@@ -80,7 +82,7 @@ def models() -> CliJSON:
     return CliJSON({"models": [{"id": e.hf_id, "config": e.config_file, "note": e.note} for e in catalog().values()]})
 
 
-@router.get("/gpus", responses=ERRORS, summary="The GPU catalog")
+@router.get("/gpus", responses=READ_ERRORS, summary="The GPU catalog")
 def gpus() -> CliJSON:
     """The GPU catalog the `--gpu` options take (ids, memory, architecture), in file order."""
     from hybridplan.hardware.catalog import catalog
@@ -118,7 +120,7 @@ def _bundled_page(page_id: str):
     return load_page(page_id)
 
 
-@router.get("/pages", responses=ERRORS, summary="hybridplan cookbook list --json")
+@router.get("/pages", responses=READ_ERRORS, summary="hybridplan cookbook list --json")
 def pages() -> CliJSON:
     """The bundled cookbook pages (the `cookbook list --json` object)."""
     from hybridplan.cookbook.matrix import page_summary
@@ -127,7 +129,7 @@ def pages() -> CliJSON:
     return CliJSON({"pages": [page_summary(_bundled_page(pid)) for pid in bundled_ids()]})
 
 
-@router.get("/pages/{page_id}", responses=ERRORS, summary="A page's selector rows (for the Deploy panel)")
+@router.get("/pages/{page_id}", responses=READ_ERRORS, summary="A page's selector rows (for the Deploy panel)")
 def page_layout(page_id: str = Path(pattern=ID_PATTERN)) -> CliJSON:
     """A page's title, workload, install note, selector rows (id, title, match or overlay) and hardware, in the
     order the Deploy panel shows them; `cookbook export --format json` carries the same fields for docs sites."""
