@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -63,6 +65,25 @@ class FakeBox:
             return []
         rows = [json.loads(line) for line in self.argv_log.read_text().splitlines()]
         return [r["argv"] for r in rows if r["argv"][:2] == ["-m", "sglang.launch_server"]]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is gone for our purposes
+    with open(f"/proc/{pid}/stat") as fh:
+        return fh.read().split(")")[-1].split()[0] != "Z"
+
+
+def wait_gone(pid: int, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
 
 
 @pytest.fixture

@@ -11,27 +11,9 @@ import time
 
 import pytest
 
-from hybridplan.verify.store import Store
-from tests.verify.conftest import BENCH, synth
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is gone for our purposes
-    with open(f"/proc/{pid}/stat") as fh:
-        return fh.read().split(")")[-1].split()[0] != "Z"
-
-
-def _wait_gone(pid: int, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
+from hybridplan.verify.failures import PHASES
+from hybridplan.verify.store import OUTCOMES, Store
+from tests.verify.conftest import BENCH, alive, synth, wait_gone
 
 
 def test_a_serving_point_records_boot_bench_and_check(box, cli):
@@ -71,7 +53,8 @@ def test_failure_phases(box, cli, scenario, outcome, phase):
     assert code == 1
     (point,) = json.loads(out)["points"]
     assert (point["outcome"], point["failure"]["phase"]) == (outcome, phase)
-    assert _wait_gone(int(box.child_pid.read_text()))  # the server's whole group was stopped
+    assert outcome in OUTCOMES and phase in PHASES
+    assert wait_gone(int(box.child_pid.read_text()))  # the server's whole group was stopped
 
 
 def test_a_benchmark_that_fails_while_the_server_lives_is_the_bench_phase(box, cli, tmp_path):
@@ -98,8 +81,8 @@ def test_stopping_kills_only_the_group_it_started(box, cli):
     try:
         box.configure({"behavior": "hang_ignoring_sigterm", "log": None})
         cli(*box.args(boot_timeout=1))
-        assert _wait_gone(int(box.child_pid.read_text()))
-        assert _alive(bystander.pid)
+        assert wait_gone(int(box.child_pid.read_text()))
+        assert alive(bystander.pid)
     finally:
         bystander.kill()
         bystander.wait()
@@ -171,4 +154,4 @@ def test_sigterm_stops_the_running_server_and_exits_130(box):
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130 and b"run the same command again to resume" in err
-    assert _wait_gone(int(box.child_pid.read_text()))
+    assert wait_gone(int(box.child_pid.read_text()))

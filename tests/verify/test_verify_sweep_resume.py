@@ -13,8 +13,7 @@ from collections import Counter
 
 from hybridplan.cookbook.pages import bundled_path, load_page
 from hybridplan.verify.store import Store
-from tests.verify.conftest import synth
-from tests.verify.test_verify_run import _wait_gone
+from tests.verify.conftest import synth, wait_gone
 
 SWEEP = ["--sweep", "mem-fraction-static=0.88:0.92:0.01"]  # 5 points
 
@@ -49,7 +48,7 @@ def test_interrupted_sweep_resumes_and_exports(box, cli, tmp_path):
     proc.communicate(timeout=60)
     assert proc.returncode == 130
     child = int(box.child_pid.read_text())
-    assert _wait_gone(child), "the interrupted point's server outlived verify"
+    assert wait_gone(child), "the interrupted point's server outlived verify"
     before = _recorded(box.db)
     assert 2 <= before < 5
     code, out, _ = cli(*args, "--json")

@@ -15,9 +15,7 @@ import yaml
 
 from hybridplan.errors import BadInput
 from hybridplan.verify.bench import summary
-from hybridplan.verify.store import Run
-
-_OUTCOMES = {"serves", "boot-failure", "runtime-oom", "degraded"}
+from hybridplan.verify.store import OUTCOMES, Run
 
 
 def measurement(run: Run, page) -> tuple[int, dict]:
@@ -40,7 +38,7 @@ def measurement(run: Run, page) -> tuple[int, dict]:
         "protocol": f"hybridplan verify, {w.get('num_prompts')} prompts: {_protocol(run.bench_command)}",
         "workload": {"isl": w["isl"], "osl": w["osl"], "concurrency": w["concurrency"]},
         "covers": {"equals": covered} if covered else True,
-        "outcome": run.outcome if run.outcome in _OUTCOMES else "degraded",
+        "outcome": run.outcome if run.outcome in OUTCOMES else "degraded",
     }
     for field, key in (("max_total_num_tokens", "max_total_num_tokens"),
                        ("max_mamba_cache_size", "max_mamba_cache_size"),

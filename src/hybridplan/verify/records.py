@@ -8,7 +8,6 @@ scheduler's prefix (`managers/scheduler.py`, the logger setup of each scheduler 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
