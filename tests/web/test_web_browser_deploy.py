@@ -139,3 +139,19 @@ def test_stale_link_falls_back_to_the_defaults(page, cli_json):
     _wait_command(page)
     assert "'int3' is not an option of quant" in page.inner_text("#deploy-error")
     assert page.inner_text("#deploy-command") == _render_cli(cli_json, {})["command"]
+
+
+def test_an_overlay_pin_stands_beside_the_calculator_value(page, cli_json):
+    """RTX 5090 + DFLASH2 + fp32 high-throughput: the overlay pins its own ratio; the base command's balanced value
+    is shown beside it."""
+    sel = {"hw": "rtx5090", "quant": "nvfp4-fp4-head", "spec": "dflash", "tier": "high-throughput",
+           "ssm-dtype": "float32"}
+    page.goto(page.base + f"/?page={QWEN}&" + "&".join(f"{k}={v}" for k, v in sel.items()))
+    _wait_command(page, "DFLASH")
+    expected = _render_cli(cli_json, sel)
+    assert expected["ratio"]["pinned"] == "overlay"
+    pinned_flag = next(f for f in expected["flags"] if f.startswith("--mamba-full-memory-ratio"))
+    page.wait_for_selector('#calc-out [data-key="in_command"]')
+    assert page.inner_text('#calc-out [data-key="in_command"] .v') == pinned_flag
+    assert page.inner_text('#calc-out [data-key="pinned_ratio"] .v') == expected["ratio"]["base"]["text"]
+    assert "overlay" in page.inner_text("#calc-status")

@@ -360,22 +360,25 @@
       stat("state_bytes_per_slot", "state / slot", fmtBytes(q.state_bytes_per_slot), q.state_bytes_per_slot, {source: "engine rule", note: "from config"}),
       stat("kv_bytes_per_token", "KV / token", fmtBytes(q.kv_bytes_per_token), q.kv_bytes_per_token, {source: "engine rule", note: "draft KV folded in"})));
     var pinned = (r.ratio || {}).pinned;
-    var inCommand = pinned === "calculator" && base ? base.text : null;
-    var lines = [];
-    lines.push(el("div", {class: "stats", id: "calc-answer"},
-      stat("pinned_ratio", pinned === "calculator" ? "--mamba-full-memory-ratio (in the command)" : "balanced ratio (continuous)",
-           base && base.text !== null ? base.text : "-", base ? base.mamba_full_memory_ratio : null,
-           {source: "engine rule", note: f.text || ""}, pinned === "calculator" ? "binding" : null),
+    // the state-pool flag the command carries (the payload's own flag string, shown as it is)
+    var sizing = (r.flags || []).filter(function (x) {
+      return x.indexOf("--mamba-full-memory-ratio") === 0 || x.indexOf("--max-mamba-cache-size") === 0;
+    });
+    var inCommand = sizing.length ? sizing.join(" ") : null;
+    out.appendChild(el("div", {class: "stats", id: "calc-answer"},
+      inCommand ? stat("in_command", "in the command (" + (pinned === "calculator" ? "calculator" : "pinned by the " + pinned) + ")",
+                       inCommand, inCommand, {source: pinned === "calculator" ? "engine rule" : "input", note: pinned === "calculator" ? f.text || "" : "the recipe's own pin"}, "binding") : null,
+      stat("pinned_ratio", "balanced ratio (the base command)", base && base.text !== null ? base.text : "-",
+           base ? base.mamba_full_memory_ratio : null, {source: "engine rule", note: f.text || ""}),
       stat("max_mamba_cache_size_pin", "or --max-mamba-cache-size", fmtInt(q.max_mamba_cache_size_pin), q.max_mamba_cache_size_pin, {source: "engine rule", note: f.pin_text || ""}),
       q.budget ? stat("exact_ratio", "exact on " + (card || "this card"), q.mamba_full_memory_ratio_text || "none", q.mamba_full_memory_ratio,
                       {source: q.budget.source, note: "search over the engine's sizing; binding: " + q.binding_pool}) : null,
       q.pin_fits === null || q.pin_fits === undefined ? null :
         stat("pin_fits", "pin fits on " + (card || "this card"), q.pin_fits ? "yes" : "no", q.pin_fits, {source: "engine rule", note: (q.pin_check || {}).reason || ""})));
-    out.appendChild(lines[0]);
     var status;
-    if (pinned === "calculator") status = "The recipe sizes nothing itself, so the command carries the balanced ratio " + inCommand + ".";
-    else if (pinned === "cell") status = "The recipe's cell pins the state pool itself; the calculator's value is for reference.";
-    else if (pinned === "overlay") status = "An overlay pick pins the state pool itself; the calculator's value is for reference.";
+    if (pinned === "calculator") status = "The recipe sizes nothing itself, so the command carries the balanced ratio " + (base || {}).text + ".";
+    else if (pinned === "cell") status = "The recipe's cell sizes the state pool itself; the calculator's balanced value stands beside it.";
+    else if (pinned === "overlay") status = "An overlay pick replaces the calculator's value with its own pin; the balanced value for the base command stands beside it.";
     else status = "No ratio is pinned into the command.";
     out.appendChild(el("p", {id: "calc-status", text: status}));
     if (cell && base && cell.text !== base.text) {
