@@ -203,7 +203,7 @@
       params.forEach(function (v, k) { if (!RESERVED[k]) q[k] = null; });
       Object.keys(deploy.picks).forEach(function (k) { if (!RESERVED[k]) q[k] = deploy.picks[k]; });
       setParams(q);
-      return Promise.all([runCalculator(pip.data), runMemory(pip.data)]);
+      return Promise.all([runCalculator(pip.data, seq), runMemory(pip.data, seq)]);
     });
   }
 
@@ -306,7 +306,7 @@
       }))));
   }
 
-  function runMemory(r) {
+  function runMemory(r, seq) {
     var out = clear($("memory-out"));
     var hw = hardware();
     if (!r.cell || r.redirect || !hw.gpu) {
@@ -314,6 +314,7 @@
       return Promise.resolve();
     }
     return api("/api/explain", {command: r.command, gpu: hw.gpu, engine_version: r.engine_version || null}).then(function (res) {
+      if (seq !== deploy.seq) return;
       var d = res.data;
       showError($("memory-error"), d.error || null);
       clear(out);
@@ -329,7 +330,7 @@
   }
 
   // ---- Calculator: `ratio --json --gpu <card> -L L -C C -- <the Deploy command>` ----
-  function runCalculator(r) {
+  function runCalculator(r, seq) {
     var out = clear($("calc-out"));
     var errBox = $("calc-error");
     if (!r.cell || r.redirect || !deploy.L || !deploy.C) {
@@ -343,6 +344,7 @@
     var body = {command: r.command, request_length: deploy.L, concurrency: deploy.C, gpu: gpu,
                 engine_version: r.engine_version || null};
     return api("/api/ratio", body).then(function (res) {
+      if (seq !== deploy.seq) return;  // an answer for a selection the user already left
       if (res.status !== 200) { showError(errBox, res.data.error); return; }
       showError(errBox, null);
       drawCalculator(res.data, r, hw.label || gpu);
