@@ -46,7 +46,7 @@ def test_plan_command_explained_on_the_same_card_draws_the_same_picture(client):
 def test_nothing_fits_says_why_and_what_to_change(client):
     d = client.post("/api/plan", json=TARGETS[1]).json()
     assert d["fits"] is False and d["command"] is None
-    assert "exceed" in d["why"] and d["cheapest_change"]
+    assert "GiB" in d["why"] and d["cheapest_change"] == d["changes_that_fit"][0]["change"]
 
 
 @pytest.mark.parametrize("body,needle", [
