@@ -125,3 +125,44 @@ def test_bundled_pages_round_trip_through_their_data():
         page = load_page(pid)
         again = Page.model_validate(page.model_dump(mode="json", by_alias=True))
         assert again == page and again.lookup == page.lookup
+
+
+ROWS = """\
+id: rows
+model: Qwen3.8-27B
+supported_hardware: [h200, gb300]
+overlay_dims:
+  - id: tier
+    title: Serving Strategy
+    strip: [--mamba-radix-cache-strategy]
+    options:
+      - {id: low-latency, label: Low Latency, flags: [--mamba-radix-cache-strategy extra_buffer]}
+      - {id: lazy, label: Lazy, flags: [--mamba-radix-cache-strategy extra_buffer_lazy]}
+      - id: blackwell-only
+        label: Blackwell only
+        show_when: {equals: {hw: gb300}}
+        flags: [--mamba-radix-cache-strategy no_buffer]
+cells:
+  - match: {hw: [h200, gb300]}
+    flags: ["--model-path {{MODEL_NAME}}", --mamba-radix-cache-strategy no_buffer, --host 0.0.0.0]
+model_names: [{value: Qwen/Qwen3.8-27B-FP8}]
+"""
+
+
+def test_row_level_strip_owns_the_family():
+    """Docs §7.14: a row-level stripPrefixes was declared but never applied; here it replaces the cell's pin."""
+    page = read_page_text(ROWS, "rows.yaml").page
+    r = render(page, {"hw": "h200", "tier": "lazy"}, pin_ratio=False)
+    assert list(r.flags) == ["--model-path Qwen/Qwen3.8-27B-FP8", "--mamba-radix-cache-strategy extra_buffer_lazy",
+                             "--host 0.0.0.0"]
+
+
+def test_a_hidden_pick_is_reseated_and_hidden_options_are_not_listed():
+    page = read_page_text(ROWS, "rows.yaml").page
+    r = render(page, {"hw": "h200", "tier": "blackwell-only"}, pin_ratio=False)
+    assert r.selection["tier"] == "low-latency"
+    assert [m.as_dict() for m in r.reseated] == [{"dim": "tier", "from": "blackwell-only", "to": "low-latency",
+                                                  "reason": "hidden for the current selection"}]
+    assert [o.id for o in r.options["tier"]] == ["low-latency", "lazy"]
+    shown = render(page, {"hw": "gb300", "tier": "blackwell-only"}, pin_ratio=False)
+    assert shown.reseated == () and "--mamba-radix-cache-strategy no_buffer" in shown.flags

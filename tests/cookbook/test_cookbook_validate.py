@@ -161,3 +161,17 @@ def test_schema_errors_and_unreadable_files(tmp_path):
     assert check_paths([str(tmp_path / "missing.yaml")]).exit_code == 2
     with pytest.raises(Unreadable):
         check_text("a: [", "x.yaml")
+
+
+def test_multi_node_selections_are_sized_too():
+    """The injected --node-rank/--dist-init-addr hold placeholders; the fit check sizes one rank without them."""
+    from hybridplan.cookbook.pages import bundled_path
+
+    text = bundled_path("kimi-k3").read_text()
+    gb200_ll = "      - --tp-size 16\n      - --mem-fraction-static 0.85\n"
+    assert text.count(gb200_ll) == 1
+    got = [f for f in check_text(text.replace(gb200_ll, "      - --tp-size 16\n      - --mem-fraction-static 0.3\n"),
+                                 "kimi-k3.yaml") if f.severity != "info"]
+    assert got and {f.rule for f in got} == {"pin-fit"}
+    assert {(f.selection["hw"], f.selection["strategy"]) for f in got} == {("gb200", "low-latency")}
+    assert all("GB200" in f.message and f.severity == "error" for f in got)

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Mapping
 
 from hybridplan.cookbook import engine_view
+from hybridplan.cookbook.compose import MULTI_NODE_FLAGS, family
 from hybridplan.cookbook import selection as S
 from hybridplan.cookbook.render import Rendered, compose_cell
 from hybridplan.cookbook.schema import Page
@@ -21,8 +22,6 @@ from hybridplan.cookbook.text import first_match, placeholder_values
 from hybridplan.errors import EngineRefusal, HybridPlanError
 
 GIB = 1 << 30
-# multi-node placeholders the engine parses as numbers or addresses
-ENGINE_FILL = {"NODE_RANK": "0", "NODE0_IP": "127.0.0.1"}
 
 
 @dataclass(frozen=True)
@@ -30,7 +29,8 @@ class Fit:
     """What one command gets on one GPU: K, T, admitted requests, and the slack estimate; or why it cannot start."""
 
     gpu: str
-    refusal: str | None = None
+    refusal: str | None = None  # the engine would not start (EngineRefusal while sizing)
+    unloadable: str | None = None  # the engine model cannot even resolve the command
     slots_per_request: int = 0
     max_mamba_cache_size: int = 0
     max_total_num_tokens: int = 0
@@ -42,8 +42,8 @@ class Fit:
 
 
 @lru_cache(maxsize=4096)
-def size_on_gpu(command, gpu_id: str, version: str) -> Fit | None:
-    """Size the pools of a command on a catalog GPU (None when the engine model cannot load the command)."""
+def size_on_gpu(command, gpu_id: str, version: str) -> Fit:
+    """Size the pools of a command on a catalog GPU."""
     from hybridplan.engine.versions import engine_module
     from hybridplan.hardware.catalog import lookup
     from hybridplan.planner.timeline import for_loaded
@@ -51,7 +51,7 @@ def size_on_gpu(command, gpu_id: str, version: str) -> Fit | None:
     card = lookup(gpu_id)
     loaded = engine_view.resolve(command, version, card.platform())
     if isinstance(loaded, HybridPlanError):
-        return None
+        return Fit(gpu=card.name, unloadable=loaded.message)
     try:
         tl, _ = for_loaded(loaded, gpu=card)
         s = engine_module(version).size_pools(tl.budget, loaded.args, loaded.geometry, loaded.draft)
@@ -74,7 +74,10 @@ def request_tokens(page: Page, r: Rendered) -> int:
 
 
 def _engine_command(flags, env, values: Mapping[str, str]):
-    return engine_view.launch_command(flags, env, {**ENGINE_FILL, **values})
+    """The command the engine model sizes: the multi-node trio is dropped (it does not change one rank's pools, and
+    its values are placeholders for the user)."""
+    single = [f for f in flags if family(f) not in MULTI_NODE_FLAGS]
+    return engine_view.launch_command(single, env, values)
 
 
 def check_rendered(page: Page, r: Rendered) -> list[tuple[str, str, str]]:
@@ -83,8 +86,9 @@ def check_rendered(page: Page, r: Rendered) -> list[tuple[str, str, str]]:
     if hw.gpu is None:
         return []
     fit = size_on_gpu(_engine_command(r.flags, r.env, {}), hw.gpu, page.engine_version)
-    if fit is None:
-        return []  # the engine rule already reports commands the model cannot load
+    if fit.unloadable:
+        return [("error", "engine", f"the engine model (sglang {page.engine_version}) rejects this command: "
+                 f"{fit.unloadable}")]
     measured = r.badge in ("verified", "in-progress")
     severity = "error" if measured else "warning"
     what = "this measured pin" if measured else "this recipe"
@@ -132,7 +136,7 @@ def check_greyed(page: Page) -> list[tuple[str, str, str, dict]]:
         comp = compose_cell(page, sel, neighbour.cell, values)
         fit = size_on_gpu(_engine_command(comp.flags, comp.env, values), hw.gpu, page.engine_version)
         L = page.workload.request_length if page.workload else 1
-        if fit is None or fit.refusal or fit.max_running_requests < 1 or fit.max_total_num_tokens < L:
+        if fit.unloadable or fit.refusal or fit.max_running_requests < 1 or fit.max_total_num_tokens < L:
             continue
         combo = " x ".join(sel[d] for d in page.dims)
         out.append(("info", "unmeasured-reachable",
