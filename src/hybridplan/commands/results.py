@@ -117,3 +117,28 @@ def export(
         return 0
 
     run_guarded(body, as_json)
+
+
+@results_app.command("calibrate")
+def calibrate(
+    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    page: Optional[str] = typer.Option(None, "--page", help="Only this page."),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help="Only this GPU."),
+    build: Optional[str] = typer.Option(None, "--build", help="Only this engine version or commit (prefix)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Fit the planner's per-GPU estimates (CUDA context before the weights, graph + activation headroom) to the
+    recorded runs, and show the planner's error before and after."""
+
+    def body() -> int:
+        from hybridplan.errors import BadInput
+        from hybridplan.verify.calibrate import calibrate as fit
+
+        with _open(db) as store:
+            runs = store.runs(page=page, gpu=gpu, build=build)
+        if not runs:
+            raise BadInput("no recorded runs to calibrate with")
+        emit_result(fit(runs), as_json, "print_calibration")
+        return 0
+
+    run_guarded(body, as_json)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from hybridplan.verify.logparse import KEYS
@@ -31,7 +32,7 @@ def print_parse(d: dict, console: Console | None = None) -> None:
         t.add_row(_LABELS[key], *[_cell(r.get(key)) for r in ranks.values()])
     c.print(t)
     if d.get("failure"):
-        c.print(f"[bold red]failed[/] in phase [bold]{d['failure']['phase']}[/]: {d['failure']['message']}")
+        c.print(f"[bold red]failed[/] in phase [bold]{d['failure']['phase']}[/]: {escape(d['failure']['message'])}")
 
 
 def print_check(d: dict, console: Console | None = None) -> None:
@@ -41,9 +42,9 @@ def print_check(d: dict, console: Console | None = None) -> None:
                                                               if d.get("log_version") else ""))
     for key, p in d["proxies"].items():
         if p["value"] is not None:
-            c.print(f"  {key} = {p['value']}  ({p['source']}: {p['note']})")
+            c.print(f"  {key} = {p['value']}  ({p['source']}: {escape(p['note'])})")
     for note in d.get("notes", []):
-        c.print(f"  note: {note}")
+        c.print(f"  note: {escape(note)}")
     if d["rows"]:
         t = Table(show_header=True, header_style="bold")
         for col in ("quantity", "observed", "predicted", "rule"):
@@ -53,16 +54,16 @@ def print_check(d: dict, console: Console | None = None) -> None:
         c.print(t)
         for r in d["rows"]:
             if r["explanation"]:
-                c.print(f"  [bold]{r['quantity']}[/]: {r['explanation']}")
+                c.print(f"  [bold]{r['quantity']}[/]: {escape(r['explanation'])}")
     if d.get("refusal"):
         ref = d["refusal"]
-        c.print(f"[bold red]refusal[/] ({ref['kind']}): {ref['observed']}")
+        c.print(f"[bold red]refusal[/] ({ref['kind']}): {escape(ref['observed'])}")
         for r in ref["rows"]:
             c.print(f"  {r['quantity']}: observed {r['observed']}, predicted {r['predicted']} - {r['rule']}"
-                    + (f": {r['explanation']}" if r["explanation"] else ""))
-        c.print(f"  {ref['explanation']}")
+                    + (f": {r['explanation']}" if r["explanation"] else ""), markup=False)
+        c.print(f"  {ref['explanation']}", markup=False)
     elif d.get("failure"):
-        c.print(f"[bold red]failed[/] in phase {d['failure']['phase']}: {d['failure']['message']}")
+        c.print(f"[bold red]failed[/] in phase {d['failure']['phase']}: {escape(d['failure']['message'])}")
     c.print("[green]every difference is explained[/]" if d["explained"] else "[bold red]unexplained differences[/]")
 
 
@@ -84,7 +85,7 @@ def print_verify(d: dict, console: Console | None = None) -> None:
         for n, p in enumerate(points, start=1):
             sweep = " ".join(f"{k[2:]}={v}" for k, v in p["sweep"].items())
             c.print(f"[bold]{n}.[/] {' '.join(f'{k}={v}' for k, v in p['selection'].items())} {sweep}")
-            c.print("   " + " ".join(p["env"] + p["flags"]), soft_wrap=True)
+            c.print("   " + " ".join(p["env"] + p["flags"]), soft_wrap=True, markup=False)
     else:
         t = Table(show_header=True, header_style="bold")
         for col in ("selection", "sweep", "outcome"):
@@ -96,7 +97,7 @@ def print_verify(d: dict, console: Console | None = None) -> None:
     if d.get("already_recorded"):
         c.print(f"{len(d['already_recorded'])} points were already recorded (use --rerun to measure them again)")
     for s in d.get("skipped", []):
-        c.print(f"skipped {' '.join(f'{k}={v}' for k, v in s['selection'].items())}: {s['reason']}")
+        c.print(f"skipped {' '.join(f'{k}={v}' for k, v in s['selection'].items())}: {s['reason']}", markup=False)
     c.print(f"results: {d['db']}  logs: {d['run_dir']}")
 
 
@@ -137,4 +138,32 @@ def print_diff(d: dict, console: Console | None = None) -> None:
             c.print(f"  {f['field']}: {_cell(f['a'])} -> {_cell(f['b'])}{pct}")
     for side in ("only_a", "only_b"):
         for u in d[side]:
-            c.print(f"only in {d['a' if side == 'only_a' else 'b']}: {_picks(u['selection'])} {u['sweep']}")
+            c.print(f"only in {d['a' if side == 'only_a' else 'b']}: {_picks(u['selection'])} {u['sweep']}",
+                    markup=False)
+
+
+def print_calibration(d: dict, console: Console | None = None) -> None:
+    """`results calibrate`: per GPU, the planner's constants against the fitted ones, and the errors."""
+    c = console or Console()
+    for gpu_id, g in d["gpus"].items():
+        ctx, head, err = g["context_gib"], g["headroom"], g["error"]
+        c.print(f"[bold]{gpu_id}[/] ({g['runs']} runs)")
+        for ranks in ("one_rank", "several_ranks"):
+            if ctx["fitted"][ranks] is not None:
+                c.print(f"  CUDA context, {ranks.replace('_', ' ')}: planner {ctx['planner'][ranks]:.2f} GiB, "
+                        f"measured {ctx['fitted'][ranks]:.2f} GiB")
+        lo, hi = head["interval_gib"]
+        c.print(f"  headroom offset to the planner's estimate: {head['offset_gib']:+.2f} GiB "
+                f"(bounds {'-' if lo is None else f'{lo:+.2f}'} .. {'-' if hi is None else f'{hi:+.2f}'}"
+                + ("" if head["consistent"] else f", inconsistent: {head['bounds_broken']} bound(s) broken") + ")")
+        t = Table(show_header=True, header_style="bold")
+        for col in ("error", "before", "after"):
+            t.add_column(col, justify="left" if col == "error" else "right")
+        t.add_row("P, mean abs (GiB)", *(_cell(v) for v in err["pre_load_gib_mae"]))
+        t.add_row("K, mean relative", *(_cell(v) for v in err["K_mean_rel"]))
+        t.add_row("KV tokens, mean relative", *(_cell(v) for v in err["kv_tokens_mean_rel"]))
+        t.add_row(f"fits / does not fit, wrong of {err['fits_judged']}", *(str(v) for v in err["fits_wrong"]))
+        c.print(t)
+    for s in d["skipped"]:
+        c.print(f"skipped run {s['run']}: {s['reason']}", markup=False)
+    c.print(d["note"], markup=False)
