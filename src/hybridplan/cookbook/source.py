@@ -60,10 +60,6 @@ class SourceMap:
                 node = node.value[part]
         return node.start_mark.line + 1
 
-    def where(self, loc: tuple) -> str:
-        line = self.line(loc)
-        return f"{self.origin}:{line}" if line else self.origin
-
 
 def parse_yaml(text: str, origin: str) -> tuple[object, SourceMap]:
     """The data and its source map; YAML syntax errors and duplicate keys raise Unreadable with the line."""
