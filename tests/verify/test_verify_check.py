@@ -78,6 +78,18 @@ def test_failure_after_the_pools_is_outside_the_pool_model():
     assert any("P x (1 - 0.9) = 3.08 GiB" in n for n in result["notes"])
 
 
+@pytest.mark.parametrize("case, note", [
+    ("weights-oom", "while loading the weights, before any pool was sized: the weights do not fit in the free memory "
+                    "P = 30.84 GiB"),
+    ("killed", "the process was killed"),
+])
+def test_failures_before_the_pools_are_named_as_such(case, note):
+    ok = SYNTH / "sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-ok.log"
+    result = _check(SYNTH / f"sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-{case}.log", _sidecar_command(ok))
+    assert result["rows"] == [] and "refusal" not in result and result["explained"]
+    assert any(note in n for n in result["notes"])
+
+
 def test_mi355x_state_cache_refusal_is_reproduced():
     result = _check(LOGS / "qwen3.8-27b-fp8-mi355x-state-cache-failure.log",
                     "--model-path Qwen/Qwen3.8-27B-FP8 --mem-fraction-static 0.25", "0.5.17")

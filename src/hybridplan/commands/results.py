@@ -14,7 +14,13 @@ from hybridplan.commands.logs import emit_result
 results_app = typer.Typer(no_args_is_help=True, help="Measurements recorded by `verify` (SQLite).")
 app.add_typer(results_app, name="results")
 
-DB_HELP = "Results database (default $HYBRIDPLAN_RESULTS or ~/.cache/hybridplan/results.sqlite)."
+# the filters every subcommand takes (typer reads these option declarations; they hold no state)
+DB = typer.Option(None, "--db", help="Results database (default $HYBRIDPLAN_RESULTS or "
+                  "~/.cache/hybridplan/results.sqlite).")
+PAGE = typer.Option(None, "--page", help="Only this page.")
+GPU = typer.Option(None, "--gpu", help="Only this GPU.")
+BUILD = typer.Option(None, "--build", help="Only this engine version or commit (prefix).")
+JSON = typer.Option(False, "--json", help="Print one JSON object.")
 
 
 def _open(db: Optional[Path]):
@@ -29,12 +35,12 @@ def _open(db: Optional[Path]):
 
 @results_app.command("show")
 def show(
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
-    page: Optional[str] = typer.Option(None, "--page", help="Only this page."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help="Only this GPU."),
-    build: Optional[str] = typer.Option(None, "--build", help="Only this engine version or commit (prefix)."),
+    db: Optional[Path] = DB,
+    page: Optional[str] = PAGE,
+    gpu: Optional[str] = GPU,
+    build: Optional[str] = BUILD,
     logs: bool = typer.Option(False, "--logs", help="Include the server logs and bench output (JSON)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    as_json: bool = JSON,
 ) -> None:
     """Every recorded point: build, GPU, selection, sweep value, outcome and failure phase, pools and TPOT."""
 
@@ -51,10 +57,10 @@ def show(
 def diff(
     build_a: str = typer.Argument(..., metavar="BUILD_A", help="Engine version or commit (prefix)."),
     build_b: str = typer.Argument(..., metavar="BUILD_B", help="Engine version or commit (prefix)."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
-    page: Optional[str] = typer.Option(None, "--page", help="Only this page."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help="Only this GPU."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    db: Optional[Path] = DB,
+    page: Optional[str] = PAGE,
+    gpu: Optional[str] = GPU,
+    as_json: bool = JSON,
 ) -> None:
     """What changed between two builds on the same points (outcome, K, KV tokens, requests, TPOT, accept length)."""
 
@@ -81,11 +87,11 @@ def export(
     page_ref: str = typer.Argument(..., metavar="PAGE", help="A bundled page id or a page file."),
     page_file: Optional[Path] = typer.Option(None, "--page-file", help="The YAML file to write into (default: the "
                                              "page's own file)."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help="Only this GPU."),
-    build: Optional[str] = typer.Option(None, "--build", help="Only this engine version or commit (prefix)."),
+    db: Optional[Path] = DB,
+    gpu: Optional[str] = GPU,
+    build: Optional[str] = BUILD,
     write: bool = typer.Option(False, "--write", help="Write the file; without it the patch is printed."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    as_json: bool = JSON,
 ) -> None:
     """Measurement records (outcome, KV tokens, K, max running requests, TPOT, accept length) for each run, into
     the cells of the page file they were measured on: a unified diff, or the file itself with --write."""
@@ -121,11 +127,11 @@ def export(
 
 @results_app.command("calibrate")
 def calibrate(
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
-    page: Optional[str] = typer.Option(None, "--page", help="Only this page."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help="Only this GPU."),
-    build: Optional[str] = typer.Option(None, "--build", help="Only this engine version or commit (prefix)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    db: Optional[Path] = DB,
+    page: Optional[str] = PAGE,
+    gpu: Optional[str] = GPU,
+    build: Optional[str] = BUILD,
+    as_json: bool = JSON,
 ) -> None:
     """Fit the planner's per-GPU estimates (CUDA context before the weights, graph + activation headroom) to the
     recorded runs, and show the planner's error before and after."""

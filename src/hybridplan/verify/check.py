@@ -564,8 +564,15 @@ def check_log(boot: BootLog, command: LaunchCommand, *, log_version: str | None 
 
 
 def _outside_the_model(phase: str, boot: BootLog, view: EngineView) -> str:
-    """What the pool model says about a failure after the pools were sized (graphs, activations)."""
+    """What the pool model says about a failure outside pool sizing (before the pools, or after them)."""
     P = boot.min_over_ranks("pre_load_avail_gib")
+    if phase == "weights":
+        return ("the boot failed while loading the weights, before any pool was sized: the weights do not fit in the "
+                "free memory" + (f" P = {P:.2f} GiB" if P is not None else "") + " (no pool-sizing rule applies)")
+    if phase == "startup":
+        return "the server stopped before loading any weight (argument checks or distributed init)"
+    if phase == "killed":
+        return "the process was killed (SIGKILL: the OOM killer, earlyoom, a timeout): not a pool-sizing failure"
     mfs = view.args["mem_fraction_static"]
     free = boot.rank0.avail_after_pools_gib
     slack = f"P x (1 - {mfs}) = {P * (1 - mfs):.2f} GiB" if P is not None else f"P x (1 - {mfs})"
