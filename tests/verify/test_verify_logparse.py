@@ -237,3 +237,23 @@ def test_fixture_sidecars_describe_synthetic_logs():
         data = json.loads(meta.read_text())
         assert data["synthetic"] is True and data["launch"]["command_verbatim"]
         assert meta.with_suffix("").read_text().startswith("# SYNTHETIC")
+
+
+def test_older_release_formats():
+    """Lines as 0.4.x / early 0.5.x printed them: no dtype on the KV line, no K on the Mamba line, the old capture
+    wording, a `[TP0]`-only prefix."""
+    text = "\n".join([
+        "[TP0] Load weight begin. avail mem=78.50 GB",
+        "[TP0] Load weight end. type=Qwen3NextForCausalLM, dtype=torch.bfloat16, avail mem=41.20 GB, mem usage=37.30 GB.",
+        "[TP0] Mamba Cache is allocated. conv_state size: 0.52GB, ssm_state size: 22.31GB",
+        "[TP0] KV Cache is allocated. #tokens: 812345, K size: 4.65 GB, V size: 4.65 GB",
+        "[TP0] Memory pool end. avail mem=8.10 GB",
+        "[TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=8.05 GB",
+        "[TP0] Capture cuda graph end. Time elapsed: 12.31 s. mem usage=0.61 GB. avail mem=7.44 GB.",
+        "[TP0] max_total_num_tokens=812345, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+        "max_running_requests=48, context_len=262144",
+    ])
+    assert parse_log(text).as_dict() == {
+        "pre_load_avail_gib": 78.5, "weights_gib": 37.3, "avail_after_load_gib": 41.2, "conv_state_gib": 0.52,
+        "ssm_state_gib": 22.31, "kv_tokens": 812345, "k_gib": 4.65, "v_gib": 4.65, "max_total_num_tokens": 812345,
+        "max_running_requests": 48, "context_len": 262144, "cuda_graph_gib": 0.61, "avail_after_pools_gib": 8.1}
