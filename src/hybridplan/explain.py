@@ -108,7 +108,7 @@ def _geometry_numbers(loaded: Loaded) -> dict:
     D = sizing.draft_states_per_request(args, geo)
     tp = sizing.state_tp(args, geo)
     per_slot = geo.state_bytes_per_slot(tp, args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"])
-    cell = sizing.kv_cell(args, geo, loaded.draft)
+    cell = sizing.binding_cell(args, geo, loaded.draft)
     ring = (geo.replayssm_ring_bytes(tp, args["linear_replayssm_cache_len"], args["mamba_conv_dtype"])
             if sizing.replayssm_active(args, geo) else 0)
     prov = {

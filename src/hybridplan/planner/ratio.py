@@ -55,8 +55,7 @@ def sizes_of(loaded) -> Sizes:
     per = int(geo.state_bytes_per_slot(tp, args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"]) * scale)
     if sizing.replayssm_active(args, geo) and geo.is_kda:
         per += int(geo.replayssm_ring_bytes(tp, args["linear_replayssm_cache_len"], args["mamba_conv_dtype"]) * scale)
-    cells = [sizing.kv_cell(args, geo, loaded.draft, stage=s) for s in range(args["pp_size"])]
-    cell = min(cells, key=lambda c: c.layers) if args["pp_size"] > 1 else cells[0]
+    cell = sizing.binding_cell(args, geo, loaded.draft)
     if args["max_mamba_cache_size"] is not None:
         branch = "max_mamba_cache_size"
     elif args["disable_radix_cache"] and args["max_running_requests"] is not None:
@@ -68,11 +67,14 @@ def sizes_of(loaded) -> Sizes:
 
 
 def continuous_ratio(g: Sizes, L: int, cell: int | None = None) -> float | None:
-    """The engine's balance point without integer effects; None when there is no KV side (pure state models)."""
+    """The engine's balance point without integer effects; None when there is no KV side (pure state models).
+
+    Under DCP each KV row holds dcp logical tokens (KVCacheConfigurator.logical_token_capacity), so a request of
+    L tokens costs L / dcp rows of the per-row cell."""
     c = g.cell if cell is None else cell
     if c <= 0:
         return None
-    return (g.S + g.D) * g.per_slot / (L * c)
+    return (g.S + g.D) * g.per_slot * max(1, g.dcp) / (L * c)
 
 
 def pin_for(C: int, g: Sizes) -> int:

@@ -201,6 +201,13 @@ def kv_cell(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, *
                   draft_rule=rule, draft_dtype=ddtype)
 
 
+def binding_cell(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None) -> KVCell:
+    """The KV cell that bounds T: under PP each stage divides its own budget and the MIN of T wins, so the
+    stage with the largest cell binds (config_from_budget / _apply_token_constraints)."""
+    cells = [kv_cell(args, geo, draft, stage=s) for s in range(args["pp_size"])]
+    return max(cells, key=lambda c: c.total)
+
+
 def _draft_model_dtype(draft: DraftGeometry) -> str:
     from hybridplan.dtypes import model_dtype
 
@@ -443,7 +450,7 @@ def size_pools(budget: PoolBudget | float, args: EngineArgs, geo: ModelGeometry,
         raise no_kv_memory_refusal(budget, args["mem_fraction_static"])
     budget_bytes = int(kv_budget_gib * (1 << 30))
     cells = [kv_cell(args, geo, draft, stage=s) for s in range(args["pp_size"])]
-    cell = min(cells, key=lambda c: c.layers) if args["pp_size"] > 1 else cells[0]
+    cell = binding_cell(args, geo, draft)
     T, notes = tokens_from_budget(budget_bytes, cell.total, args, geo, [c.total for c in cells])
     if T <= 0:
         raise EngineRefusal("Not enough memory. Please try to increase --mem-fraction-static."

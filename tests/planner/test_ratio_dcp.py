@@ -1,0 +1,28 @@
+"""DCP and PP in the balance point: rows hold dcp logical tokens; the stage with the largest KV cell bounds T."""
+
+from __future__ import annotations
+
+from hybridplan.engine.command import parse_command
+from hybridplan.planner.ratio import balanced_ratio
+from tests.conftest import resolve_cmd
+
+K3 = "--model-path moonshotai/Kimi-K3 --tp-size 8 --kv-cache-dtype bf16"
+
+
+def test_kimi_k3_docs_worked_values_with_and_without_dcp():
+    # cookbook-semantics.md §6.3: K3 B300 (attn TP 8, fp32 state, bf16 KV, L=11264, S=5): LL NOSPEC 0.9, DCP8 7.21
+    plain = balanced_ratio(parse_command(K3), request_length=11264, concurrency=64)
+    dcp8 = balanced_ratio(parse_command(K3 + " --dcp-size 8"), request_length=11264, concurrency=64)
+    assert plain["mamba_full_memory_ratio_text"] == "0.9"
+    assert dcp8["mamba_full_memory_ratio_text"] == "7.21"
+    assert dcp8["mamba_full_memory_ratio"] == plain["mamba_full_memory_ratio"] * 8
+
+
+def test_pp_reports_the_binding_stage_cell():
+    from hybridplan.engine.sglang_0_5_23.sizing import binding_cell, kv_cell
+
+    # Nemotron Nano 9B v2: attention layers 14, 21, 30, 39 of 56 -> PP3 stages [0,18) [18,37) [37,56) hold 1, 2, 1
+    args, geo, draft = resolve_cmd("--model-path nvidia/NVIDIA-Nemotron-Nano-9B-v2 --pp-size 3")
+    cells = [kv_cell(args, geo, draft, stage=s) for s in range(3)]
+    assert [c.layers for c in cells] == [1, 2, 1]
+    assert binding_cell(args, geo, draft).layers == 2
