@@ -24,8 +24,9 @@ def _divide(a: int, b: int) -> int:
     return a // b
 
 
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
+def _k_heads_per_tp(n_heads: int, tp: int) -> int:
+    """Key heads per rank before any group extension: n / tp, or ceil(n / tp) when it does not divide."""
+    return n_heads // tp if n_heads % tp == 0 else -(-n_heads // tp)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,10 +70,8 @@ class Mamba2Mixer:
         """Mirrors configs/mamba_utils.py::Mamba2StateShape.create."""
         n_groups = self.n_groups
         num_heads = tp if self.heads_follow_tp else self.num_heads
-        if n_groups % tp == 0:
-            k_per_tp = n_groups // tp
-        else:
-            k_per_tp = _ceil_div(n_groups, tp)
+        k_per_tp = _k_heads_per_tp(n_groups, tp)
+        if n_groups % tp != 0:
             n_groups += tp - n_groups  # extra_groups_for_head_shards
         conv_dim = self.intermediate_size + 2 * n_groups * self.state_size
         return StateShape(
@@ -121,10 +120,7 @@ class KdaMixer:
 
     def shape(self, tp: int) -> StateShape:
         """Mirrors configs/mamba_utils.py::KimiLinearStateShape.create (window axis first)."""
-        if self.num_k_heads % tp == 0:
-            k_per_tp = self.num_k_heads // tp
-        else:
-            k_per_tp = _ceil_div(self.num_k_heads, tp)
+        k_per_tp = _k_heads_per_tp(self.num_k_heads, tp)
         proj = _divide(self.num_heads * self.head_dim, tp)
         proj_k = _divide(self.num_k_heads * self.head_k_dim, tp)
         return StateShape(
