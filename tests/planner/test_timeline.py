@@ -36,9 +36,16 @@ def test_gpu_timeline_steps_add_up():
     assert tl.rest_gib.value == pytest.approx(tl.available_gib.value - tl.pre_load_gib.value * 0.15 - 100 / 1024)
     assert tl.context_gib.source is Source.ESTIMATE and tl.headroom_gib.source is Source.ESTIMATE
     assert tl.mem_fraction_static.source is Source.EXPLICIT
-    # the engine's own reserve at chunk 8192, decode graph 256 and 58 prefill buckets, without the 10 GiB floor
-    assert tl.headroom_gib.value * 1024 == pytest.approx(512 + 1.5 * 8192 + 128 + 256 * 2 + 58 * 8)
-    assert tl.max_safe_mem_fraction.value == pytest.approx(1 - tl.headroom_gib.value / tl.pre_load_gib.value, abs=1e-3)
+    # the engine's own reserve at chunk 8192, decode graph 256 and 58 prefill buckets, without the 10 GiB floor, is
+    # kept for reference; the estimate is the sum of its parts and the safe fraction keeps the slack need
+    assert tl.engine_reserve_gib.value * 1024 == pytest.approx(512 + 1.5 * 8192 + 128 + 256 * 2 + 58 * 8)
+    assert tl.headroom_gib.value == pytest.approx(sum(p.nbytes for p in tl.headroom_parts) / (1 << 30))
+    assert tl.headroom_gib.value < tl.engine_reserve_gib.value / 4
+    assert tl.pools_gib.value == pytest.approx(tl.rest_gib.value, abs=0.01)  # the ratio branch spends the budget
+    assert tl.slack_need_gib.value == pytest.approx(
+        tl.headroom_gib.value - tl.mm_reservation_gib.value + tl.pools_gib.value - tl.rest_gib.value)
+    assert tl.max_safe_mem_fraction.value == pytest.approx(1 - tl.slack_need_gib.value / tl.pre_load_gib.value, abs=1e-3)
+    assert tl.slack_fits_headroom == (tl.slack_gib.value >= tl.slack_need_gib.value)
 
 
 def test_default_fraction_comes_from_the_card():

@@ -24,7 +24,9 @@ def print_timeline(tl: dict) -> None:
               ("available_gib", "A  free after weights"), ("mem_fraction_static", "--mem-fraction-static"),
               ("slack_gib", "slack P x (1 - mfs)"), ("pre_capture_reserve_gib", "pre-capture reserve"),
               ("mm_reservation_gib", "multimodal reservation"), ("rest_gib", "pool budget (total_rest_memory)"),
-              ("headroom_gib", "CUDA graphs + activations"), ("max_safe_mem_fraction", "highest safe mem fraction"))
+              ("pools_gib", "pools as allocated"), ("headroom_gib", "CUDA graphs + activations"),
+              ("slack_need_gib", "what the slack must hold"), ("engine_reserve_gib", "engine's default-fraction reserve"),
+              ("max_safe_mem_fraction", "highest safe mem fraction"))
     for key, label in labels:
         v = tl.get(key)
         if v is not None:

@@ -1,8 +1,9 @@
-"""The GPU memory timeline of one rank, mirroring the engine's order, ending in the pool budget.
+"""The GPU memory timeline of one rank, mirroring the engine's order, ending in the pool budget and what is left.
 
 free before load (P) -> weights (target, then draft) -> A -> the --mem-fraction-static slack -> the pre-capture
 reserve (post-capture mode) -> the multimodal reservation -> `total_rest_memory`, which the engine splits between
-the state and KV pools. CUDA context and graph/activation headroom are planner estimates, labelled so.
+the state and KV pools -> the pools as allocated -> what must live outside them (planner.headroom). CUDA context and
+the activation/graph headroom are planner estimates, labelled so; their constants are data (planner.constants).
 """
 
 from __future__ import annotations
@@ -13,19 +14,16 @@ from importlib import import_module
 
 from hybridplan.engine.args import EngineArgs
 from hybridplan.engine.versions import engine_module
-from hybridplan.errors import BadInput
+from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU
-from hybridplan.models.geometry import ModelGeometry
+from hybridplan.models.geometry import DraftGeometry, ModelGeometry
+from hybridplan.planner import headroom as hr
+from hybridplan.planner.constants import PlannerConstants, constants_for
+from hybridplan.planner.widths import ModelWidths, command_widths
 from hybridplan.provenance import Source, Sourced
 from hybridplan.weights.report import WeightReport, model_weights
 
 GIB = 1 << 30
-MIB = 1 << 20
-# CUDA context + allocator/NCCL state before weights load. From the RTX 4090 TP2 boot log (tests/fixtures): the card's
-# 23.99 GiB minus "Load weight begin. avail mem=22.93 GB" = 1.06 GiB with NCCL; a single rank has no NCCL buffers.
-CONTEXT_GIB_SINGLE = 0.75
-CONTEXT_GIB_NCCL = 0.30
-UNIFIED_HOST_GIB = 8.0  # unified-memory boxes (GB10): the OS and host processes draw from the same pool
 
 
 def _engine(version: str | None, part: str):
@@ -34,7 +32,7 @@ def _engine(version: str | None, part: str):
 
 @dataclass(frozen=True, kw_only=True)
 class MemoryTimeline:
-    """Every step from an empty card to the pool budget, in GiB, each with its provenance."""
+    """Every step from an empty card to the pools and the headroom, in GiB, each with its provenance."""
 
     gpu_id: str | None
     capacity_gib: Sourced | None
@@ -48,8 +46,14 @@ class MemoryTimeline:
     pre_capture_reserve_gib: Sourced | None
     mm_reservation_gib: Sourced
     rest_gib: Sourced  # total_rest_memory: what the state and KV pools share
-    headroom_gib: Sourced  # CUDA graphs + activations the slack must hold (estimate)
-    max_safe_mem_fraction: Sourced  # the highest --mem-fraction-static whose slack still holds the headroom
+    pools_gib: Sourced | None  # what the pools allocate (state, verify scratch, target + draft KV); None: refused
+    draft_kv_gib: Sourced | None  # the draft's KV pool inside pools_gib (the engine folds it into the KV cell)
+    headroom_gib: Sourced  # what lives outside the pools: graphs, activations, workspaces, tables (estimate)
+    headroom_parts: tuple[hr.Part, ...]
+    slack_need_gib: Sourced  # what the slack must hold: headroom - multimodal reservation + (pools - budget)
+    engine_reserve_gib: Sourced  # the engine's own default-fraction reserve, for reference (not used to fit)
+    max_safe_mem_fraction: Sourced  # the highest --mem-fraction-static whose slack still holds slack_need
+    constants: PlannerConstants
 
     @property
     def budget(self):
@@ -61,61 +65,83 @@ class MemoryTimeline:
 
     @property
     def slack_fits_headroom(self) -> bool:
-        return self.slack_gib.value >= self.headroom_gib.value
+        """Whether what is left outside the pools holds the headroom (slack >= slack_need)."""
+        return self.slack_gib.value >= self.slack_need_gib.value
 
     def as_dict(self) -> dict:
         out: dict = {"gpu": self.gpu_id}
         for name in ("capacity_gib", "context_gib", "pre_load_gib", "target_weights_gib", "draft_weights_gib",
                      "available_gib", "mem_fraction_static", "slack_gib", "pre_capture_reserve_gib",
-                     "mm_reservation_gib", "rest_gib", "headroom_gib", "max_safe_mem_fraction"):
+                     "mm_reservation_gib", "rest_gib", "pools_gib", "draft_kv_gib", "headroom_gib", "slack_need_gib",
+                     "engine_reserve_gib", "max_safe_mem_fraction"):
             v = getattr(self, name)
             out[name] = v.as_dict() if v is not None else None
         out["slack_fits_headroom"] = self.slack_fits_headroom
+        out["headroom_parts"] = [p.as_dict() for p in self.headroom_parts]
+        out["constants"] = self.constants.as_dict()
         return out
 
 
-def context_estimate_gib(gpu: GPU, world: int) -> float:
+def context_estimate_gib(gpu: GPU, world: int, constants: PlannerConstants | None = None) -> float:
     """CUDA context and NCCL state before the weights (estimate), plus the host's share on unified memory."""
-    return CONTEXT_GIB_SINGLE + (CONTEXT_GIB_NCCL if world > 1 else 0.0) + (UNIFIED_HOST_GIB if gpu.unified else 0.0)
+    c = constants or constants_for(gpu.id)
+    return c.context_gib_single + (c.context_gib_nccl if world > 1 else 0.0) + (c.unified_host_gib if gpu.unified else 0.0)
 
 
-def headroom_mib(args: EngineArgs, geo: ModelGeometry, version: str | None = None) -> tuple[float, str]:
-    """CUDA graphs + activations outside the pools, sized by the engine's own mem-fraction heuristic without its
-    10 GiB floor (memory_hook.py): 512 + 1.5 MiB per activation token + tp.pp/8 GiB + the graph reserve."""
-    md = _engine(version, "memory_defaults")
-    cg = _engine(version, "cuda_graph")
-    g = cg.GraphConfig(decode_backend=args["cuda_graph_decode_backend"], decode_max_bs=args["cuda_graph_decode_max_bs"],
-                       prefill_backend=args["cuda_graph_prefill_backend"], prefill_max_bs=args["cuda_graph_prefill_max_bs"],
-                       prefill_bs=args["cuda_graph_prefill_bs"], prefill_rule="")
-    mode = args["disaggregation_mode"]
-    act = md.activation_tokens(pd_decode=mode == "decode", running=args["max_running_requests"] or g.decode_max_bs,
-                               draft_tokens=args["speculative_num_draft_tokens"], chunked=args["chunked_prefill_size"],
-                               max_prefill_tokens=args["max_prefill_tokens"])
-    graph = md.reserve_for_graph_mb(g, pd_mode=mode, attn_dp=args["attn_dp_size"], mla=geo.kv.kind == "mla",
-                                    deepep=args.get("moe_a2a_backend") == "deepep")
-    tp_pp = args["tp_size"] * args["pp_size"] / 8 * 1024
-    total = 512 + 1.5 * act + tp_pp + graph
-    return total, (f"512 + 1.5 x {act} activation tokens + {tp_pp:.0f} (tp.pp) + {graph:.0f} graph MiB: the engine's "
-                   "mem-fraction reserve (memory_hook.py) used as an estimate of graph + activation memory")
+@dataclass(frozen=True)
+class _Pools:
+    """The sizing facts the headroom depends on."""
+
+    running: int
+    allocated_bytes: int | None
+    draft_kv_bytes: int | None
+
+
+def _pools(budget, args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, widths: ModelWidths,
+           version: str | None) -> _Pools:
+    """Size the pools (the engine's own sizing) and add up what they allocate, the draft's KV pool included."""
+    sizing = _engine(version, "sizing")
+    logs = _engine(version, "logs")
+    try:
+        s = engine_module(version).size_pools(budget, args, geo, draft)
+    except EngineRefusal:
+        return _Pools(running=args["max_running_requests"] or args["cuda_graph_decode_max_bs"] or 1,
+                      allocated_bytes=None, draft_kv_bytes=None)
+    a = logs.state_allocation(s, args, geo)
+    rows = s.max_total_num_tokens + args["page_size"]
+    per_draft = s.cell.draft
+    if per_draft == 0 and args["speculative_algorithm"] in hr.EAGLE_FAMILY and s.cell.layers:
+        # path-less MTP the engine does not price: the draft still allocates its layers' KV (§3.7)
+        per_draft = s.cell.target // s.cell.layers * max(1, widths.mtp_layers)
+    draft_kv = rows * per_draft
+    allocated = (a.conv_bytes + a.ssm_bytes + (a.intermediate_ssm_bytes or 0) + (a.intermediate_conv_window_bytes or 0)
+                 + sizing.kv_bytes_allocated(s.max_total_num_tokens, args, geo, s.cell.layers) + draft_kv)
+    return _Pools(running=s.max_running_requests, allocated_bytes=allocated, draft_kv_bytes=draft_kv)
 
 
 def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weights: WeightReport | None = None,
-          available_gib: float | None = None, pre_load_gib: float | None = None,
-          version: str | None = None) -> MemoryTimeline:
-    """The timeline for a resolved command on a GPU, or from measured A and P (a boot log's "Load weight" lines)."""
+          available_gib: float | None = None, pre_load_gib: float | None = None, version: str | None = None,
+          draft: DraftGeometry | None = None, widths: tuple[ModelWidths, ModelWidths | None] | None = None,
+          constants: PlannerConstants | None = None) -> MemoryTimeline:
+    """The timeline for a resolved command on a GPU, or from measured A and P (a boot log's "Load weight" lines).
+
+    `draft` is the draft geometry (its KV shares the pools), `widths` the target's and draft's config widths (read
+    from the configs when omitted), `constants` the estimate constants (the GPU's from the data file when omitted).
+    """
     budget = _engine(version, "budget")
     reserves = _engine(version, "reserves")
     for name, v in (("--available-gib", available_gib), ("--pre-load-gib", pre_load_gib)):
         if v is not None and (not math.isfinite(v) or v <= 0):
             raise BadInput(f"{name} must be a positive number, got {v}")
+    consts = constants or constants_for(gpu.id if gpu is not None else None)
     world = args["tp_size"] * args["pp_size"]
     capacity = context = None
     if gpu is not None:
         capacity = Sourced(value=gpu.memory_gib, source=Source.INPUT if gpu.memory_source == "input" else Source.CONFIG,
                            note=f"{gpu.name}: memory.total {gpu.memory_mib} MiB ({gpu.memory_source})")
-        context = Sourced(value=context_estimate_gib(gpu, world), source=Source.ESTIMATE,
+        context = Sourced(value=context_estimate_gib(gpu, world, consts), source=Source.ESTIMATE,
                           note="CUDA context" + (" + NCCL" if world > 1 else "") +
-                               (" + host share of unified memory" if gpu.unified else ""))
+                               (" + host share of unified memory" if gpu.unified else "") + f" ({consts.origin})")
     if pre_load_gib is not None:
         P = Sourced(value=pre_load_gib, source=Source.MEASURED, note="--pre-load-gib (pre_model_load_memory)")
     elif gpu is not None:
@@ -123,16 +149,16 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
                     note="memory.total - CUDA context (distributed/bootstrap.py::measure_pre_model_load_memory)")
     else:
         raise BadInput("the memory timeline needs a GPU (--gpu) or the boot log's --pre-load-gib")
-    target = draft = None
+    target = draft_w = None
     if available_gib is not None:
         A = Sourced(value=available_gib, source=Source.MEASURED, note="--available-gib (free after weights)")
     elif weights is not None:
         target = Sourced(value=weights.target_per_rank.value / GIB, source=weights.target_per_rank.source,
                          note=weights.target_per_rank.note)
-        draft = Sourced(value=weights.draft_per_rank.value / GIB, source=weights.draft_per_rank.source,
-                        note=weights.draft_per_rank.note)
-        A = Sourced(value=P.value - target.value - draft.value, source=Source.ESTIMATE if
-                    Source.ESTIMATE in (P.source, target.source, draft.source) else Source.ENGINE_RULE,
+        draft_w = Sourced(value=weights.draft_per_rank.value / GIB, source=weights.draft_per_rank.source,
+                          note=weights.draft_per_rank.note)
+        A = Sourced(value=P.value - target.value - draft_w.value, source=Source.ESTIMATE if
+                    Source.ESTIMATE in (P.source, target.source, draft_w.source) else Source.ENGINE_RULE,
                     note="P - target weights - draft weights (both load before the pools are sized)")
     else:
         raise BadInput("the memory timeline needs the weights or the boot log's --available-gib")
@@ -146,13 +172,22 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
     reserve = reserves.pre_capture_reserve_gib(args, gpu_mib)
     pb = budget.pool_budget(A.value, P.value, args, reserve)
     mm = budget.mm_reservation_gib(args)
-    head_mib, head_note = headroom_mib(args, geo, version)
     slack = P.value * (1 - mfs) if reserve is None else max(P.value * (1 - mfs), reserve)
-    head = head_mib / 1024
-    safe = math.floor((1 - head / P.value) * 1000) / 1000 if P.value > 0 else 0.0
+    rest_src = A.source if A.source is not Source.MEASURED else Source.ENGINE_RULE
+    rest = Sourced(value=pb.rest_gib, source=rest_src, note="A - slack - multimodal reservation (total_rest_memory)")
+    target_widths, draft_widths = widths if widths is not None else command_widths(args)
+    pools = _pools(pb, args, geo, draft, target_widths, version)
+    head = hr.estimate(args, geo, target_widths, draft_widths=draft_widths, running=pools.running, mm_gib=mm,
+                       consts=consts, gpu=gpu)
+    over = 0.0 if pools.allocated_bytes is None else pools.allocated_bytes / GIB - pb.rest_gib
+    need = head.gib - mm + over
+    safe = math.floor((1 - need / P.value) * 1000) / 1000 if P.value > 0 else 0.0
+    pools_s = None if pools.allocated_bytes is None else Sourced(
+        value=pools.allocated_bytes / GIB, source=rest_src,
+        note="state + verify scratch + target KV + draft KV as allocated ((K + 1) state rows, T + page KV rows)")
     return MemoryTimeline(
         gpu_id=gpu.id if gpu is not None else None, capacity_gib=capacity, context_gib=context, pre_load_gib=P,
-        target_weights_gib=target, draft_weights_gib=draft, available_gib=A, mem_fraction_static=mfs_s,
+        target_weights_gib=target, draft_weights_gib=draft_w, available_gib=A, mem_fraction_static=mfs_s,
         slack_gib=Sourced(value=slack, source=Source.ENGINE_RULE,
                           note="P x (1 - mem_fraction_static)" + ("" if reserve is None else ", at least the reserve")
                                + " (kv_cache_configurator.py::_profile_available_bytes)"),
@@ -160,24 +195,33 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
             value=reserve, source=Source.ENGINE_RULE, note=reserves.RULE + " (post-capture KV sizing: slack floor)"),
         mm_reservation_gib=Sourced(value=mm, source=Source.ENGINE_RULE,
                                    note="mm_runtime_reservation_gb" if mm else "not multimodal: none"),
-        rest_gib=Sourced(value=pb.rest_gib, source=A.source if A.source is not Source.MEASURED else Source.ENGINE_RULE,
-                         note="A - slack - multimodal reservation (total_rest_memory)"),
-        headroom_gib=Sourced(value=head, source=Source.ESTIMATE, note=head_note),
+        rest_gib=rest, pools_gib=pools_s,
+        draft_kv_gib=None if pools.draft_kv_bytes is None else Sourced(
+            value=pools.draft_kv_bytes / GIB, source=Source.ENGINE_RULE,
+            note="the draft's KV pool: T + page rows x the draft's bytes per token"),
+        headroom_gib=Sourced(value=head.gib, source=Source.ESTIMATE, note=head.note()),
+        headroom_parts=head.parts,
+        slack_need_gib=Sourced(value=need, source=Source.ESTIMATE, note=(
+            f"headroom {head.gib:.2f} - multimodal reservation {mm:.2f}"
+            + (f" + pools beyond the budget {over:.2f}" if over >= 0 else f" - budget the pools leave unused {-over:.2f}")
+            + " GiB")),
+        engine_reserve_gib=hr.engine_reserve(args, geo, version),
         max_safe_mem_fraction=Sourced(value=safe, source=Source.ESTIMATE,
-                                      note=f"1 - headroom / P = 1 - {head:.2f} / {P.value:.2f}, rounded down"),
+                                      note=f"1 - slack need / P = 1 - {need:.2f} / {P.value:.2f}, rounded down"),
+        constants=consts,
     )
 
 
 def for_loaded(loaded, *, gpu: GPU | None = None, available_gib: float | None = None, pre_load_gib: float | None = None,
-               weights_gib: float | None = None, checkpoint_bytes: int | None = None,
-               hub: bool = False) -> tuple[MemoryTimeline, WeightReport | None]:
+               weights_gib: float | None = None, checkpoint_bytes: int | None = None, hub: bool = False,
+               constants: PlannerConstants | None = None) -> tuple[MemoryTimeline, WeightReport | None]:
     """The timeline of a loaded command (explain.Loaded); the weights are only needed when A is not measured."""
     weights = None
     if available_gib is None:
         weights = model_weights(loaded.args, loaded.geometry, hub=hub, target_gib=weights_gib,
                                 checkpoint_bytes=checkpoint_bytes)
     tl = build(loaded.args, loaded.geometry, gpu=gpu, weights=weights, available_gib=available_gib,
-               pre_load_gib=pre_load_gib, version=loaded.version)
+               pre_load_gib=pre_load_gib, version=loaded.version, draft=loaded.draft, constants=constants)
     return tl, weights
 
 

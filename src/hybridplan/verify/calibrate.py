@@ -163,13 +163,13 @@ def calibrate(runs: list[Run]) -> dict:
             served = o.served
             lower = max(filter(None, [o.graph_gib, o.slack_gib + STRICT_GIB if served is False else None]),
                         default=None)
-            head_rows.append({"run": o.run.id, "planner": before.headroom_gib.value, "lower": lower,
+            head_rows.append({"run": o.run.id, "planner": after.slack_need_gib.value, "lower": lower,
                               "upper": o.slack_gib if served else None})
         fit = _headroom_fit(head_rows)
         for row in rows:
             before, after = row.pop("_tl")
             row["planner_says_fits"] = [before.slack_fits_headroom,
-                                        after.slack_gib.value >= after.headroom_gib.value + fit["offset_gib"]]
+                                        after.slack_gib.value >= after.slack_need_gib.value + fit["offset_gib"]]
         judged = [r for r in rows if r["served"] is not None]
         gpus[gpu_id] = {
             "runs": len(items),
@@ -191,5 +191,6 @@ def calibrate(runs: list[Run]) -> dict:
             "rows": rows,
         }
     return {"gpus": gpus, "skipped": skipped,
-            "note": "errors are [before, after]; the planner reads these constants from hybridplan.planner.timeline "
-                    "(CONTEXT_GIB_SINGLE, CONTEXT_GIB_NCCL, headroom_mib), which has no per-GPU override yet"}
+            "note": "errors are [before, after]; the planner reads these constants from data/planner_constants.yaml "
+                    "(hybridplan.planner.constants: context_gib_single, context_gib_nccl, headroom_offset_gib, ...); "
+                    "fitted values go under `gpus.<id>` there, or into timeline.build(constants=...)"}
