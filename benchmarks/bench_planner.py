@@ -1,4 +1,5 @@
-"""End-to-end time of `plan` and `ratio`: in-process (the search itself) and as CLI runs (with interpreter start).
+"""End-to-end time of `plan` and `ratio`: in-process (the search itself) and as CLI runs (with interpreter start);
+and of one memory timeline (pools sized, headroom estimated), which every plan candidate builds a few times.
 
 Run: python benchmarks/bench_planner.py [--runs 10]. A full plan search should stay well under a second.
 """
@@ -49,6 +50,13 @@ def main() -> None:
         kw = {"gpu": budget} if isinstance(budget, str) else {"budget": budget}
         med, worst = timed(lambda: balanced_ratio(RATIO, request_length=9216, concurrency=8, **kw), ns.runs)
         print(f"ratio {label:32s} median {med:6.1f} ms, max {worst:6.1f} ms")
+    from hybridplan.explain import load
+    from hybridplan.planner.timeline import for_loaded
+
+    card = lookup("h200")
+    loaded = load(RATIO, platform=card.platform())
+    med, worst = timed(lambda: for_loaded(loaded, gpu=card), ns.runs)
+    print(f"timeline {'h200 dspark (pools + headroom)':29s} median {med:6.1f} ms, max {worst:6.1f} ms")
     med, worst = timed(lambda: subprocess.run(CLI_PLAN, check=True, capture_output=True), max(1, ns.runs // 2))
     print(f"CLI   {'hybridplan plan (cold start)':32s} median {med:6.1f} ms, max {worst:6.1f} ms")
 

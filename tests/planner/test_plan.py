@@ -80,11 +80,16 @@ def test_fp4_on_hopper_is_refused_with_the_reason():
 
 
 def test_too_much_state_says_so_in_numbers_and_names_the_cheapest_change():
-    r = plan(Target(model="Qwen/Qwen3.8-27B", quant="nvfp4", gpu=lookup("rtx5090"), request_length=9216,
-                    concurrency=4, spec="dspark"))
+    base = dict(model="Qwen/Qwen3.8-27B", quant="nvfp4", gpu=lookup("rtx5090"), request_length=9216, spec="dspark")
+    four = plan(Target(**base, concurrency=4))  # fp32 state does not fit four DSpark users; bf16 state does
+    assert four["fits"] and four["changes"] == ["bfloat16 SSM state"]
+    check_against_explain(four, "rtx5090", 4, 9216)
+    r = plan(Target(**base, concurrency=8))
     assert not r["fits"]
     assert "GiB of state" in r["why"] and "leaves" in r["why"] and "at mem fraction" in r["why"]
-    assert r["cheapest_change"].startswith("bfloat16 SSM state")
+    slack = r["why"].split("its ")[1]
+    assert float(slack.split(" GiB slack")[0]) >= float(slack.split("an estimated ")[1].split(" GiB")[0])
+    assert r["cheapest_change"].startswith("concurrency ")
 
 
 def test_unknown_quant_without_a_checkpoint_is_estimated_and_said():

@@ -22,6 +22,8 @@ from hybridplan.planner.timeline import MemoryTimeline, build
 
 GIB = 1 << 30
 MAX_FRACTION = 0.98
+MIN_FRACTION = 0.05
+SAFE_ROUNDS = 4  # the slack need moves a little with the fraction (T, the request cap): settle it in a few rounds
 CHUNKS = (8192, 4096, 2048, 1024, 512)
 # what each change gives up, cheapest first (the order `plan` prefers and names changes in)
 STRATEGIES = (  # (label, flags, cost)
@@ -152,11 +154,28 @@ class Planner:
         if not ok:
             return Outcome(candidate=c, fits=False, reason=why)
         weights = self.weights(loaded)
-        tl0 = build(loaded.args, loaded.geometry, gpu=gpu, weights=weights, version=self.t.version)
-        mfs = self.t.max_mem_fraction if self.t.max_mem_fraction is not None else tl0.max_safe_mem_fraction.value
-        mfs = min(mfs, MAX_FRACTION)
-        loaded = replace(loaded, args=with_args(loaded.args, mem_fraction_static=mfs))
-        tl = build(loaded.args, loaded.geometry, gpu=gpu, weights=weights, version=self.t.version)
+        if self.t.max_mem_fraction is not None:
+            return self._sized(c, *self._at(loaded, gpu, weights, min(self.t.max_mem_fraction, MAX_FRACTION)),
+                               gpu, weights, argv, L, C)
+        # The slack need depends on the final command (its request cap sizes graphs and tables): settle the fraction
+        # on the sized command in a few rounds, keeping the highest one whose slack holds it.
+        moved, tl = self._at_safe_fraction(loaded, gpu, weights)
+        best = o = self._sized(c, moved, tl, gpu, weights, argv, L, C)
+        for _ in range(SAFE_ROUNDS):
+            if not o.fits:
+                break
+            want = max(MIN_FRACTION, min(o.timeline.max_safe_mem_fraction.value, MAX_FRACTION))
+            if abs(want - o.mem_fraction) < 0.001:
+                break
+            o = self._sized(c, *self._at(loaded, gpu, weights, want), gpu, weights, argv, L, C)
+            if o.fits and o.timeline.slack_fits_headroom and (
+                    not best.timeline.slack_fits_headroom or o.mem_fraction > best.mem_fraction):
+                best = o
+        return best
+
+    def _sized(self, c: Candidate, loaded, tl: MemoryTimeline, gpu: GPU, weights, argv, L: int, C: int) -> Outcome:
+        """The candidate at the fraction `loaded` carries: pools, the target check, the split and its timeline."""
+        mfs = loaded.args["mem_fraction_static"]
         g = rt.sizes_of(loaded)
         pin = rt.pin_for(C, g)
         if tl.available_gib.value <= 0:
@@ -169,9 +188,32 @@ class Planner:
                            needs=check["needs"], argv=argv)
         split = self._split(loaded, tl, g, pin, L, C, check)
         flags = ("--mem-fraction-static", repr(mfs)) + split["flags"]
+        final = self.timeline(replace(loaded, args=split["args"]), gpu, weights)  # the pools as the split sizes them
         return Outcome(candidate=c, fits=True, reason=None, argv=argv + flags, mem_fraction=mfs, split=split,
-                       timeline=tl, needs=check["needs"], served=split["served"],
+                       timeline=final, needs=check["needs"], served=split["served"],
                        notes=tuple(loaded.args.notes) + tuple(weights.notes))
+
+    def timeline(self, loaded, gpu: GPU, weights) -> MemoryTimeline:
+        return build(loaded.args, loaded.geometry, gpu=gpu, weights=weights, version=self.t.version, draft=loaded.draft)
+
+    def _at(self, loaded, gpu: GPU, weights, mfs: float):
+        moved = replace(loaded, args=with_args(loaded.args, mem_fraction_static=mfs))
+        return moved, self.timeline(moved, gpu, weights)
+
+    def _at_safe_fraction(self, loaded, gpu: GPU, weights):
+        """The command at the highest --mem-fraction-static whose slack holds the headroom (a few rounds: the slack
+        need moves a little with the fraction through T and the request cap)."""
+        mfs, tl = 1.0, self.timeline(loaded, gpu, weights)
+        moved = loaded
+        for _ in range(SAFE_ROUNDS):
+            want = max(MIN_FRACTION, min(tl.max_safe_mem_fraction.value, MAX_FRACTION, mfs))
+            if want == mfs:
+                break
+            mfs = want
+            moved, tl = self._at(loaded, gpu, weights, mfs)
+            if tl.slack_fits_headroom:
+                break
+        return moved, tl
 
     def _split(self, loaded, tl, g, pin, L, C, check) -> dict:
         """The balanced ratio when one balances and serves C (the engine then splits any surplus evenly), else the pin."""
@@ -180,13 +222,13 @@ class Planner:
             bal = rt.exact_balance(rt.Search(loaded, tl.budget, g, L), rt.continuous_ratio(g, L))
             p = bal.point
             if bal.ratio is not None and p.served >= per_rank and p.sizing.max_running_requests >= per_rank:
+                args = with_args(loaded.args, mamba_full_memory_ratio=bal.ratio)
                 return {"kind": "ratio", "flags": ("--mamba-full-memory-ratio", repr(bal.ratio)), "ratio": bal.ratio,
-                        "pin": pin, "served": p.served, "binding_pool": bal.binding,
-                        "sizing": rt.pool_split(loaded, tl.budget, with_args(loaded.args,
-                                                                             mamba_full_memory_ratio=bal.ratio))}
+                        "pin": pin, "served": p.served, "binding_pool": bal.binding, "args": args,
+                        "sizing": rt.pool_split(loaded, tl.budget, args)}
         args = with_args(loaded.args, max_mamba_cache_size=pin)
         return {"kind": "pin", "flags": ("--max-mamba-cache-size", str(pin)), "ratio": None, "pin": pin,
-                "served": min(check["max_mamba_cache_size"] // g.S, check["kv_concurrency"]),
+                "served": min(check["max_mamba_cache_size"] // g.S, check["kv_concurrency"]), "args": args,
                 "binding_pool": "state_pool", "sizing": rt.pool_split(loaded, tl.budget, args)}
 
     def min_mem_fraction(self, best: Outcome) -> float | None:
@@ -204,7 +246,7 @@ class Planner:
 
         def fits(m: float) -> bool:
             args = with_args(loaded.args, mem_fraction_static=m)
-            tl = build(args, loaded.geometry, gpu=self.t.gpu, weights=weights, version=self.t.version)
+            tl = self.timeline(replace(loaded, args=args), self.t.gpu, weights)
             return rt.pin_check(replace(loaded, args=args), tl.budget, rt.pin_for(self.t.concurrency, g),
                                 self.t.concurrency, self.t.request_length, g)["fits"]
 
@@ -268,7 +310,10 @@ def _why(base: Outcome, t: Target) -> str:
     return (f"{base.reason}. {requests} of {t.request_length:,} tokens need{'s' if t.concurrency == 1 else ''} "
             f"{n['state_pool_bytes'] / GIB:.2f} GiB of state + {n['spec_scratch_bytes'] / GIB:.2f} GiB of verify scratch "
             f"+ {n['kv_bytes'] / GIB:.2f} GiB of KV = {n['total_bytes'] / GIB:.2f} GiB; {t.gpu.name} leaves "
-            f"{tl.rest_gib.value:.2f} GiB for the pools at mem fraction {base.mem_fraction} (the highest safe value)")
+            f"{tl.rest_gib.value:.2f} GiB for the pools at mem fraction {base.mem_fraction} ("
+            + ("your --max-mem-fraction" if t.max_mem_fraction is not None else
+               f"the highest safe value: its {tl.slack_gib.value:.2f} GiB slack holds an estimated "
+               f"{tl.headroom_gib.value:.2f} GiB of CUDA graphs, activations and workspaces") + ")")
 
 
 def breakdown(o: Outcome) -> dict:
@@ -278,7 +323,8 @@ def breakdown(o: Outcome) -> dict:
 
 def breakdown_of(timeline: dict, alloc: dict) -> dict:
     """`breakdown` from payload dicts (a timeline's as_dict() and the sizing's `allocated`), so `explain --json`
-    carries the same picture; parts a timeline lacks (no card: capacity, context) are None."""
+    carries the same picture; parts a timeline lacks (no card: capacity, context) are None. The KV pool includes
+    the draft's KV pool; what is left (`free_gib`) is the slack less what it must hold."""
     def value(key: str):
         return (timeline.get(key) or {}).get("value")
 
@@ -287,7 +333,7 @@ def breakdown_of(timeline: dict, alloc: dict) -> dict:
 
     state = (alloc["conv_state_bytes"] + alloc["ssm_state_bytes"]) / GIB
     scratch = ((alloc["intermediate_ssm_bytes"] or 0) + (alloc["intermediate_conv_window_bytes"] or 0)) / GIB
-    kv = alloc["kv_bytes"] / GIB
+    kv = alloc["kv_bytes"] / GIB + (value("draft_kv_gib") or 0.0)
     free = value("available_gib") - state - scratch - kv - value("headroom_gib")
     rows = {
         "context_gib": (value("context_gib"), "estimate"),
@@ -341,7 +387,9 @@ def plan(t: Target) -> dict:
         "breakdown": breakdown(best), "timeline": best.timeline.as_dict(), "log_lines": sizing["log_lines"],
         "warnings": list(dict.fromkeys(best.notes + ((pl.ckpt.note,) if pl.ckpt.estimated_quant else ()))),
     })
-    if not best.timeline.slack_fits_headroom:
-        out["warnings"].append(f"the slack ({best.timeline.slack_gib.value:.2f} GiB) is below the estimated CUDA-graph "
-                               f"and activation need ({best.timeline.headroom_gib.value:.2f} GiB)")
+    tl = best.timeline
+    if not tl.slack_fits_headroom:
+        out["warnings"].append(f"the slack ({tl.slack_gib.value:.2f} GiB) is below what it must hold "
+                               f"({tl.slack_need_gib.value:.2f} GiB: {tl.slack_need_gib.note}); estimated CUDA graphs, "
+                               f"activations and workspaces: {tl.headroom_gib.note}")
     return out
