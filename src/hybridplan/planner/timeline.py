@@ -21,7 +21,7 @@ from hybridplan.planner import headroom as hr
 from hybridplan.planner.constants import PlannerConstants, constants_for
 from hybridplan.planner.widths import ModelWidths, command_widths
 from hybridplan.provenance import Source, Sourced
-from hybridplan.weights.report import WeightReport, model_weights
+from hybridplan.weights.report import EAGLE_FAMILY, WeightReport, model_weights
 
 GIB = 1 << 30
 
@@ -110,7 +110,7 @@ def _pools(budget, args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | 
     a = logs.state_allocation(s, args, geo)
     rows = s.max_total_num_tokens + args["page_size"]
     per_draft = s.cell.draft
-    if per_draft == 0 and args["speculative_algorithm"] in hr.EAGLE_FAMILY and s.cell.layers:
+    if per_draft == 0 and args["speculative_algorithm"] in EAGLE_FAMILY and s.cell.layers:
         # path-less MTP the engine does not price: the draft still allocates its layers' KV (§3.7)
         per_draft = s.cell.target // s.cell.layers * max(1, widths.mtp_layers)
     draft_kv = rows * per_draft
