@@ -178,6 +178,15 @@ class KVSpec:
 
 
 @dataclass(frozen=True, kw_only=True)
+class VisionTower:
+    """hf_config.vision_config as the engine's config class builds it: the two attributes the VLM memory factor
+    reads (None: the attribute is absent, so the engine's getattr default applies)."""
+
+    num_hidden_layers: int | None
+    hidden_size: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
 class ModelGeometry:
     """Everything about one checkpoint that the engine's sizing reads, with where each part came from."""
 
@@ -194,12 +203,13 @@ class ModelGeometry:
     config_ssm_dtype: str | None  # the config's mamba_ssm_dtype, when the engine reads it (None otherwise)
     kv_cache_quant_algo: str | None  # the checkpoint's quant config view of KV (e.g. "FP8")
     quant_method: str | None  # quantization_config.quant_method / quant_algo, for display and weights
+    quantization: str | None = None  # ModelConfig.quantization for the checkpoint (e.g. modelopt_mixed)
+    has_quantization_config: bool = False  # config.json has a root quantization_config (an hf_config attribute)
     is_multimodal: bool
     context_length: int  # derived like utils/hf_transformers/common.py::get_context_length
     num_nextn_predict_layers: int | None  # as ModelConfig reads it from the text config
     mamba_chunk_size: int | None  # the config's mamba_chunk_size (None: the engine's FLA default)
-    vision_layers: int | None = None
-    vision_hidden: int | None = None
+    vision: VisionTower | None = None  # None: the engine's hf_config has no vision_config
     source: str = ""  # where the config came from (catalog id, path)
     notes: tuple[str, ...] = field(default_factory=tuple)  # provenance remarks (e.g. engine defaults used)
 

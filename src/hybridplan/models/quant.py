@@ -13,6 +13,7 @@ class QuantInfo:
     algo: str | None
     kv_cache_quant_algo: str | None
     source: str  # "config.json quantization_config", "hf_quant_config.json", or "none"
+    engine_method: str | None = None  # ModelConfig.quantization for the checkpoint (e.g. modelopt_mixed)
 
 
 def _kv_from_modelopt(cfg: dict) -> str | None:
@@ -35,16 +36,34 @@ def _kv_from_modelopt(cfg: dict) -> str | None:
     return None
 
 
+def _has_nvfp4_layers(qc: dict) -> bool:
+    """A MIXED_PRECISION map with NVFP4 layers (configs/model_config.py::_parse_modelopt_quant_config)."""
+    layers = qc.get("quantized_layers") or {}
+    return any(str(v.get("quant_algo", "")).upper() in ("NVFP4", "W4A16_NVFP4") for v in layers.values()
+               if isinstance(v, dict))
+
+
+def _modelopt_method(cfg: dict) -> str | None:
+    """The method a ModelOpt quant_algo names (configs/model_config.py::_parse_modelopt_quant_config after
+    unwrap_modelopt_quantization_config, on hf_quant_config.json or {"quantization": config.json's block});
+    None: an algo the engine does not map."""
+    flat = cfg.get("quantization", cfg)
+    flat = flat if isinstance(flat, dict) else {}
+    flat = flat["quantization"] if isinstance(flat.get("quantization"), dict) else flat
+    algo = flat.get("quant_algo")
+    if algo == "MIXED_PRECISION":
+        return "modelopt_mixed" if _has_nvfp4_layers(flat) else "w4afp8"
+    if algo and "FP4" in algo:
+        return "modelopt_fp4"
+    return {"FP8": "modelopt_fp8", "MXFP8": "mxfp8"}.get(algo)
+
+
 def _mixed_falls_through(qc: dict, hf_quant_config: dict | None) -> bool:
     """A modelopt_mixed config.json quantization_config without KV metadata: the engine reads hf_quant_config.json.
 
-    Mirrors model_loader/weight_utils.py::get_quant_config (modelopt_mixed_config_incomplete); the method is
-    modelopt_mixed when a MIXED_PRECISION map has NVFP4 layers (configs/model_config.py::_parse_modelopt_quant_config).
+    Mirrors model_loader/weight_utils.py::get_quant_config (modelopt_mixed_config_incomplete).
     """
-    layers = qc.get("quantized_layers") or {}
-    nvfp4 = any(str(v.get("quant_algo", "")).upper() in ("NVFP4", "W4A16_NVFP4") for v in layers.values()
-                if isinstance(v, dict))
-    return (qc.get("quant_algo") == "MIXED_PRECISION" and nvfp4 and "kv_cache_quant_algo" not in qc
+    return (qc.get("quant_algo") == "MIXED_PRECISION" and _has_nvfp4_layers(qc) and "kv_cache_quant_algo" not in qc
             and "kv_cache_scheme" not in qc and isinstance(hf_quant_config, dict))
 
 
@@ -59,16 +78,18 @@ def quant_info(config: dict, hf_quant_config: dict | None) -> QuantInfo:
         qc = config["text_config"].get("quantization_config")
     if isinstance(qc, dict):
         method = qc.get("quant_method")
-        if (method is None or method == "modelopt") and _mixed_falls_through(qc, hf_quant_config):
-            return QuantInfo(method="modelopt", algo=qc.get("quant_algo"),
-                             kv_cache_quant_algo=_kv_from_modelopt(hf_quant_config), source="hf_quant_config.json")
         if method is None or method == "modelopt":
+            engine = _modelopt_method({"quantization": qc}) or "modelopt"
+            if _mixed_falls_through(qc, hf_quant_config):
+                return QuantInfo(method="modelopt", algo=qc.get("quant_algo"), engine_method=engine,
+                                 kv_cache_quant_algo=_kv_from_modelopt(hf_quant_config), source="hf_quant_config.json")
             return QuantInfo(method="modelopt", algo=qc.get("quant_algo"), kv_cache_quant_algo=_kv_from_modelopt(qc),
-                             source="config.json quantization_config")
-        return QuantInfo(method=method, algo=qc.get("quant_algo") or qc.get("format"),
+                             source="config.json quantization_config", engine_method=engine)
+        return QuantInfo(method=method, algo=qc.get("quant_algo") or qc.get("format"), engine_method=method,
                          kv_cache_quant_algo=qc.get("kv_cache_quant_algo"), source="config.json quantization_config")
     if isinstance(hf_quant_config, dict):
         nested = hf_quant_config.get("quantization", hf_quant_config)
         return QuantInfo(method="modelopt", algo=nested.get("quant_algo"),
+                         engine_method=_modelopt_method(hf_quant_config),
                          kv_cache_quant_algo=_kv_from_modelopt(hf_quant_config), source="hf_quant_config.json")
     return QuantInfo(method=None, algo=None, kv_cache_quant_algo=None, source="none")

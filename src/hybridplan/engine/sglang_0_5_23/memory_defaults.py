@@ -66,7 +66,7 @@ def vlm_factor(vision_layers: int | None, vision_hidden: int | None) -> float:
     """adjust_mem_fraction_for_vlm (graph-reserve mode): 0.95 x clamp(1 - 0.1 (ViT complexity ratio - 1), 0.8, 1.05).
 
     The engine reads vision_config.num_hidden_layers / hidden_size with defaults 24 / 1024 (Qwen3-VL-style
-    configs name the depth `depth`, so the default 24 applies to them).
+    configs name the depth `depth`, so the default 24 applies to them; Kimi-K3's aliases vt_num_hidden_layers).
     """
     layers = vision_layers if vision_layers is not None else 24
     hidden = vision_hidden if vision_hidden is not None else 1024
@@ -133,8 +133,8 @@ def _default_fraction(r: "_Resolver", g: GraphConfig, gpu: float | None) -> tupl
         if post:
             mfs = mfs - 8 * 1024 / gpu
             how += f"; {VLM_RULE}: - 8 GiB / gpu_mem"
-        elif r.geo.vision_layers is not None or r.geo.vision_hidden is not None:
-            factor = vlm_factor(r.geo.vision_layers, r.geo.vision_hidden)
+        elif r.geo.vision is not None:  # any hf_config.vision_config, its attributes defaulting to 24 / 1024
+            factor = vlm_factor(r.geo.vision.num_hidden_layers, r.geo.vision.hidden_size)
             mfs = mfs * factor
             how += f"; {VLM_RULE}: x {factor:.5f}"
     return mfs, how

@@ -148,6 +148,26 @@ def _memory(r: _Resolver) -> None:
     apply_memory_defaults(r)
 
 
+# arg_groups/model_overrides/nemotron_h.py::_nemotron_h_overrides is registered for these; hf_config class by model_type
+NEMOTRON_H_OVERRIDE_ARCHS = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Omni_Reasoning_V3")
+NEMOTRON_H_CONFIG_CLASSES = {"nemotron_h": "NemotronHConfig", "nemotron_h_puzzle": "NemotronHPuzzleConfig"}
+
+
+def _model_overrides(r: _Resolver) -> None:
+    """model_hook.py::handle_model_specific_adjustments -> nemotron_h.py::_nemotron_h_overrides.
+
+    A ModelOpt checkpoint whose quantization resolves to modelopt (generic) or modelopt_mixed is re-read from
+    hf_config.quantization_config; a checkpoint that declares it only in hf_quant_config.json has no such attribute,
+    so the engine crashes for any launch. Runs before the mamba radix validation, which these archs reach later.
+    """
+    geo = r.geo
+    if (geo.architecture in NEMOTRON_H_OVERRIDE_ARCHS and geo.quantization in ("modelopt", "modelopt_mixed")
+            and not geo.has_quantization_config):
+        cls = NEMOTRON_H_CONFIG_CLASSES.get(geo.model_type, "NemotronHConfig")
+        raise r.refuse(f"'{cls}' object has no attribute 'quantization_config'",
+                       "arg_groups/model_overrides/nemotron_h.py::_nemotron_h_overrides", "AttributeError")
+
+
 def _data_parallel(r: _Resolver) -> None:
     """parallel_hook.py::handle_data_parallelism: under attention DP each rank prefills chunked_prefill_size // dp."""
     if r["attn_dp_size"] > 1 and r["chunked_prefill_size"] is not None:
@@ -340,8 +360,8 @@ def _unmodelled(r: _Resolver) -> None:
             r.notes.append(f"{r.reg.option_for(dest)} is set: not modelled ({why}); figures assume the separate pools")
 
 
-STEPS = (_parallel, _model, _memory, _data_parallel, _radix, _validate_radix, _page_size, _pp_overlap, _spec, _linear_attn,
-         _state_dtypes, _kv_dtype, _fallbacks, _unmodelled)
+STEPS = (_parallel, _model, _memory, _model_overrides, _data_parallel, _radix, _validate_radix, _page_size,
+         _pp_overlap, _spec, _linear_attn, _state_dtypes, _kv_dtype, _fallbacks, _unmodelled)
 
 
 def resolve(command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None = None,
