@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from hybridplan.conformance.compare import compare, known
+from hybridplan.conformance.compare import compare
 from hybridplan.conformance.fixtures import materialize
-from hybridplan.conformance.scenarios import generate
+from hybridplan.conformance.scenarios import GPUS, GRID_MODELS, default_fraction_grid, generate
 
 
 def test_scenarios_are_reproducible_and_cover_every_bundled_target(tmp_path):
@@ -34,11 +34,40 @@ def test_refusals_compare_type_and_message():
     assert drift.rule == "r"
 
 
-def test_only_the_listed_engine_crash_is_set_aside():
-    crash = {"error": {"stage": "resolve", "type": "AttributeError",
-                       "message": "'NemotronHConfig' object has no attribute 'quantization_config'"}}
-    assert known(crash) is not None
-    assert known({"error": {"stage": "resolve", "type": "ValueError", "message": "x"}}) is None
+def test_an_engine_crash_is_compared_with_hybridplans_refusal():
+    # nothing is set aside: the Nemotron-3.5-Lightning crash must be mirrored as a refusal with the same message
+    crash = {"stage": "resolve", "type": "AttributeError",
+             "message": "'NemotronHConfig' object has no attribute 'quantization_config'"}
+    refusal = {**crash, "rule": "arg_groups/model_overrides/nemotron_h.py::_nemotron_h_overrides"}
+    assert compare({"id": "x", "error": crash}, {"id": "x", "error": refusal}) == []
+    [drift] = compare({"id": "x", "error": crash}, {"id": "x", "resolved": {}})
+    assert drift.field == "error"
+
+
+def test_a_default_mem_fraction_drift_fails_like_any_other():
+    engine = {"id": "x", "resolved": {"mem_fraction_static": 0.8114781249999999}}
+    [drift] = compare(engine, {"id": "x", "resolved": {"mem_fraction_static": 0.865}})
+    assert drift.rule.endswith("memory_defaults.apply_memory_defaults")
+    [drift] = compare(engine, {"id": "x", "resolved": {"mem_fraction_static": None}})
+    assert drift.hybridplan is None
+
+
+def test_the_grid_defaults_the_fraction_on_every_gpu_with_and_without_attention_dp(tmp_path):
+    models = materialize(tmp_path)
+    grid = default_fraction_grid(models)
+    assert len(grid) == len(GRID_MODELS) * len(GPUS) * 2 == len({sc.id for sc in grid})
+    assert all("--mem-fraction-static" not in sc.argv and "mfs:default" in sc.tags for sc in grid)
+    assert {sc.gpu_mib for sc in grid} == {mib for mib, _ in GPUS}
+    assert {("attn_dp" in sc.tags, "vlm" in sc.tags) for sc in grid} == {(a, b) for a in (0, 1) for b in (0, 1)}
+    assert all(sc.payload()["gpu_mib"] == sc.gpu_mib for sc in grid)
+
+
+def test_sampled_scenarios_vary_the_gpu_and_leave_some_fractions_to_the_engine(tmp_path):
+    sample = generate(materialize(tmp_path), 300, seed=0)
+    assert {sc.gpu_mib for sc in sample} == {mib for mib, _ in GPUS}
+    defaulted = [sc for sc in sample if "mfs:default" in sc.tags]
+    assert all("--mem-fraction-static" not in sc.argv for sc in defaulted)
+    assert any("attn_dp" in sc.tags for sc in defaulted) and any(sc.available_gib for sc in defaulted)
 
 
 def test_check_engine_without_sglang_exits_2(cli):

@@ -38,6 +38,7 @@ RULES: dict[str, str] = {
     "geometry.dtype": "hybridplan.dtypes.model_dtype",
     "geometry.num_nextn_predict_layers": f"{M}.families (num_nextn_predict_layers)",
     "geometry.is_multimodal": f"{E}.resolve._model",
+    "geometry.quantization": f"{M}.quant.quant_info (engine_method)",
     "kv.kv_torch_dtype": f"{E}.kv_dtype.target_kv_dtype",
     "kv.target_cells": f"{E}.sizing.kv_cell (target)",
     "kv.cells": f"{E}.sizing.kv_cell (draft KV)",
@@ -51,43 +52,6 @@ RULES: dict[str, str] = {
     "error": "(the refusal)",
 }
 SECTIONS = ("resolved", "geometry", "kv", "sizing")
-
-
-@dataclass(frozen=True, kw_only=True)
-class Known:
-    """An engine behaviour hybridplan deliberately does not mirror: matched on the engine's refusal message."""
-
-    message: str  # substring of the engine's refusal
-    reason: str
-
-
-# Engine crashes that are properties of a bundled checkpoint rather than of the launch command.
-KNOWN: tuple[Known, ...] = (
-    Known(message="'NemotronHConfig' object has no attribute 'quantization_config'",
-          reason="arg_groups/model_overrides/nemotron_h.py::_nemotron_h_overrides reads hf_config.quantization_config "
-                 "for a modelopt_mixed checkpoint whose quantization lives only in hf_quant_config.json "
-                 "(the bundled Nemotron-3.5-Lightning NVFP4 config): the engine crashes while resolving arguments"),
-)
-
-
-# Field drifts found by the suite and reported, not yet fixed: (field, scenario tag it is confined to) -> why.
-OPEN_DRIFTS: dict[tuple[str, str], str] = {
-    ("resolved.mem_fraction_static", "attn_dp"): (
-        "the GPU-dependent --mem-fraction-static default under attention DP (arg_groups/memory_hook.py::"
-        "handle_gpu_memory_settings / reserve_for_graph_mb) differs from memory_defaults.apply_memory_defaults; "
-        "scenarios that size pools pass --mem-fraction-static explicitly"),
-}
-
-
-def open_drift(drift: Drift, tags: tuple[str, ...]) -> str | None:
-    """Why this drift is a reported, still-open one (None: a new drift)."""
-    return next((why for (field, tag), why in OPEN_DRIFTS.items() if drift.field == field and tag in tags), None)
-
-
-def known(engine: dict) -> Known | None:
-    """The known divergence an engine result falls under, if any."""
-    err = engine.get("error") or {}
-    return next((k for k in KNOWN if k.message in err.get("message", "")), None)
 
 
 def rule_for(field: str) -> str:
@@ -144,8 +108,6 @@ def compare(engine: dict, model: dict) -> list[Drift]:
                 continue
             if name not in mod:
                 continue
-            if name == "mem_fraction_static" and mod[name] is None:
-                continue  # the GPU-dependent default is the planner's, not resolve's
             if mod[name] != value:
                 drifts.append(Drift(scenario=sid, field=field, engine=value, hybridplan=mod[name], rule=rule_for(field)))
     return drifts
@@ -163,11 +125,16 @@ def outcome(result: dict) -> str:
 
 
 def tally(scenarios, engine: dict[str, dict], families: dict[str, str]) -> dict[str, Counter]:
-    """Counters per family, per engine outcome (branch or refusal) and per sampled tag."""
-    out = {"family": Counter(), "outcome": Counter(), "tag": Counter()}
+    """Counters per family, per engine outcome (branch or refusal), per sampled tag, and the scenarios whose
+    --mem-fraction-static the engine defaulted, by GPU, attention DP and multimodality."""
+    out = {"family": Counter(), "outcome": Counter(), "tag": Counter(), "default_mfs": Counter()}
     for sc in scenarios:
+        result = engine.get(sc.id, {"error": {"stage": "missing", "type": "?"}})
         out["family"][families.get(sc.model, "?")] += 1
-        out["outcome"][outcome(engine.get(sc.id, {"error": {"stage": "missing", "type": "?"}}))] += 1
+        out["outcome"][outcome(result)] += 1
         for tag in sc.tags:
             out["tag"][tag] += 1
+        if "mfs:default" in sc.tags and "resolved" in result:
+            dp = "attn_dp" if "attn_dp" in sc.tags else "no_dp"
+            out["default_mfs"][f"{sc.gpu_mib}:{dp}:{'vlm' if 'vlm' in sc.tags else 'text'}"] += 1
     return out

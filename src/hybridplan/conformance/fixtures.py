@@ -1,5 +1,6 @@
 """Checkpoint directories both sides read: every bundled catalog config, plus synthetic configs for families
-with no bundled checkpoint (Falcon-H1, Granite-4.0-H, Mamba2, Mamba1).
+with no bundled checkpoint (Falcon-H1, Granite-4.0-H, Mamba2, Mamba1) and bundled configs with their vision
+tower reshaped (the VLM memory factor reads it through each config class's own aliases and defaults).
 
 Each directory holds `config.json` (and `hf_quant_config.json` where the checkpoint has one), so the engine's
 ModelConfig and hybridplan's loader read the very same files.
@@ -23,6 +24,7 @@ class ModelDir:
     path: str
     is_draft: bool
     architecture: str
+    is_multimodal: bool = False  # as hybridplan loads it, for the tally (the suite compares it with the engine's)
 
 
 # Synthetic configs, shaped like the public checkpoints of families the catalog does not bundle.
@@ -56,6 +58,28 @@ SYNTHETIC: dict[str, dict] = {
 }
 
 
+# Bundled configs with top-level keys replaced (a dict value is merged into the config's own dict).
+DERIVED: dict[str, tuple[str, dict]] = {
+    # a ViT 4.5x the baseline: the factor clamps at 0.95 x 0.8
+    "synthetic/qwen3.5-9b-wide-vit": ("Qwen/Qwen3.5-9B",
+                                      {"vision_config": {"num_hidden_layers": 48, "hidden_size": 1536}}),
+    # no vision_config in config.json: KimiK3Config builds its class default (27 layers of 1024)
+    "synthetic/kimi-k3-default-vit": ("moonshotai/Kimi-K3", {"vision_config": None}),
+}
+
+
+def _derive(config: dict, changes: dict) -> dict:
+    out = dict(config)
+    for key, value in changes.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out
+
+
 def _safe(key: str) -> str:
     return key.replace("/", "__")
 
@@ -72,17 +96,32 @@ def _architecture(config: dict) -> str:
     return str(archs[0])
 
 
+def _target(key: str, directory: Path, config: dict) -> ModelDir:
+    from hybridplan.models.loader import load_model
+
+    return ModelDir(key=key, path=str(directory), is_draft=False, architecture=_architecture(config),
+                    is_multimodal=load_model(str(directory)).is_multimodal)
+
+
 def materialize(root: Path) -> dict[str, ModelDir]:
-    """Write every catalog config (overlays applied) and the synthetic configs under `root`; key -> ModelDir."""
+    """Write every catalog config (overlays applied), the synthetic and the derived configs under `root`;
+    key -> ModelDir."""
     out: dict[str, ModelDir] = {}
     for key, entry in sorted(cat.catalog().items()):
         src = resolve_config(key)
         directory = root / _safe(key)
         _write(directory, src.config, src.hf_quant_config)
-        out[key] = ModelDir(key=key, path=str(directory), is_draft=entry.config_file.startswith("draft__"),
-                            architecture=_architecture(src.config))
+        if entry.config_file.startswith("draft__"):
+            out[key] = ModelDir(key=key, path=str(directory), is_draft=True, architecture=_architecture(src.config))
+        else:
+            out[key] = _target(key, directory, src.config)
+    for key, (base, changes) in DERIVED.items():
+        src = resolve_config(base)
+        config = _derive(src.config, changes)
+        _write(root / _safe(key), config, src.hf_quant_config)
+        out[key] = _target(key, root / _safe(key), config)
     for key, config in SYNTHETIC.items():
         directory = root / _safe(key)
         _write(directory, config, None)
-        out[key] = ModelDir(key=key, path=str(directory), is_draft=False, architecture=_architecture(config))
+        out[key] = _target(key, directory, config)
     return out

@@ -20,7 +20,7 @@ def _refusal(stage: str, exc: EngineRefusal) -> dict:
     return {"stage": stage, "type": exc.kind, "message": exc.message, "rule": exc.rule}
 
 
-def predict(sc: Scenario, gpu_mib: int) -> dict:
+def predict(sc: Scenario) -> dict:
     """What hybridplan says the engine holds and allocates for this scenario (the driver's result schema)."""
     from hybridplan.engine.sglang_0_5_23 import sizing
     from hybridplan.engine.sglang_0_5_23.budget import pool_budget
@@ -29,7 +29,7 @@ def predict(sc: Scenario, gpu_mib: int) -> dict:
     out: dict = {"id": sc.id}
     cmd = LaunchCommand(env=sc.env, argv=sc.argv)
     try:
-        loaded = load(cmd, platform=Platform(device="cuda", sm=90, gpu_memory_mib=gpu_mib))
+        loaded = load(cmd, platform=Platform(device="cuda", sm=90, gpu_memory_mib=sc.gpu_mib))
     except BadInput as exc:
         out["error"] = {"stage": "parse", "type": "SystemExit", "message": exc.message}
         return out
@@ -50,6 +50,7 @@ def predict(sc: Scenario, gpu_mib: int) -> dict:
             "replayssm_ring_bytes_per_req": geo.replayssm_ring_bytes(tp, sc.record_len, conv),
             "conv_dtype": conv, "ssm_dtype": ssm, "context_len": args["context_length"], "dtype": args["model_dtype"],
             "num_nextn_predict_layers": geo.num_nextn_predict_layers, "is_multimodal": args["is_multimodal"],
+            "quantization": geo.quantization,
         }
     except EngineRefusal as exc:
         out["error"] = _refusal("model", exc)

@@ -6,8 +6,9 @@ result per output line; the first output line is a header naming the engine vers
 
 Stand-ins, each the smallest the engine's code needs to run off a GPU:
 - import-only modules the sized code never calls (vision, kernels, tokenizers) are empty stub modules;
-- torch.cuda answers as one GPU of ORACLE_GPU_MIB MiB (sm90), so platform detection and memory defaults
-  take their CUDA paths;
+- torch.cuda answers as one sm90 GPU of the scenario's `gpu_mib` MiB (default ORACLE_GPU_MIB), so platform
+  detection and the memory defaults take their CUDA paths; nvidia-smi is never asked (the engine's own fallback
+  to torch.cuda.mem_get_info answers, as on a machine without it), so a real GPU cannot leak in;
 - the memory profile (free memory `available_gib`) is the scenario's, and the PP MIN collective is a
   MIN over the stages computed in-process.
 Everything else (argument resolution, ModelConfig, mambaish_config, the pool configurators) is the engine's.
@@ -25,7 +26,8 @@ import types
 
 # Import-only dependencies: imported at module level by sglang/transformers, never called on the sizing paths.
 STUB_PACKAGES = ("torchvision", "tvm_ffi", "sentencepiece", "gguf", "sgl_kernel")
-GPU_MIB = int(os.environ.get("ORACLE_GPU_MIB", "143771"))
+GPU_MIB = int(os.environ.get("ORACLE_GPU_MIB", "143771"))  # the stand-in GPU of a scenario that names none
+_GPU = {"mib": GPU_MIB}  # the stand-in GPU of the scenario being run
 
 RESOLVED_FIELDS = (
     "mamba_radix_cache_strategy", "disable_overlap_schedule", "disable_radix_cache", "speculative_algorithm",
@@ -90,20 +92,18 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def _fake_cuda(torch) -> None:
-    """torch.cuda as one sm90 GPU with GPU_MIB MiB, all of it free."""
+    """torch.cuda as one sm90 GPU with _GPU["mib"] MiB, all of it free."""
 
-    class _Props:
-        name = "NVIDIA H200"
-        major, minor = 9, 0
-        total_memory = GPU_MIB << 20
-        multi_processor_count = 132
+    def props(*a, **k):
+        return types.SimpleNamespace(name="NVIDIA H200", major=9, minor=0, total_memory=_GPU["mib"] << 20,
+                                     multi_processor_count=132)
 
     torch.cuda.is_available = lambda: True
     torch.cuda.device_count = lambda: 1
     torch.cuda.get_device_capability = lambda *a, **k: (9, 0)
-    torch.cuda.get_device_name = lambda *a, **k: _Props.name
-    torch.cuda.get_device_properties = lambda *a, **k: _Props()
-    torch.cuda.mem_get_info = lambda *a, **k: (GPU_MIB << 20, GPU_MIB << 20)
+    torch.cuda.get_device_name = lambda *a, **k: "NVIDIA H200"
+    torch.cuda.get_device_properties = props
+    torch.cuda.mem_get_info = lambda *a, **k: (_GPU["mib"] << 20, _GPU["mib"] << 20)
     torch.cuda.current_device = lambda: 0
     torch.cuda.set_device = lambda *a, **k: None
     torch.version.cuda = torch.version.cuda or "12.9"
@@ -144,6 +144,10 @@ class Engine:
         _fake_cuda(torch)
         logging.disable(logging.CRITICAL)
         import sglang
+        from sglang.srt.utils import common
+
+        # utils/common.py::get_nvgpu_memory_capacity without nvidia-smi: its own torch.cuda fallback
+        common.get_nvgpu_memory_capacity = lambda: common._cuda_mem_fallback("oracle: stand-in GPU")
         from sglang.srt.arg_groups.overrides import resolution_result
         from sglang.srt.configs.hybrid_arch import mambaish_config
         from sglang.srt.configs.load_config import LoadConfig
@@ -236,6 +240,7 @@ class Engine:
             "dtype": _dtype_name(model_config.dtype),
             "num_nextn_predict_layers": model_config.num_nextn_predict_layers,
             "is_multimodal": bool(model_config.is_multimodal),
+            "quantization": model_config.quantization,
         }
 
     def _model_standin(self, model_config):
@@ -369,6 +374,7 @@ def main() -> int:
             continue
         sc = json.loads(line)
         _reset_env(base_env, sc.get("env", {}))
+        _GPU["mib"] = int(sc.get("gpu_mib") or GPU_MIB)
         try:
             result = engine.run(sc)
         except Exception as exc:  # the driver itself failed on this scenario

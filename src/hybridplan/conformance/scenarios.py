@@ -1,9 +1,10 @@
 """Deterministic, seeded launch scenarios for the conformance suite.
 
-Every model directory is covered round-robin; each scenario then samples parallelism (TP, attention DP, PP),
-the radix strategy, overlap and SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK, state and KV dtypes, a speculative
-algorithm (with or without a draft path, ReplaySSM spec-verify), the `_handle_max_mamba_cache` branch
-inputs and a memory profile from roomy down to too small, so the engine's refusals are hit too.
+Every model directory is covered round-robin; each scenario then samples the stand-in GPU (one per memory tier
+of handle_gpu_memory_settings), parallelism (TP, attention DP, PP), the radix strategy, overlap and
+SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK, state and KV dtypes, a speculative algorithm (with or without a draft path,
+ReplaySSM spec-verify), the `_handle_max_mamba_cache` branch inputs, an explicit or the GPU-dependent default
+--mem-fraction-static, and a memory profile from roomy down to too small, so the engine's refusals are hit too.
 """
 
 from __future__ import annotations
@@ -14,6 +15,12 @@ from dataclasses import dataclass
 from hybridplan.conformance.fixtures import ModelDir
 
 GIB_PER_MIB = 1 / 1024
+H200_MIB = 143771  # the card the memory profiles are drawn for; other cards scale them
+# Stand-in GPU sizes (MiB as nvidia-smi reports them, data/gpus.yaml), one per tier of
+# memory_hook.py::handle_gpu_memory_settings (<20, <35, <60, <90, <160, >=160 GiB), weighted toward the H200.
+GPUS: list[tuple[object, float]] = [(15360, 4), (24564, 6), (46068, 6), (81559, 10), (97887, 6), (H200_MIB, 60),
+                                    (183359, 8)]
+NOMINAL_MFS = 0.85  # the fraction a profile assumes when the command leaves --mem-fraction-static to the engine
 
 # Draft checkpoints (catalog ids) per target, by algorithm; absent targets take the path-less algorithms only.
 _QWEN27_DRAFTS = {"DFLASH": ("SpecForge/qwen3.5-27b-dflash", "SpecForge/qwen3.6-27b-dflash", "incoai/Qwen3.8-27B-DFlash2"),
@@ -44,12 +51,13 @@ class Scenario:
     available_gib: float | None = None  # free memory when the KV pool is sized (A); None: no sizing
     pre_load_gib: float | None = None  # pre_model_load_memory (P)
     record_len: int = 8  # ReplaySSM ring length the geometry check prices
+    gpu_mib: int = H200_MIB  # the stand-in GPU's memory.total
     tags: tuple[str, ...] = ()  # what was sampled, for the tally
 
     def payload(self) -> dict:
         """The JSON object the oracle driver reads."""
         return {"id": self.id, "argv": list(self.argv), "env": dict(self.env), "available_gib": self.available_gib,
-                "pre_load_gib": self.pre_load_gib, "record_len": self.record_len}
+                "pre_load_gib": self.pre_load_gib, "record_len": self.record_len, "gpu_mib": self.gpu_mib}
 
 
 def _pick(rng: random.Random, weighted: list[tuple[object, float]]):
@@ -98,22 +106,46 @@ def _spec(rng: random.Random, model: ModelDir, models: dict[str, ModelDir], argv
     return algo
 
 
-def generate(models: dict[str, ModelDir], n: int, seed: int = 0, gpu_mib: int = 143771) -> list[Scenario]:
-    """`n` scenarios, the same for the same (models, n, seed, gpu_mib)."""
+# The default --mem-fraction-static grid: a VLM whose config class aliases its ViT depth (Kimi-K3), a VLM that
+# leaves the depth to the engine's default (Qwen3.5), and two text-only models, each on every stand-in GPU.
+GRID_MODELS = ("moonshotai/Kimi-K3", "Qwen/Qwen3.5-35B-A3B", "Qwen/Qwen3-Next-80B-A3B-Instruct",
+               "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8")
+GRID_PARALLEL = {"no_dp": ("--tp-size", "8"), "attn_dp": ("--tp-size", "8", "--enable-dp-attention", "--dp", "4")}
+
+
+def default_fraction_grid(models: dict[str, ModelDir]) -> list[Scenario]:
+    """Every GRID_MODELS x GPUS x (attention DP or not), no --mem-fraction-static, sized on a roomy profile."""
+    out = []
+    for key in (k for k in GRID_MODELS if k in models):
+        model = models[key]
+        for gpu_mib, _ in GPUS:
+            for dp, flags in GRID_PARALLEL.items():
+                pre = round(gpu_mib * GIB_PER_MIB * 0.98, 4)
+                tags = ("grid", f"gpu:{gpu_mib}", "vlm" if model.is_multimodal else "text", "mfs:default", dp)
+                out.append(Scenario(id=f"grid-{key.split('/')[-1]}-{gpu_mib}-{dp}", model=key,
+                                    argv=("--model-path", model.path, *flags), gpu_mib=gpu_mib, pre_load_gib=pre,
+                                    available_gib=round(pre * (1 - NOMINAL_MFS) + pre * 0.3, 4),
+                                    tags=tuple(t for t in tags if t != "no_dp")))
+    return out
+
+
+def generate(models: dict[str, ModelDir], n: int, seed: int = 0) -> list[Scenario]:
+    """`n` scenarios, the same for the same (models, n, seed)."""
     rng = random.Random(seed)
     targets = sorted(k for k, m in models.items() if not m.is_draft)
-    gpu_gib = gpu_mib * GIB_PER_MIB
     out = []
     for i in range(n):
         key = targets[i % len(targets)]
         model = models[key]
         argv: list[str] = ["--model-path", model.path]
         env: dict[str, str] = {}
-        tags: list[str] = []
+        gpu_mib = _pick(rng, GPUS)
+        gpu_gib = gpu_mib * GIB_PER_MIB
+        tags: list[str] = [f"gpu:{gpu_mib}", "vlm" if model.is_multimodal else "text"]
         tp = _pick(rng, [(1, 40), (2, 25), (4, 20), (8, 15)])
         if tp > 1:
             argv += ["--tp-size", str(tp)]
-        if tp > 1 and rng.random() < 0.15:
+        if tp > 1 and rng.random() < 0.2:
             dp = rng.choice([d for d in (2, 4, 8) if d <= tp])
             argv += ["--enable-dp-attention", "--dp", str(dp)]
             tags.append("attn_dp")
@@ -156,16 +188,19 @@ def generate(models: dict[str, ModelDir], n: int, seed: int = 0, gpu_mib: int = 
         if rng.random() < 0.1:
             argv += ["--context-length", str(rng.choice([8192, 32768]))]
         sized = rng.random() < 0.92
+        mfs = rng.choice([0.6, 0.75, 0.8, 0.85, 0.88, 0.9, 0.93]) if rng.random() < 0.7 else None
+        if mfs is None:
+            tags.append("mfs:default")
+        else:
+            argv += ["--mem-fraction-static", str(mfs)]
         available = pre = None
         if sized:
-            mfs = rng.choice([0.6, 0.75, 0.8, 0.85, 0.88, 0.9, 0.93])
-            argv += ["--mem-fraction-static", str(mfs)]
             pre = round(gpu_gib * rng.uniform(0.97, 0.995), 4)
             rest = _pick(rng, [(-0.5, 3), (0.05, 3), (0.4, 5), (2.0, 10), (8.0, 15), (25.0, 25), (60.0, 25),
-                               (100.0, 14)]) * rng.uniform(0.8, 1.2)
-            available = round(rest + pre * (1 - mfs), 4)
+                               (100.0, 14)]) * rng.uniform(0.8, 1.2) * gpu_mib / H200_MIB
+            available = round(rest + pre * (1 - (mfs or NOMINAL_MFS)), 4)
         tags.append(f"spec:{algo or 'none'}" if not any(t.startswith("spec:") for t in tags) else "")
         out.append(Scenario(id=f"s{seed}-{i:04d}", model=key, argv=tuple(argv), env=tuple(sorted(env.items())),
                             available_gib=available, pre_load_gib=pre, record_len=rng.choice([4, 8, 16]),
-                            tags=tuple(t for t in tags if t)))
+                            gpu_mib=gpu_mib, tags=tuple(t for t in tags if t)))
     return out
