@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from hybridplan.cli import app, emit_json, run_guarded
+from hybridplan.commands import options as opt
 
 
 @app.command("check-engine")
@@ -16,7 +17,7 @@ def check_engine(
                                          "(default: this one). conformance/setup_oracle.sh builds one."),
     scenarios: int = typer.Option(500, "--scenarios", min=1, help="How many sampled launch scenarios."),
     seed: int = typer.Option(0, "--seed", help="Scenario sampling seed (the same seed gives the same scenarios)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    as_json: bool = opt.JSON,
 ) -> None:
     """Drive the installed engine's own sizing code and name every hybridplan rule that has drifted from it.
 

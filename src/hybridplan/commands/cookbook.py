@@ -11,6 +11,7 @@ from typing import List, Optional
 import typer
 
 from hybridplan.cli import app, emit_json, run_guarded
+from hybridplan.commands import options as opt
 
 cookbook_app = typer.Typer(no_args_is_help=True, help="Deployment pages: verified launch commands per model, "
                                                       "rendered and validated against the engine model.")
@@ -56,7 +57,7 @@ def picks_from_args(page, extra: List[str], sets: List[str]) -> dict[str, str]:
 
 
 @cookbook_app.command("list")
-def list_pages(as_json: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+def list_pages(as_json: bool = opt.JSON) -> None:
     """The bundled pages: id, model, hardware, cells and how many selections are verified."""
 
     def body() -> int:
@@ -83,7 +84,7 @@ def render(
     docker: bool = typer.Option(False, "--docker", help="The docker run form instead of pip."),
     placeholder: List[str] = typer.Option([], "--placeholder", help="KEY=VALUE for a {{KEY}} placeholder."),
     no_ratio: bool = typer.Option(False, "--no-ratio", help="Leave the calculator's ratio out (the raw recipe)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    as_json: bool = opt.JSON,
 ) -> None:
     """The launch command for a selection: `--<dim> <option>` per dimension (e.g. --hw rtx5090 --spec dflash)."""
 
@@ -110,7 +111,7 @@ def render(
 def matrix(
     page_ref: str = typer.Argument(..., metavar="PAGE", help="A bundled page id or a page file."),
     docker: bool = typer.Option(False, "--docker", help="The docker run form instead of pip."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    as_json: bool = opt.JSON,
 ) -> None:
     """Every selection of a page: where it lands, its command, badge, warnings and greyed options with reasons."""
 
@@ -134,7 +135,7 @@ def matrix(
 def check(
     paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
                                                 help="Page files or folders (default: the bundled pages)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    as_json: bool = opt.JSON,
 ) -> None:
     """Validate pages: schema, every selection renders, flags exist and are not duplicated, pins fit the engine
     model. Exit 0 clean, 1 findings, 2 unreadable input."""

@@ -8,11 +8,8 @@ from typing import List, Optional
 import typer
 
 from hybridplan.cli import COMMAND_HELP, app, command_tokens, emit_json, run_guarded
+from hybridplan.commands import options as opt
 
-GPU_HELP = "A GPU from the catalog (rtx5090, h100-80gb, h200, b200, ...): size the pools from its memory timeline."
-GPU_MEM_HELP = "Override the GPU's memory (GiB, as nvidia-smi's memory.total); alone: a generic CUDA card."
-WEIGHTS_HELP = "Target weights per GPU in GiB (the boot log's 'Load weight end ... mem usage'), instead of an estimate."
-HUB_HELP = "Read checkpoint sizes from the Hugging Face Hub (needs network)."
 
 
 @app.command()
@@ -20,16 +17,16 @@ def explain(
     command: Optional[List[str]] = typer.Argument(None, help=COMMAND_HELP),
     pool_budget_gib: Optional[float] = typer.Option(None, "--pool-budget-gib", help="Memory the two pools share "
                                                     "(the engine's total_rest_memory, after weights and slack), GiB."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help=GPU_HELP),
-    gpu_memory_gib: Optional[float] = typer.Option(None, "--gpu-memory-gib", help=GPU_MEM_HELP),
+    gpu: Optional[str] = opt.GPU,
+    gpu_memory_gib: Optional[float] = opt.GPU_MEMORY_GIB,
     available_gib: Optional[float] = typer.Option(None, "--available-gib", help="Free GiB after the weights: the "
                                                   "'avail mem' of the last 'Load weight end' line of a boot log."),
     pre_load_gib: Optional[float] = typer.Option(None, "--pre-load-gib", help="Free GiB before the weights "
                                                  "(pre_model_load_memory): the first 'Load weight begin' avail mem."),
-    weights_gib: Optional[float] = typer.Option(None, "--weights-gib", help=WEIGHTS_HELP),
-    hub: bool = typer.Option(False, "--hub", help=HUB_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version to model."),
+    weights_gib: Optional[float] = opt.WEIGHTS_GIB,
+    hub: bool = opt.HUB,
+    as_json: bool = opt.JSON,
+    engine_version: Optional[str] = opt.ENGINE_VERSION,
 ) -> None:
     """What the engine will allocate for a launch command, and why."""
 

@@ -8,6 +8,7 @@ from typing import List, Optional
 import typer
 
 from hybridplan.cli import COMMAND_HELP, app, command_tokens, emit_json, run_guarded
+from hybridplan.commands import options as opt
 
 logs_app = typer.Typer(no_args_is_help=True, help="SGLang boot logs: what the server allocated, and why.")
 app.add_typer(logs_app, name="logs")
@@ -54,8 +55,8 @@ def check(
     command: Optional[List[str]] = typer.Argument(None, help=COMMAND_HELP),
     log_version: Optional[str] = typer.Option(None, "--log-version", help="The sglang build that wrote the log "
                                               "(named in explanations when it is not the modelled one)."),
-    engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version to model."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    engine_version: Optional[str] = opt.ENGINE_VERSION,
+    as_json: bool = opt.JSON,
 ) -> None:
     """Predicted vs observed K, KV tokens, state and KV GiB and max running requests, with the rule that explains
     each difference. Exit 1 when a difference stays unexplained."""

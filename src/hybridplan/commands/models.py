@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 
-import typer
 
 from hybridplan.cli import app, emit_json, run_guarded
+from hybridplan.commands import options as opt
 
 
 @app.command("models")
-def models(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+def models(as_json: bool = opt.JSON) -> None:
     """List the bundled model catalog (ids that resolve offline)."""
 
     def body() -> int:

@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from hybridplan.cli import app, emit_json, run_guarded
-from hybridplan.commands.explain import GPU_HELP, GPU_MEM_HELP, HUB_HELP, WEIGHTS_HELP
+from hybridplan.commands import options as opt
 
 
 def print_timeline(tl: dict) -> None:
@@ -84,8 +84,8 @@ def plan(
     extra: Optional[List[str]] = typer.Argument(None, help="Extra env assignments and flags for every candidate, "
                                                 "after `--` (e.g. -- --kv-cache-dtype fp8_e4m3)."),
     model: str = typer.Option(..., "--model", help="Model id or path (the catalog resolves offline)."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help=GPU_HELP),
-    gpu_memory_gib: Optional[float] = typer.Option(None, "--gpu-memory-gib", help=GPU_MEM_HELP),
+    gpu: Optional[str] = opt.GPU,
+    gpu_memory_gib: Optional[float] = opt.GPU_MEMORY_GIB,
     request_length: int = typer.Option(..., "--request-length", "-L", help="Average tokens per request (input + output)."),
     concurrency: int = typer.Option(..., "--concurrency", "-C", help="Concurrent requests to serve."),
     quant: Optional[str] = typer.Option(None, "--quant", help="bf16, fp8, nvfp4 or nvfp4-bf16-head: picks the checkpoint."),
@@ -97,10 +97,10 @@ def plan(
     max_mem_fraction: Optional[float] = typer.Option(None, "--max-mem-fraction", help="Use this --mem-fraction-static "
                                                      "instead of the highest safe estimate."),
     pin: bool = typer.Option(False, "--pin", help="Size the state pool with --max-mamba-cache-size, not a ratio."),
-    weights_gib: Optional[float] = typer.Option(None, "--weights-gib", help=WEIGHTS_HELP),
-    hub: bool = typer.Option(False, "--hub", help=HUB_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version to model."),
+    weights_gib: Optional[float] = opt.WEIGHTS_GIB,
+    hub: bool = opt.HUB,
+    as_json: bool = opt.JSON,
+    engine_version: Optional[str] = opt.ENGINE_VERSION,
 ) -> None:
     """Search mem fraction, ratio or pin, SSM dtype and radix strategy for a target; print the best command."""
 

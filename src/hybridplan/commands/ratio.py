@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from hybridplan.cli import COMMAND_HELP, app, command_tokens, emit_json, run_guarded
-from hybridplan.commands.explain import GPU_HELP, GPU_MEM_HELP
+from hybridplan.commands import options as opt
 
 GIB = 1 << 30
 
@@ -60,10 +60,10 @@ def ratio(
     concurrency: int = typer.Option(..., "--concurrency", "-C", help="Concurrent requests to serve."),
     pool_budget_gib: Optional[float] = typer.Option(None, "--pool-budget-gib", help="The engine's total_rest_memory "
                                                     "(GiB): makes the ratio exact against the engine's sizing."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help=GPU_HELP),
-    gpu_memory_gib: Optional[float] = typer.Option(None, "--gpu-memory-gib", help=GPU_MEM_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version to model."),
+    gpu: Optional[str] = opt.GPU,
+    gpu_memory_gib: Optional[float] = opt.GPU_MEMORY_GIB,
+    as_json: bool = opt.JSON,
+    engine_version: Optional[str] = opt.ENGINE_VERSION,
 ) -> None:
     """The --mamba-full-memory-ratio that balances state and KV for L-token requests, and the pin for C of them."""
 

@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from hybridplan.cli import app, emit_json, run_guarded
+from hybridplan.commands import options as opt
 from hybridplan.commands.logs import emit_result
 
 results_app = typer.Typer(no_args_is_help=True, help="Measurements recorded by `verify` (SQLite).")
@@ -20,7 +21,7 @@ DB = typer.Option(None, "--db", help="Results database (default $HYBRIDPLAN_RESU
 PAGE = typer.Option(None, "--page", help="Only this page.")
 GPU = typer.Option(None, "--gpu", help="Only this GPU.")
 BUILD = typer.Option(None, "--build", help="Only this engine version or commit (prefix).")
-JSON = typer.Option(False, "--json", help="Print one JSON object.")
+JSON = opt.JSON
 
 
 def _open(db: Optional[Path]):
@@ -40,7 +41,7 @@ def show(
     gpu: Optional[str] = GPU,
     build: Optional[str] = BUILD,
     logs: bool = typer.Option(False, "--logs", help="Include the server logs and bench output (JSON)."),
-    as_json: bool = JSON,
+    as_json: bool = opt.JSON,
 ) -> None:
     """Every recorded point: build, GPU, selection, sweep value, outcome and failure phase, pools and TPOT."""
 
@@ -60,7 +61,7 @@ def diff(
     db: Optional[Path] = DB,
     page: Optional[str] = PAGE,
     gpu: Optional[str] = GPU,
-    as_json: bool = JSON,
+    as_json: bool = opt.JSON,
 ) -> None:
     """What changed between two builds on the same points (outcome, K, KV tokens, requests, TPOT, accept length)."""
 
@@ -91,7 +92,7 @@ def export(
     gpu: Optional[str] = GPU,
     build: Optional[str] = BUILD,
     write: bool = typer.Option(False, "--write", help="Write the file; without it the patch is printed."),
-    as_json: bool = JSON,
+    as_json: bool = opt.JSON,
 ) -> None:
     """Measurement records (outcome, KV tokens, K, max running requests, TPOT, accept length) for each run, into
     the cells of the page file they were measured on: a unified diff, or the file itself with --write."""
@@ -131,7 +132,7 @@ def calibrate(
     page: Optional[str] = PAGE,
     gpu: Optional[str] = GPU,
     build: Optional[str] = BUILD,
-    as_json: bool = JSON,
+    as_json: bool = opt.JSON,
 ) -> None:
     """Fit the planner's per-GPU estimates (CUDA context before the weights, graph + activation headroom) to the
     recorded runs, and show the planner's error before and after."""

@@ -11,6 +11,7 @@ from typing import List, Optional
 import typer
 
 from hybridplan.cli import app, run_guarded
+from hybridplan.commands import options as opt
 from hybridplan.commands.logs import emit_result
 
 PICKS = {"allow_extra_args": True, "ignore_unknown_options": True}
@@ -51,7 +52,7 @@ def verify(
     run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Where server logs and bench output go."),
     rerun: bool = typer.Option(False, "--rerun", help="Measure points the store already has again."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List the points and their commands; run nothing."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    as_json: bool = opt.JSON,
 ) -> None:
     """Boot each selection with `python -m sglang.launch_server`, benchmark it with the page's bench_serving
     protocol, stop it, classify any failure by phase and record everything; a rerun resumes where it stopped.
