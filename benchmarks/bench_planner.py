@@ -50,7 +50,7 @@ def main() -> None:
         kw = {"gpu": budget} if isinstance(budget, str) else {"budget": budget}
         med, worst = timed(lambda: balanced_ratio(RATIO, request_length=9216, concurrency=8, **kw), ns.runs)
         print(f"ratio {label:32s} median {med:6.1f} ms, max {worst:6.1f} ms")
-    from hybridplan.explain import load
+    from hybridplan.loading import load
     from hybridplan.planner.timeline import for_loaded
 
     card = lookup("h200")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hybridplan.errors import BadInput
-from hybridplan.explain import load
+from hybridplan.loading import load
 from hybridplan.hardware.catalog import lookup
 from hybridplan.planner import constants as pc
 from hybridplan.planner.timeline import context_estimate_gib, for_loaded

@@ -13,7 +13,7 @@ from hybridplan.cookbook.matrix import matrix
 from hybridplan.cookbook.pages import load_page
 from hybridplan.cookbook.render import render
 from hybridplan.engine.versions import engine_module
-from hybridplan.explain import load
+from hybridplan.loading import load
 from hybridplan.hardware.catalog import lookup
 from hybridplan.planner.plan import Planner, Target, candidates
 from hybridplan.planner.timeline import for_loaded

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hybridplan.explain import explain, load
+from hybridplan.explain import explain
+from hybridplan.loading import load
 from hybridplan.hardware.catalog import lookup
 from hybridplan.planner import headroom as hr
 from hybridplan.planner.constants import constants_for

@@ -24,7 +24,7 @@ def predict(sc: Scenario) -> dict:
     """What hybridplan says the engine holds and allocates for this scenario (the driver's result schema)."""
     from hybridplan.engine.sglang_0_5_23 import sizing
     from hybridplan.engine.sglang_0_5_23.budget import pool_budget
-    from hybridplan.explain import load
+    from hybridplan.loading import load
 
     out: dict = {"id": sc.id}
     cmd = LaunchCommand(env=sc.env, argv=sc.argv)

@@ -38,8 +38,8 @@ def launch_command(flags: list[str] | tuple[str, ...], env: list[str] | tuple[st
 
 @lru_cache(maxsize=4096)
 def resolve(command: LaunchCommand, version: str, platform=None):
-    """hybridplan.explain.load, memoised (pages render the same commands many times); errors are returned."""
-    from hybridplan.explain import load
+    """hybridplan.loading.load, memoised (pages render the same commands many times); errors are returned."""
+    from hybridplan.loading import load
 
     try:
         return load(command, platform=platform, version=version)

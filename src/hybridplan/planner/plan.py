@@ -142,7 +142,7 @@ class Planner:
 
     def evaluate(self, c: Candidate, gpu: GPU | None = None, L: int | None = None, C: int | None = None) -> Outcome:
         """Resolve the candidate on the card, fix the mem fraction, size the pools and check the target."""
-        from hybridplan.explain import load
+        from hybridplan.loading import load
 
         gpu, L, C = gpu or self.t.gpu, L or self.t.request_length, C or self.t.concurrency
         argv = self.base + c.flags
@@ -233,7 +233,7 @@ class Planner:
 
     def min_mem_fraction(self, best: Outcome) -> float | None:
         """The lowest --mem-fraction-static at which the chosen settings still serve the target (bisection)."""
-        from hybridplan.explain import load
+        from hybridplan.loading import load
 
         lo, hi = 0.05, best.mem_fraction
         argv = best.argv

@@ -245,14 +245,14 @@ def exact_balance(search: Search, r_c: float | None) -> Balance:
 
 
 def _loaded(command: LaunchCommand | str, gpu, version):
-    from hybridplan.explain import load  # the shared command loader (explain owns it)
+    from hybridplan.loading import load
 
     return load(command if isinstance(command, LaunchCommand) else parse_command(command),
                 platform=gpu.platform() if gpu is not None else None, version=version)
 
 
 def pool_split(loaded, budget, args) -> dict:
-    from hybridplan.explain import sizing_payload
+    from hybridplan.loading import sizing_payload
 
     return sizing_payload(replace(loaded, args=args), budget)
 

@@ -239,7 +239,7 @@ def pool_budget_for(command, gpu: GPU, *, checkpoint_bytes: int | None = None, w
                     version: str | None = None):
     """The engine's PoolBudget for a launch command on a catalog GPU (what `explain --gpu` sizes with), and the
     `memory` payload behind it. `checkpoint_bytes` / `weights_gib` replace the weights estimate."""
-    from hybridplan.explain import load  # the shared command loader
+    from hybridplan.loading import load
 
     loaded = load(command, platform=gpu.platform(), version=version)
     tl, weights = for_loaded(loaded, gpu=gpu, weights_gib=weights_gib, checkpoint_bytes=checkpoint_bytes)

@@ -60,7 +60,7 @@ def observations(runs: list[Run]) -> tuple[list[Observation], list[dict]]:
     """The runs calibration can use (a catalog GPU, a command the engine model loads, a logged P), and why the
     others are skipped."""
     from hybridplan.engine.command import LaunchCommand
-    from hybridplan.explain import load
+    from hybridplan.loading import load
     from hybridplan.hardware.catalog import lookup
 
     out, skipped = [], []

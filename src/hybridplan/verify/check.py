@@ -20,7 +20,7 @@ from functools import cached_property
 
 from hybridplan.engine.command import LaunchCommand
 from hybridplan.errors import BadInput, EngineRefusal
-from hybridplan.explain import Loaded, load
+from hybridplan.loading import Loaded, load
 from hybridplan.provenance import Source, Sourced
 from hybridplan.verify.logparse import BootLog
 

@@ -1,0 +1,164 @@
+"""A launch command loaded for one engine version (configs read, arguments resolved), and the engine-only parts of
+the `explain` payload. The planner, cookbook, verify and web layers all start from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hybridplan.engine.args import EngineArgs, Platform
+from hybridplan.engine.command import LaunchCommand, parse_command
+from hybridplan.engine.flags import load_registry, parse_argv
+from hybridplan.engine.versions import engine_module
+from hybridplan.errors import BadInput
+from hybridplan.models.geometry import DraftGeometry, ModelGeometry
+from hybridplan.models.loader import load_draft, load_model, resolve_config
+from hybridplan.provenance import Source, Sourced
+
+GIB = 1 << 30
+
+# keys `args` always reports (engine field names), in this order
+REPORTED_ARGS = (
+    "model_path", "tp_size", "pp_size", "attn_dp_size", "attn_tp_size", "dcp_size", "mem_fraction_static",
+    "max_running_requests", "max_total_tokens", "max_mamba_cache_size", "mamba_full_memory_ratio", "mamba_ssm_dtype",
+    "mamba_ssm_dtype_resolved", "mamba_conv_dtype", "mamba_radix_cache_strategy", "uses_mamba_radix_cache",
+    "disable_radix_cache", "disable_overlap_schedule", "page_size", "chunked_prefill_size", "context_length",
+    "kv_cache_dtype", "kv_cache_torch_dtype", "model_dtype", "is_multimodal", "speculative_algorithm",
+    "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens", "speculative_draft_model_path",
+    "enable_linear_replayssm_spec", "linear_replayssm_cache_len",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Loaded:
+    """A command with its models loaded and its arguments resolved for one engine version."""
+
+    command: LaunchCommand
+    geometry: ModelGeometry
+    draft: DraftGeometry | None
+    args: EngineArgs
+    version: str
+
+
+def _refs(command: LaunchCommand, version: str) -> tuple[str, str | None]:
+    """--model-path and --speculative-draft-model-path as typed (argparse errors surface here first)."""
+    mod = engine_module(version)
+    reg = load_registry(mod.REGISTRY_PACKAGE)
+    try:
+        parsed = parse_argv(reg, command.argv)
+    except BadInput as exc:
+        raise BadInput(f"{reg.prog}: error: {exc.message}") from None
+    return parsed.values["model_path"], parsed.values.get("speculative_draft_model_path")
+
+
+def _dspark_subfolder(model_ref: str) -> DraftGeometry | None:
+    """A DSpark draft shipped as the target checkpoint's `dspark/` subfolder (speculative_hook.py)."""
+    try:
+        src = resolve_config(model_ref)
+    except BadInput:
+        return None
+    if src.checkpoint_dir is not None and (Path(src.checkpoint_dir) / "dspark" / "config.json").is_file():
+        return load_draft(str(Path(src.checkpoint_dir) / "dspark"))
+    return None
+
+
+def load(command: LaunchCommand | str, *, platform: Platform | None = None, version: str | None = None) -> Loaded:
+    """Parse, load the model (and draft) configs, and resolve the engine arguments."""
+    cmd = parse_command(command) if isinstance(command, str) else command
+    mod = engine_module(version)
+    model_ref, draft_ref = _refs(cmd, mod.VERSION)
+    geo = load_model(model_ref)
+    draft = load_draft(draft_ref) if draft_ref else None
+    if draft is None and any(a.upper() == "DSPARK" for a in cmd.argv):
+        draft = _dspark_subfolder(model_ref)
+    args = mod.resolve(cmd, geo, draft, platform)
+    return Loaded(command=cmd, geometry=geo, draft=draft, args=args, version=mod.VERSION)
+
+
+def model_summary(geo: ModelGeometry, args: EngineArgs) -> dict:
+    """The geometry as the output shows it, per state-TP rank."""
+    from hybridplan.engine.sglang_0_5_23.sizing import state_tp
+
+    tp = state_tp(args, geo)
+    shape = geo.state_shape(tp)
+    return {
+        "source": geo.source,
+        "architecture": geo.architecture,
+        "family": geo.family,
+        "num_hidden_layers": geo.num_hidden_layers,
+        "linear_layer_ids": list(geo.linear_layer_ids),
+        "full_attention_layer_ids": list(geo.full_attention_layer_ids),
+        "state_tp_size": tp,
+        "conv_state_shape": [list(c) for c in shape.conv],
+        "temporal_state_shape": list(shape.temporal),
+        "kv": {"kind": geo.kv.kind, "total_kv_heads": geo.kv.total_kv_heads, "head_dim": geo.kv.head_dim,
+               "kv_heads_per_rank": geo.kv.kv_heads_per_rank(args["attn_tp_size"], args["dcp_size"]),
+               "kv_lora_rank": geo.kv.kv_lora_rank, "qk_rope_head_dim": geo.kv.qk_rope_head_dim},
+        "kv_cache_quant_algo": geo.kv_cache_quant_algo,
+        "quantization": geo.quant_method,
+        "notes": list(geo.notes),
+    }
+
+
+def geometry_numbers(loaded: Loaded) -> dict:
+    """Numbers that do not depend on the pool budget: S, D, state/slot, KV/token."""
+    from hybridplan.engine.sglang_0_5_23 import sizing
+
+    args, geo = loaded.args, loaded.geometry
+    S = sizing.mamba_ratio(args)
+    D = sizing.draft_states_per_request(args, geo)
+    tp = sizing.state_tp(args, geo)
+    per_slot = geo.state_bytes_per_slot(tp, args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"])
+    cell = sizing.binding_cell(args, geo, loaded.draft)
+    ring = (geo.replayssm_ring_bytes(tp, args["linear_replayssm_cache_len"], args["mamba_conv_dtype"])
+            if sizing.replayssm_active(args, geo) else 0)
+    prov = {
+        "slots_per_request": Sourced(value=S, source=Source.ENGINE_RULE,
+                                     note="mem_cache/kv_cache_configurator.py::_calculate_mamba_ratio"),
+        "draft_states_per_request": Sourced(value=D, source=Source.ENGINE_RULE, note=(
+            "ReplaySSM spec-verify: no verify scratch" if sizing.replayssm_active(args, geo) and args["speculative_algorithm"]
+            else "speculative_num_draft_tokens" if D else "no speculative decoding")),
+        "state_bytes_per_slot": Sourced(value=per_slot, source=Source.ENGINE_RULE, note=(
+            f"configs/mamba_utils.py::mamba_cache_per_req: {len(geo.linear_layer_ids)} layers x (conv "
+            f"{geo.state_shape(tp).conv_numel} x {args['mamba_conv_dtype']} + ssm {geo.state_shape(tp).temporal_numel} x "
+            f"{args['mamba_ssm_dtype_resolved']}) at state TP {tp}; from config")),
+        "kv_bytes_per_token": Sourced(value=cell.total, source=Source.ENGINE_RULE, note=(
+            f"model_executor/pool_configurator.py::_compute_cell_size: {cell.layers} full-attention layers, "
+            f"{cell.kv_dtype}; draft: {cell.draft_rule}")),
+    }
+    return {
+        "slots_per_request": S, "draft_states_per_request": D, "state_bytes_per_slot": per_slot,
+        "kv_bytes_per_token": cell.total, "kv_cell": cell.as_dict(), "replayssm_ring_bytes_per_request": ring,
+        "provenance": {k: v.as_dict() for k, v in prov.items()},
+    }
+
+
+def sizing_payload(loaded: Loaded, budget) -> dict:
+    """Run the engine's sizing on a budget; a refusal becomes an `error` object."""
+    from hybridplan.engine.sglang_0_5_23 import logs, sizing
+
+    mod = engine_module(loaded.version)
+    s = mod.size_pools(budget, loaded.args, loaded.geometry, loaded.draft)
+    alloc = logs.state_allocation(s, loaded.args, loaded.geometry)
+    kv_alloc = sizing.kv_bytes_allocated(s.max_total_num_tokens, loaded.args, loaded.geometry, s.cell.layers)
+    return {
+        "pool_budget_gib": s.state.rest_before_gib,
+        "max_mamba_cache_size": s.max_mamba_cache_size,
+        "mamba_pool_branch": s.state.branch,
+        "state_pool_bytes": s.state.state_bytes,
+        "spec_scratch_bytes": s.state.spec_scratch_bytes,
+        "spec_scratch_rows": s.state.spec_rows,
+        "kv_budget_bytes": s.kv_budget_bytes,
+        "max_total_num_tokens": s.max_total_num_tokens,
+        "max_running_requests": s.max_running_requests,
+        "binding_limit": s.requests.binding,
+        "limits": {"requested": s.requests.requested, "context_estimate": s.requests.estimated,
+                   "kv_pool": s.requests.kv_cap, "state_pool": s.requests.state_cap},
+        "allocated": {"conv_state_bytes": alloc.conv_bytes, "ssm_state_bytes": alloc.ssm_bytes,
+                      "intermediate_ssm_bytes": alloc.intermediate_ssm_bytes,
+                      "intermediate_conv_window_bytes": alloc.intermediate_conv_window_bytes,
+                      "kv_bytes": kv_alloc},
+        "log_lines": logs.predicted_lines(s, loaded.args, loaded.geometry),
+        "sizing_warnings": list(s.warnings),
+    }
