@@ -61,16 +61,7 @@ class EngineArgs:
         return arg is not None and arg.source is Source.EXPLICIT
 
     def env_bool(self, name: str, default: bool = False) -> bool:
-        """An env var read like environ.py::EnvBool (true/1/yes/y, false/0/no/n; anything else: the default)."""
-        raw = self.env.get(name)
-        if raw is None:
-            return default
-        value = raw.lower()
-        if value in ("true", "1", "yes", "y"):
-            return True
-        if value in ("false", "0", "no", "n"):
-            return False
-        return default
+        return env_bool(self.env, name, default)
 
     def env_int(self, name: str, default: int) -> int:
         """An env var read like environ.py::EnvInt (an invalid value falls back to the default)."""
@@ -84,5 +75,19 @@ class EngineArgs:
         return {k: self.args[k].as_dict() for k in keys if k in self.args}
 
 
-def freeze(args: dict[str, Arg]) -> Mapping[str, Arg]:
-    return MappingProxyType(dict(args))
+def env_bool(env: Mapping[str, str], name: str, default: bool = False) -> bool:
+    """An env var read like environ.py::EnvBool (true/1/yes/y, false/0/no/n; anything else: the default)."""
+    raw = env.get(name)
+    if raw is None:
+        return default
+    value = raw.lower()
+    if value in ("true", "1", "yes", "y"):
+        return True
+    if value in ("false", "0", "no", "n"):
+        return False
+    return default
+
+
+def freeze(values: dict) -> Mapping:
+    """A read-only copy (resolved args, env) for the frozen EngineArgs."""
+    return MappingProxyType(dict(values))

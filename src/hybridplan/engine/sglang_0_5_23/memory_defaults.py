@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hybridplan.engine.args import env_bool
 from hybridplan.engine.sglang_0_5_23.cuda_graph import DISABLED, GraphConfig, resolve_graph_config, typed
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ def _post_capture_planned(r: "_Resolver", g: GraphConfig) -> bool:
     from hybridplan.engine.sglang_0_5_23.reserves import post_capture_kv_sizing_planned
 
     return post_capture_kv_sizing_planned(
-        enabled=r.env.get("SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "").lower() in ("1", "true", "yes", "y"),
+        enabled=env_bool(r.env, "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"),
         device=r.platform.device, dcp=r["dcp_size"], mla=r.geo.kv.kind == "mla",
         blockers=tuple(n for n in ("enable_kv_cache_sharding", "prefill_only_disable_kv_cache", "enable_memory_saver",
                                    "enable_unified_memory") if r.get_bool(n)),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hybridplan.engine.args import Arg, EngineArgs, Platform, freeze
+from hybridplan.engine.args import Arg, EngineArgs, Platform, env_bool, freeze
 from hybridplan.engine.command import LaunchCommand
 from hybridplan.engine.flags import load_registry, parse_argv
 from hybridplan.engine.sglang_0_5_23 import archs
@@ -97,11 +97,6 @@ class _Resolver:
         return self.env.get(name, default)
 
 
-def _env_bool(r: _Resolver, name: str) -> bool:
-    """environ.py::EnvBool on the command's env (true/1/yes/y)."""
-    return (r.env_str(name, "") or "").lower() in ("true", "1", "yes", "y")
-
-
 def _parallel(r: _Resolver) -> None:
     """parallel_hook.py::_handle_deprecated_dp_attention and runtime_context.py::derive_attn_tp_size."""
     if r["enable_dp_attention"]:
@@ -125,7 +120,7 @@ def _model(r: _Resolver) -> None:
     if r["context_length"] is None:
         r.set("utils/hf_transformers/common.py::get_context_length", context_length=r.geo.context_length)
     elif r["context_length"] > r.geo.context_length and not (
-            _env_bool(r, "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") or _env_bool(r, "SGLANG_IS_IN_CI")):
+            env_bool(r.env, "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") or env_bool(r.env, "SGLANG_IS_IN_CI")):
         # configs/model_config.py::ModelConfig._derive_context_length
         raise r.refuse(
             f"Warning: User-specified context_length ({r['context_length']}) is greater than the derived "
@@ -370,10 +365,5 @@ def resolve(command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | N
     r = _Resolver(command, geo, draft, platform or Platform())
     for step in STEPS:
         step(r)
-    return EngineArgs(version=VERSION, args=freeze(r.args), env=freeze_env(command.env_dict), notes=tuple(r.notes))
+    return EngineArgs(version=VERSION, args=freeze(r.args), env=freeze(command.env_dict), notes=tuple(r.notes))
 
-
-def freeze_env(env: dict[str, str]):
-    from types import MappingProxyType
-
-    return MappingProxyType(dict(env))
