@@ -26,3 +26,14 @@ def test_pp_reports_the_binding_stage_cell():
     cells = [kv_cell(args, geo, draft, stage=s) for s in range(3)]
     assert [c.layers for c in cells] == [1, 2, 1]
     assert binding_cell(args, geo, draft).layers == 2
+
+
+def test_explain_warns_when_the_slack_cannot_hold_the_headroom(cli_json):
+    code, d = cli_json("explain", "--json", "--gpu", "h200", "--", "--model-path", "Qwen/Qwen3.8-27B",
+                       "--mem-fraction-static", "1.5")
+    assert code == 0 and d["memory"]["timeline"]["slack_fits_headroom"] is False
+    assert any(w.startswith("--mem-fraction-static 1.5 leaves -") for w in d["warnings"])
+    code, d = cli_json("explain", "--json", "--gpu", "h200", "--", "--model-path", "Qwen/Qwen3.8-27B",
+                       "--mem-fraction-static", "0.85")
+    assert d["memory"]["timeline"]["slack_fits_headroom"] is True
+    assert not any("--mem-fraction-static 0.85 leaves" in w for w in d["warnings"])

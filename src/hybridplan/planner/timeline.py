@@ -231,6 +231,11 @@ def memory_payload(tl: MemoryTimeline, weights: WeightReport | None) -> dict:
     if tl.available_gib.value <= 0:
         warnings.append(f"the weights leave {tl.available_gib.value:.2f} GiB of the {tl.pre_load_gib.value:.2f} GiB "
                         "free before loading: the engine runs out of memory while loading them, before any pool is sized")
+    elif not tl.slack_fits_headroom:
+        warnings.append(f"--mem-fraction-static {tl.mem_fraction_static.value} leaves {tl.slack_gib.value:.2f} GiB of "
+                        f"slack, but CUDA graphs, activations and unbudgeted buffers need about "
+                        f"{tl.slack_need_gib.value:.2f} GiB (estimate): expect an out-of-memory error at graph capture "
+                        f"or on the first requests; the highest safe fraction is about {tl.max_safe_mem_fraction.value}")
     return {"timeline": tl.as_dict(), "weights": weights.as_dict() if weights is not None else None,
             "warnings": warnings + (list(weights.notes) if weights is not None else [])}
 
