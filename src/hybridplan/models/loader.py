@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +28,7 @@ class ConfigSource:
     entry: cat.CatalogEntry | None = None
 
 
-def _hf_cache_dirs() -> list[Path]:
+def hf_cache_dirs() -> list[Path]:
     """Candidate hub caches, in huggingface_hub's order (HF_HUB_CACHE, HF_HOME/hub, ~/.cache)."""
     dirs = []
     if os.environ.get("HF_HUB_CACHE"):
@@ -36,12 +39,12 @@ def _hf_cache_dirs() -> list[Path]:
     return dirs
 
 
-def _from_hf_cache(ref: str) -> Path | None:
+def hf_cache_snapshot(ref: str) -> Path | None:
     """The newest cached snapshot directory of `Org/Name` that holds a config.json."""
     if ref.count("/") != 1:
         return None
     folder = "models--" + ref.replace("/", "--")
-    for root in _hf_cache_dirs():
+    for root in hf_cache_dirs():
         snaps = root / folder / "snapshots"
         if snaps.is_dir():
             found = sorted((p for p in snaps.iterdir() if (p / "config.json").is_file()),
@@ -51,7 +54,8 @@ def _from_hf_cache(ref: str) -> Path | None:
     return None
 
 
-def _read_dir(ref: str, directory: Path, origin: str) -> ConfigSource:
+def read_dir(ref: str, directory: Path, origin: str) -> ConfigSource:
+    """A checkpoint directory's config.json (and hf_quant_config.json sidecar)."""
     cfg_path = directory / "config.json"
     if not cfg_path.is_file():
         raise BadInput(f"{directory}: no config.json in this directory")
@@ -61,31 +65,66 @@ def _read_dir(ref: str, directory: Path, origin: str) -> ConfigSource:
     return ConfigSource(ref=ref, config=config, hf_quant_config=hf_quant, origin=origin, checkpoint_dir=directory)
 
 
+def from_file(ref: str, path: Path) -> ConfigSource:
+    """A config.json file (with its hf_quant_config.json sidecar when one sits next to it)."""
+    config = parse_config_text(path.read_text(), origin=str(path))
+    side = path.with_name("hf_quant_config.json")
+    hf_quant = parse_config_text(side.read_text(), origin=str(side)) if side.is_file() else None
+    return ConfigSource(ref=ref, config=config, hf_quant_config=hf_quant, origin=str(path),
+                        checkpoint_dir=path.parent if path.name == "config.json" else None)
+
+
+def from_catalog(ref: str, entry: cat.CatalogEntry) -> ConfigSource:
+    """A bundled catalog entry (its overlay merged over the config)."""
+    config = parse_config_text(cat.read_text(entry.config_file), origin=f"catalog:{entry.hf_id}")
+    config = {**config, **entry.overlay}
+    hf_quant = None
+    if entry.hf_quant_config_file:
+        hf_quant = parse_config_text(cat.read_text(entry.hf_quant_config_file), origin=f"catalog:{entry.hf_id}")
+    return ConfigSource(ref=ref, config=config, hf_quant_config=hf_quant, origin=f"catalog:{entry.hf_id}",
+                        checkpoint_dir=None, entry=entry)
+
+
+# A resolver that replaces the local one for the current context (the web server's model-source policy).
+_RESOLVER: ContextVar[Callable[[str], ConfigSource] | None] = ContextVar("hybridplan_model_resolver", default=None)
+
+
+def active_resolver() -> Callable[[str], ConfigSource] | None:
+    """The resolver set by `resolving_with` in this context, or None (the CLI's local resolution)."""
+    return _RESOLVER.get()
+
+
+@contextmanager
+def resolving_with(resolver: Callable[[str], ConfigSource]) -> Iterator[None]:
+    """Every resolve_config in this context (and the threads it copies into) goes through `resolver`."""
+    token = _RESOLVER.set(resolver)
+    try:
+        yield
+    finally:
+        _RESOLVER.reset(token)
+
+
 def resolve_config(ref: str) -> ConfigSource:
-    """Resolve a --model-path value the way a user means it: a local file or directory, a catalog id, the HF cache."""
+    """Resolve a --model-path value the way a user means it: a local file or directory, a catalog id, the HF cache.
+
+    Inside `resolving_with`, the context's resolver answers instead.
+    """
+    hook = _RESOLVER.get()
+    if hook is not None:
+        return hook(ref)
     if not ref:
         raise BadInput("no model given (--model-path is empty)")
     path = Path(ref).expanduser()
     if path.is_file():
-        config = parse_config_text(path.read_text(), origin=str(path))
-        side = path.with_name("hf_quant_config.json")
-        hf_quant = parse_config_text(side.read_text(), origin=str(side)) if side.is_file() else None
-        return ConfigSource(ref=ref, config=config, hf_quant_config=hf_quant, origin=str(path),
-                            checkpoint_dir=path.parent if path.name == "config.json" else None)
+        return from_file(ref, path)
     if path.is_dir():
-        return _read_dir(ref, path, str(path))
+        return read_dir(ref, path, str(path))
     entry = cat.lookup(ref)
     if entry is not None:
-        config = parse_config_text(cat.read_text(entry.config_file), origin=f"catalog:{entry.hf_id}")
-        config = {**config, **entry.overlay}
-        hf_quant = None
-        if entry.hf_quant_config_file:
-            hf_quant = parse_config_text(cat.read_text(entry.hf_quant_config_file), origin=f"catalog:{entry.hf_id}")
-        return ConfigSource(ref=ref, config=config, hf_quant_config=hf_quant, origin=f"catalog:{entry.hf_id}",
-                            checkpoint_dir=None, entry=entry)
-    cached = _from_hf_cache(ref)
+        return from_catalog(ref, entry)
+    cached = hf_cache_snapshot(ref)
     if cached is not None:
-        return _read_dir(ref, cached, f"hf-cache:{cached}")
+        return read_dir(ref, cached, f"hf-cache:{cached}")
     if ref.startswith((".", "/", "~")) or os.sep in ref.strip("/").replace("/", "", 1):
         raise BadInput(f"{ref}: no such file or directory")
     raise BadInput(

@@ -84,7 +84,15 @@ def _widths_for_ref(ref: str) -> ModelWidths:
     return widths_of(resolve_config(ref).config)
 
 
+def _widths(ref: str) -> ModelWidths:
+    """Cached by ref for local resolution; under a context's resolver (the web's policy and uploads) a ref can name
+    different configs in different requests, so it is resolved afresh."""
+    from hybridplan.models.loader import active_resolver, resolve_config
+
+    return _widths_for_ref(ref) if active_resolver() is None else widths_of(resolve_config(ref).config)
+
+
 def command_widths(args) -> tuple[ModelWidths, ModelWidths | None]:
     """The target's widths and, with a separate draft checkpoint, the draft's (configs resolved like --model-path)."""
     draft_ref = args["speculative_draft_model_path"]
-    return _widths_for_ref(args["model_path"]), (_widths_for_ref(draft_ref) if draft_ref else None)
+    return _widths(args["model_path"]), (_widths(draft_ref) if draft_ref else None)
