@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -10,10 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hybridplan.errors import BadInput
+from hybridplan.limits import MAX_CONFIG_BYTES, MAX_PATH_CHARS
 from hybridplan.models import catalog as cat
 from hybridplan.models.config_json import ConfigView, parse_config_text, text_config
+from hybridplan.models.config_schema import check_config
 from hybridplan.models.geometry import DraftGeometry, KVSpec, ModelGeometry
 from hybridplan.models.quant import quant_info
+from hybridplan.textfile import lookup, read_text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,31 +50,41 @@ def hf_cache_snapshot(ref: str) -> Path | None:
     folder = "models--" + ref.replace("/", "--")
     for root in hf_cache_dirs():
         snaps = root / folder / "snapshots"
-        if snaps.is_dir():
+        try:
+            if not snaps.is_dir():
+                continue
             found = sorted((p for p in snaps.iterdir() if (p / "config.json").is_file()),
                            key=lambda p: (p / "config.json").stat().st_mtime, reverse=True)
-            if found:
-                return found[0]
+        except OSError:  # a name too long for the file system is simply not cached
+            continue
+        if found:
+            return found[0]
     return None
+
+
+def read_json(path: Path) -> dict:
+    """A config file as JSON: a bounded regular file, strict UTF-8 (hybridplan.textfile)."""
+    return parse_config_text(read_text(path, limit=MAX_CONFIG_BYTES), origin=str(path))
+
+
+def _sidecar(path: Path) -> dict | None:
+    """The ModelOpt `hf_quant_config.json` beside a config, when there is one."""
+    return read_json(path) if lookup(path) is not None else None
 
 
 def read_dir(ref: str, directory: Path, origin: str) -> ConfigSource:
     """A checkpoint directory's config.json (and hf_quant_config.json sidecar)."""
     cfg_path = directory / "config.json"
-    if not cfg_path.is_file():
+    if lookup(cfg_path) is None:
         raise BadInput(f"{directory}: no config.json in this directory")
-    config = parse_config_text(cfg_path.read_text(), origin=str(cfg_path))
-    side = directory / "hf_quant_config.json"
-    hf_quant = parse_config_text(side.read_text(), origin=str(side)) if side.is_file() else None
-    return ConfigSource(ref=ref, config=config, hf_quant_config=hf_quant, origin=origin, checkpoint_dir=directory)
+    return ConfigSource(ref=ref, config=read_json(cfg_path), hf_quant_config=_sidecar(directory / "hf_quant_config.json"),
+                        origin=origin, checkpoint_dir=directory)
 
 
 def from_file(ref: str, path: Path) -> ConfigSource:
     """A config.json file (with its hf_quant_config.json sidecar when one sits next to it)."""
-    config = parse_config_text(path.read_text(), origin=str(path))
-    side = path.with_name("hf_quant_config.json")
-    hf_quant = parse_config_text(side.read_text(), origin=str(side)) if side.is_file() else None
-    return ConfigSource(ref=ref, config=config, hf_quant_config=hf_quant, origin=str(path),
+    return ConfigSource(ref=ref, config=read_json(path), hf_quant_config=_sidecar(path.with_name("hf_quant_config.json")),
+                        origin=str(path),
                         checkpoint_dir=path.parent if path.name == "config.json" else None)
 
 
@@ -107,25 +121,29 @@ def resolving_with(resolver: Callable[[str], ConfigSource]) -> Iterator[None]:
 def resolve_config(ref: str) -> ConfigSource:
     """Resolve a --model-path value the way a user means it: a local file or directory, a catalog id, the HF cache.
 
-    Inside `resolving_with`, the context's resolver answers instead.
+    Inside `resolving_with`, the context's resolver answers instead. `~` is never expanded here: a shell (or the CLI,
+    for a command given as one string) does that.
     """
     hook = _RESOLVER.get()
     if hook is not None:
         return hook(ref)
     if not ref:
         raise BadInput("no model given (--model-path is empty)")
-    path = Path(ref).expanduser()
-    if path.is_file():
-        return from_file(ref, path)
-    if path.is_dir():
-        return read_dir(ref, path, str(path))
+    if len(ref) > MAX_PATH_CHARS:
+        raise BadInput(f"--model-path: {len(ref):,} characters, over the {MAX_PATH_CHARS:,}-character bound (PATH_MAX)")
+    path = Path(ref)
+    st = lookup(path)
+    if st is not None:
+        return read_dir(ref, path, str(path)) if stat.S_ISDIR(st.st_mode) else from_file(ref, path)
     entry = cat.lookup(ref)
     if entry is not None:
         return from_catalog(ref, entry)
     cached = hf_cache_snapshot(ref)
     if cached is not None:
         return read_dir(ref, cached, f"hf-cache:{cached}")
-    if ref.startswith((".", "/", "~")) or os.sep in ref.strip("/").replace("/", "", 1):
+    if ref.startswith("~"):
+        raise BadInput(f"{ref}: no such file or directory (`~` is not expanded here; give the full path)")
+    if ref.startswith((".", "/")) or os.sep in ref.strip("/").replace("/", "", 1):
         raise BadInput(f"{ref}: no such file or directory")
     raise BadInput(
         f"model {ref!r} not found: not a local path, not in the bundled catalog (`hybridplan models`), "
@@ -137,6 +155,7 @@ def parse_geometry(src: ConfigSource) -> ModelGeometry:
     """config dict -> ModelGeometry through the family registry."""
     from hybridplan.models.families import find_parser
 
+    check_config(src.config, src.origin)
     root = ConfigView(src.config, src.origin)
     text = text_config(src.config, src.origin)
     parser = find_parser(root, text)
@@ -162,6 +181,7 @@ def parse_draft(src: ConfigSource) -> DraftGeometry:
     """A draft checkpoint's geometry as the engine reads it (num layers, KV heads, block sizes)."""
     from hybridplan.models.config_json import head_dim, model_dtype_field
 
+    check_config(src.config, src.origin)
     root = ConfigView(src.config, src.origin)
     text = text_config(src.config, src.origin)
     archs = src.config.get("architectures") or text.data.get("architectures") or ["?"]

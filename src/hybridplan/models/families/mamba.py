@@ -140,8 +140,13 @@ def parse_lfm2(root: ConfigView, text: ConfigView, *, quant: QuantInfo, source: 
     n = text.int("num_hidden_layers")
     kinds = text.data.get("layer_types")
     if kinds is None:
-        full_idx = set(text.get("full_attn_idxs"))
-        kinds = ["full_attention" if i in full_idx else "conv" for i in range(n)]
+        full_idx = text.get("full_attn_idxs")
+        if not isinstance(full_idx, list):
+            raise BadInput(f"{text.origin}: `{text.path}full_attn_idxs` must be a list of layer indices")
+        full_set = set(full_idx)
+        kinds = ["full_attention" if i in full_set else "conv" for i in range(n)]
+    elif len(kinds) != n:
+        raise BadInput(f"{text.origin}: `{text.path}layer_types` has {len(kinds)} entries for {n} layers")
     linear = [i for i, k in enumerate(kinds) if k in ("conv", "short_conv")]
     full = [i for i, k in enumerate(kinds) if k == "full_attention"]
     hidden = text.int("hidden_size")
