@@ -26,7 +26,7 @@ REPORTED_ARGS = (
     "disable_radix_cache", "disable_overlap_schedule", "page_size", "chunked_prefill_size", "context_length",
     "kv_cache_dtype", "kv_cache_torch_dtype", "model_dtype", "is_multimodal", "speculative_algorithm",
     "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens", "speculative_draft_model_path",
-    "enable_linear_replayssm_spec", "linear_replayssm_cache_len",
+    "enable_linear_replayssm_spec", "linear_replayssm_cache_len", "attention_backend",
 )
 
 
@@ -41,8 +41,9 @@ class Loaded:
     version: str
 
 
-def _refs(command: LaunchCommand, version: str) -> tuple[str, str | None]:
-    """--model-path and --speculative-draft-model-path as typed (argparse errors surface here first)."""
+def model_refs(command: LaunchCommand, version: str | None) -> tuple[str, str | None]:
+    """--model-path and --speculative-draft-model-path as typed (argparse errors surface here first); the web keys
+    uploaded configs by them (hybridplan.model_sources)."""
     mod = engine_module(version)
     reg = load_registry(mod.REGISTRY_PACKAGE)
     try:
@@ -67,7 +68,7 @@ def load(command: LaunchCommand | str, *, platform: Platform | None = None, vers
     """Parse, load the model (and draft) configs, and resolve the engine arguments."""
     cmd = parse_command(command) if isinstance(command, str) else command
     mod = engine_module(version)
-    model_ref, draft_ref = _refs(cmd, mod.VERSION)
+    model_ref, draft_ref = model_refs(cmd, mod.VERSION)
     geo = load_model(model_ref)
     draft = load_draft(draft_ref) if draft_ref else None
     if draft is None and any(a.upper() == "DSPARK" for a in cmd.argv):

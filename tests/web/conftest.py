@@ -17,21 +17,6 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
 
 
-@pytest.fixture(scope="session")
-def web_app():
-    from hybridplan.web.app import create_app
-
-    return create_app()
-
-
-@pytest.fixture(scope="session")
-def client(web_app):
-    from fastapi.testclient import TestClient
-
-    with TestClient(web_app, raise_server_exceptions=False) as c:
-        yield c
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -39,11 +24,33 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def live_server(web_app):
+def web_port() -> int:
+    """The loopback port the app is built for (its Host check answers 127.0.0.1/localhost/[::1] on it)."""
+    return _free_port()
+
+
+@pytest.fixture(scope="session")
+def web_app(web_port):
+    from hybridplan.web.app import create_app
+    from hybridplan.web.hosts import HostPolicy
+
+    return create_app(hosts=HostPolicy(host="127.0.0.1", port=web_port))
+
+
+@pytest.fixture(scope="session")
+def client(web_app, web_port):
+    from fastapi.testclient import TestClient
+
+    with TestClient(web_app, base_url=f"http://127.0.0.1:{web_port}", raise_server_exceptions=False) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def live_server(web_app, web_port):
     """The app under uvicorn in a thread, on 127.0.0.1; yields its base URL and stops it afterwards."""
     import uvicorn
 
-    port = _free_port()
+    port = web_port
     server = uvicorn.Server(uvicorn.Config(web_app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -47,7 +47,6 @@ def test_engine_refusal_is_422_with_the_cli_payload(client, cli_json):
 
 
 @pytest.mark.parametrize("command,status,needle", [
-    ("--model-path nowhere/none", 400, "not found"),
     ("--model-path Qwen/Qwen3.8-27B --tp-size x", 400, "invalid int value"),
     ("--tp 2", 400, "required: --model-path"),
     ("--model-path Qwen/Qwen3.8-27B --speculative-algorithm MTP", 422, "Unknown speculative algorithm name: MTP"),
@@ -58,6 +57,15 @@ def test_errors_match_the_cli(client, cli_json, command, status, needle):
     res = client.post("/api/explain", json={"command": command})
     assert res.status_code == status and code == {400: 2, 422: 3}[status]
     assert res.json() == expected and needle in res.json()["error"]["message"]
+
+
+def test_unknown_model_names_the_places_the_server_looks(client, cli_json):
+    """The CLI also looks at local paths; the server only at its catalog, its HF cache and allowed directories."""
+    code, _ = cli_json(*_cli_args("--model-path nowhere/none", None))
+    res = client.post("/api/explain", json={"command": "--model-path nowhere/none"})
+    assert code == 2 and res.status_code == 400
+    assert res.json()["error"]["message"].startswith("model 'nowhere/none' not found: not in the bundled catalog")
+    assert "--allow-path DIR" in res.json()["error"]["message"]
 
 
 @pytest.mark.parametrize("body,needle", [

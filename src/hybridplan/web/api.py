@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
 
-from hybridplan.web.errors import STATUS_FOR_EXIT
+from hybridplan.web.errors import STATUS_FOR_EXIT, GuardedRoute
 from hybridplan.web.schemas import (ID_PATTERN, ExplainRequest, LogCheckRequest, LogParseRequest, PlanRequest,
                                    RatioRequest, RenderRequest)
 
@@ -24,7 +25,7 @@ ERRORS = {
 
 READ_ERRORS = {400: ERRORS[400]}  # the GET lists take no body and never reach the engine's refusals
 
-router = APIRouter(prefix="/api", tags=["api"])
+router = APIRouter(prefix="/api", tags=["api"], route_class=GuardedRoute)
 
 
 class CliJSON(JSONResponse):
@@ -39,21 +40,59 @@ def payload(result: dict) -> CliJSON:
     return CliJSON(result, status_code=STATUS_FOR_EXIT[3] if "error" in result else 200)
 
 
+def _uploads(req, model_ref: str | None, draft_ref: str | None) -> dict:
+    """The request's `config` / `draft_config`, keyed by the model and draft references they stand for."""
+    from hybridplan.errors import BadInput
+    from hybridplan.model_sources import Upload
+
+    out = {}
+    if req.config is not None and model_ref:
+        out[model_ref] = Upload(field="config", config=req.config)
+    if req.draft_config is not None:
+        if not draft_ref:
+            raise BadInput("draft_config: the request names no draft model for it (`draft`, or "
+                           "--speculative-draft-model-path in the command)")
+        if draft_ref in out:
+            raise BadInput("draft_config: the draft reference is the target's; give the draft its own name")
+        out[draft_ref] = Upload(field="draft_config", config=req.draft_config)
+    return out
+
+
+def _command_uploads(req, command) -> dict:
+    """Uploads for a pasted command: its --model-path and draft path name them."""
+    from hybridplan.loading import model_refs
+
+    if req.config is None and req.draft_config is None:
+        return {}
+    return _uploads(req, *model_refs(command, req.engine_version))
+
+
+@contextmanager
+def _sources(request: Request, uploads: dict | None = None) -> Iterator[None]:
+    """Resolve models under the server's source policy (never an arbitrary server path) and the request's uploads."""
+    from hybridplan.model_sources import model_sources
+
+    with model_sources(request.app.state.model_sources, uploads):
+        yield
+
+
 @router.post("/explain", responses=ERRORS, summary="hybridplan explain --json")
-def explain(req: ExplainRequest) -> CliJSON:
+def explain(req: ExplainRequest, request: Request) -> CliJSON:
     """What the engine will allocate for a launch command, and why (the `explain --json` object); with a GPU or a
     boot log's A and P, also the memory timeline and where the card's memory goes (`memory`)."""
     from hybridplan.engine.command import parse_command
     from hybridplan.explain import explain as run
     from hybridplan.hardware.catalog import from_options
 
-    return payload(run(parse_command(req.command), budget=req.pool_budget_gib, version=req.engine_version,
-                       gpu=from_options(req.gpu, req.gpu_memory_gib), available_gib=req.available_gib,
-                       pre_load_gib=req.pre_load_gib, weights_gib=req.weights_gib))
+    command = parse_command(req.command)
+    with _sources(request, _command_uploads(req, command)):
+        return payload(run(command, budget=req.pool_budget_gib, version=req.engine_version,
+                           gpu=from_options(req.gpu, req.gpu_memory_gib), available_gib=req.available_gib,
+                           pre_load_gib=req.pre_load_gib, weights_gib=req.weights_gib))
 
 
 @router.post("/plan", responses=ERRORS, summary="hybridplan plan --json")
-def plan(req: PlanRequest) -> CliJSON:
+def plan(req: PlanRequest, request: Request) -> CliJSON:
     """The launch command that serves C requests of L tokens on a GPU, with its memory breakdown and binding limit,
     or why nothing fits and the cheapest change that would (the `plan --json` object; `fits: false` is the CLI's
     exit 1, still a 200 answer)."""
@@ -71,7 +110,8 @@ def plan(req: PlanRequest) -> CliJSON:
                     extra_flags=extra.argv if extra else (), env=extra.env if extra else (), tune_mrr=req.tune_mrr,
                     tune_chunked_prefill=req.tune_chunked_prefill, max_mem_fraction=req.max_mem_fraction,
                     use_pin=req.pin, weights_gib=req.weights_gib, hub=False, version=req.engine_version)
-    return CliJSON(run(target))
+    with _sources(request, _uploads(req, req.model, req.draft)):
+        return CliJSON(run(target))
 
 
 @router.get("/models", responses=READ_ERRORS, summary="hybridplan models --json")
@@ -99,15 +139,16 @@ def logs_parse(req: LogParseRequest) -> CliJSON:
 
 
 @router.post("/logs/check", responses=ERRORS, summary="hybridplan logs check --json")
-def logs_check(req: LogCheckRequest) -> CliJSON:
+def logs_check(req: LogCheckRequest, request: Request) -> CliJSON:
     """Predicted vs observed for a boot log and the command that wrote it (the `logs check --json` object);
     `explained: false` is the CLI's exit 1 (findings), still a 200 answer."""
     from hybridplan.engine.command import parse_command
     from hybridplan.verify.check import check_log
     from hybridplan.verify.logparse import parse_log
 
-    return CliJSON(check_log(parse_log(req.log), parse_command(req.command), log_version=req.log_version,
-                             version=req.engine_version))
+    with _sources(request):
+        return CliJSON(check_log(parse_log(req.log), parse_command(req.command), log_version=req.log_version,
+                                 version=req.engine_version))
 
 
 def _bundled_page(page_id: str):
@@ -160,7 +201,7 @@ def _with_workload(page, request_length: int | None, concurrency: int | None):
 
 
 @router.post("/render", responses=ERRORS, summary="hybridplan cookbook render --json")
-def render(req: RenderRequest) -> CliJSON:
+def render(req: RenderRequest, request: Request) -> CliJSON:
     """The Deploy panel's command for a selection (the `cookbook render --json` object): selection after reseating,
     reseat notes, flags, env, command, badge, warnings, greyed options with reasons, and the calculator's ratio."""
     from hybridplan.cookbook.render import render as run
@@ -168,19 +209,22 @@ def render(req: RenderRequest) -> CliJSON:
 
     page = _bundled_page(req.page)
     picks = check_picks(page, req.picks)
-    out = run(_with_workload(page, req.request_length, req.concurrency), picks, docker=req.docker,
-              placeholders=dict(req.placeholders), pin_ratio=not req.no_ratio)
+    with _sources(request):
+        out = run(_with_workload(page, req.request_length, req.concurrency), picks, docker=req.docker,
+                  placeholders=dict(req.placeholders), pin_ratio=not req.no_ratio)
     return CliJSON(out.as_dict())
 
 
 @router.post("/ratio", responses=ERRORS, summary="hybridplan ratio --json")
-def ratio(req: RatioRequest) -> CliJSON:
+def ratio(req: RatioRequest, request: Request) -> CliJSON:
     """The balanced --mamba-full-memory-ratio and the --max-mamba-cache-size pin for L-token requests at
     concurrency C, with S, D, state/slot, KV/token and the formula (the `ratio --json` object)."""
     from hybridplan.engine.command import parse_command
     from hybridplan.hardware.catalog import from_options
     from hybridplan.planner.ratio import balanced_ratio
 
-    return CliJSON(balanced_ratio(parse_command(req.command), request_length=req.request_length,
-                                  concurrency=req.concurrency, budget=req.pool_budget_gib,
-                                  gpu=from_options(req.gpu, req.gpu_memory_gib), version=req.engine_version))
+    command = parse_command(req.command)
+    with _sources(request, _command_uploads(req, command)):
+        return CliJSON(balanced_ratio(command, request_length=req.request_length, concurrency=req.concurrency,
+                                      budget=req.pool_budget_gib, gpu=from_options(req.gpu, req.gpu_memory_gib),
+                                      version=req.engine_version))

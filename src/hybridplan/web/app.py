@@ -1,14 +1,20 @@
-"""The FastAPI application: pages, JSON API, static assets, error handlers, body limit and security headers."""
+"""The FastAPI application: pages, JSON API, static assets, error handlers, Host check, body limit and security
+headers."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from hybridplan import __version__
+from hybridplan.web.hosts import HostPolicy
+
+if TYPE_CHECKING:
+    from hybridplan.model_sources import ModelSourcePolicy
 
 HERE = Path(__file__).parent
 # the page loads only its own assets; nothing inline, nothing from another origin
@@ -16,22 +22,31 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 
-def create_app() -> FastAPI:
-    """A fresh application (tests build one each; `hybridplan serve` runs one)."""
+def create_app(*, hosts: HostPolicy | None = None, sources: ModelSourcePolicy | None = None) -> FastAPI:
+    """A fresh application (tests build one each; `hybridplan serve` runs one).
+
+    `hosts`: the Host headers it answers (default: bound to 127.0.0.1:8000); `sources`: where it may read model
+    configs (default: the catalog and the local HF cache, no server paths).
+    """
+    from hybridplan.model_sources import ModelSourcePolicy
     from hybridplan.web import api, errors, pages
+    from hybridplan.web.hosts import HostGuard
     from hybridplan.web.limits import BodyLimit
 
     app = FastAPI(title="hybridplan", version=__version__, docs_url=None, redoc_url=None,
                   description="The JSON API of `hybridplan serve`. Each endpoint returns the object its CLI command "
                               "prints with `--json`; errors are the CLI's `error` object.")
+    app.state.model_sources = sources or ModelSourcePolicy()
     errors.install(app)
     app.include_router(api.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
-    app.add_middleware(SecurityHeaders)
-    app.add_middleware(ServerTiming)
+    # outermost last: security headers on every answer, then the Host check before anything reads the request
     app.add_middleware(BodyLimit)
+    app.add_middleware(ServerTiming)
+    app.add_middleware(HostGuard, policy=hosts or HostPolicy())
+    app.add_middleware(SecurityHeaders)
     return app
 
 

@@ -7,6 +7,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hybridplan.errors import BadInput, EngineRefusal, HybridPlanError
@@ -22,17 +23,43 @@ def error_body(message: str, kind: str, **extra: str) -> dict:
     return {"error": {"message": message, "type": kind, **extra}}
 
 
+UNPROCESSABLE = "this input could not be processed (an unexpected error; the server log has the details)"
+
+
 def _validation_message(exc: RequestValidationError) -> str:
     """One line naming each bad field (never echoing the input, which may be large)."""
     parts = []
     for err in exc.errors():
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query"))
-        parts.append(f"{loc or 'request'}: {err.get('msg', 'invalid')}")
-    return "; ".join(parts) or "invalid request"
+        if err.get("type") == "json_invalid":
+            parts.append("request body: not valid JSON")
+            continue
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
+        parts.append(f"{loc or 'request body'}: {err.get('msg', 'invalid')}")
+    return "; ".join(dict.fromkeys(parts)) or "invalid request"
+
+
+class GuardedRoute(APIRoute):
+    """An API route whose unexpected exceptions are answered as bad input (400, one generic line), the traceback
+    logged here: an endpoint's exception comes from what the request asked for, never a 500 to the client."""
+
+    def get_route_handler(self):
+        handler = super().get_route_handler()
+
+        async def guarded(request: Request):
+            try:
+                return await handler(request)
+            except (HybridPlanError, RequestValidationError, StarletteHTTPException):
+                raise
+            except Exception:
+                log.exception("unexpected error on %s %s", request.method, request.url.path)
+                return JSONResponse(error_body(UNPROCESSABLE, BadInput.__name__), status_code=400)
+
+        return guarded
 
 
 def install(app: FastAPI) -> None:
-    """Register the handlers: known errors map to their exit code's status, anything else to a one-line 500."""
+    """Register the handlers: known errors map to their exit code's status; anything else outside the API routes
+    (which answer it as bad input, GuardedRoute) to a one-line 500."""
 
     @app.exception_handler(EngineRefusal)
     async def _refusal(_: Request, exc: EngineRefusal) -> JSONResponse:

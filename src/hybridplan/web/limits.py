@@ -8,7 +8,16 @@ from fastapi import HTTPException
 
 from hybridplan.web.errors import error_body
 
-MAX_BODY_BYTES = 4 * 1024 * 1024  # a boot log (2 MiB of text) plus a command, with room for JSON escaping
+MAX_BODY_BYTES = 256 * 1024  # a command, a few numbers and up to two uploaded config.json objects
+# /api/logs/*: a boot log (schemas.MAX_LOG_CHARS of text) plus a command, with room for JSON escaping. The web's own
+# limit: verify/logparse.py exposes no log-size constant to share.
+MAX_LOG_BODY_BYTES = 4 * 1024 * 1024
+LOG_PATHS = "/api/logs/"
+
+
+def limit_for(path: str) -> int:
+    """The body limit of one request path."""
+    return MAX_LOG_BODY_BYTES if path.startswith(LOG_PATHS) else MAX_BODY_BYTES
 
 
 def _too_large(limit: int) -> HTTPException:
@@ -16,21 +25,22 @@ def _too_large(limit: int) -> HTTPException:
 
 
 class BodyLimit:
-    """ASGI middleware: checks Content-Length before the app runs and counts the bytes of chunked bodies.
+    """ASGI middleware: checks Content-Length against the path's limit before the app runs and counts the bytes of
+    chunked bodies.
 
     A streamed overflow raises HTTPException(413) inside the body read, which the app's handlers answer.
     """
 
-    def __init__(self, app, limit: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, app) -> None:
         self.app = app
-        self.limit = limit
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        limit = limit_for(scope.get("path", ""))
         declared = dict(scope.get("headers") or ()).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            body = json.dumps(error_body(_too_large(self.limit).detail, "BadInput")).encode()
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            body = json.dumps(error_body(_too_large(limit).detail, "BadInput")).encode()
             await send({"type": "http.response.start", "status": 413,
                         "headers": [(b"content-type", b"application/json"),
                                     (b"content-length", str(len(body)).encode())]})
@@ -43,8 +53,8 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _too_large(self.limit)
+                if seen > limit:
+                    raise _too_large(limit)
             return message
 
         return await self.app(scope, counted_receive, send)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 MAX_COMMAND_CHARS = 16_384
 MAX_LOG_CHARS = 2_000_000
@@ -14,6 +15,7 @@ ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # page, dimension, option and
 MAX_PICKS = 32
 MAX_TOKENS = 10_000_000  # request length: far above any context window
 MAX_CONCURRENCY = 1_000_000
+MAX_CONFIG_BYTES = 128 * 1024  # an uploaded config.json, compact; the largest bundled one is 88 KB
 
 
 class _Strict(BaseModel):
@@ -63,10 +65,29 @@ class _OnGpu(_Strict):
                                          description="Override the GPU's memory (GiB); alone: a generic CUDA card.")
 
 
-class ExplainRequest(_OnGpu):
+def _bounded_config(config: dict[str, Any]) -> dict[str, Any]:
+    """An uploaded config.json: at most MAX_CONFIG_BYTES once written compactly."""
+    size = len(json.dumps(config, separators=(",", ":")).encode())
+    if size > MAX_CONFIG_BYTES:
+        raise ValueError(f"config.json over {MAX_CONFIG_BYTES:,} bytes ({size:,})")
+    return config
+
+
+ConfigUpload = Annotated[dict[str, Any], AfterValidator(_bounded_config)]
+
+
+class _WithModel(_OnGpu):
+    config: ConfigUpload | None = Field(None, description="The model's config.json as a JSON object, instead of "
+                                        "one the server reads: the request's model reference names it.")
+    draft_config: ConfigUpload | None = Field(None, description="The draft checkpoint's config.json, named by the "
+                                              "request's draft reference (--speculative-draft-model-path).")
+
+
+class ExplainRequest(_WithModel):
     """`hybridplan explain --json [--pool-budget-gib X | --gpu G | --available-gib A --pre-load-gib P] -- <command>`.
 
-    The web never reads the Hub (`--hub`): weights come from local checkpoints, the catalog or the estimate.
+    The web never reads the Hub (`--hub`): weights come from allowed checkpoints, the catalog or the estimate. Models
+    resolve as catalog ids, Hub ids in the server's HF cache, paths under `serve --allow-path` dirs, or `config`.
     """
 
     command: str = Field(min_length=1, max_length=MAX_COMMAND_CHARS,
@@ -85,10 +106,10 @@ class ExplainRequest(_OnGpu):
     engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
 
 
-class PlanRequest(_OnGpu):
+class PlanRequest(_WithModel):
     """`hybridplan plan --json --model M --gpu G -L L -C C [--quant Q] [--spec S] ... [-- <extra flags>]`."""
 
-    model: str = Field(min_length=1, max_length=256, description="Model id or path (the catalog resolves offline).")
+    model: str = Field(min_length=1, max_length=256, description="Model id (catalog, HF cache), an allowed path, or the name `config` is sent under.")
     request_length: int = Field(ge=1, le=MAX_TOKENS, description="Average tokens per request (input + output).")
     concurrency: int = Field(ge=1, le=MAX_CONCURRENCY, description="Concurrent requests to serve.")
     quant: Id | None = Field(None, description="bf16, fp8, nvfp4 or nvfp4-bf16-head: picks the checkpoint.")
@@ -106,7 +127,7 @@ class PlanRequest(_OnGpu):
     engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
 
 
-class RatioRequest(_OnGpu):
+class RatioRequest(_WithModel):
     """`hybridplan ratio --json -L L -C C [--pool-budget-gib X] [--gpu G] -- <command>`."""
 
     command: str = Field(min_length=1, max_length=MAX_COMMAND_CHARS, description="The launch command.")
