@@ -8,6 +8,7 @@ errors with argparse's own wording, prefixed like the engine's parser (`sglang s
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -16,6 +17,8 @@ from importlib import resources
 from typing import Any
 
 from hybridplan.errors import BadInput
+from hybridplan.limits import (MAX_CONTEXT, MAX_INT, MAX_LIST, MAX_PARALLEL, MAX_POOL_TOKENS, MAX_RATIO, MAX_REQUESTS,
+                               MAX_SPEC_TOKENS)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,6 +115,70 @@ def human_readable_int(value: str) -> int:
                          "or IEC suffixes (1Ki, 1Mi). Suffixes are case-sensitive.") from None
 
 
+@dataclass(frozen=True)
+class Bound:
+    """The range hybridplan accepts for a flag's value (None: the engine's own check, or none, applies)."""
+
+    lo: float | None
+    hi: float
+    why: str
+    lo_open: bool = False  # the value must be strictly above `lo`
+
+    def admits(self, value: float) -> bool:
+        above = self.lo is None or (value > self.lo if self.lo_open else value >= self.lo)
+        return above and value <= self.hi
+
+    def text(self) -> str:
+        hi = _number(self.hi)
+        if self.lo is None:
+            return f"at most {hi}"
+        return f"above {_number(self.lo)} and at most {hi}" if self.lo_open else f"{_number(self.lo)}..{hi}"
+
+
+def _number(x: float) -> str:
+    return f"{x:g}" if isinstance(x, float) else f"{x:,}"
+
+
+_GPUS = Bound(1, MAX_PARALLEL, "GPUs in one deployment")
+_TOKENS = Bound(1, MAX_CONTEXT, "tokens in one context")
+_REQUESTS = Bound(1, MAX_REQUESTS, "requests one server can hold")
+_SPEC = Bound(1, MAX_SPEC_TOKENS, "speculative tokens per request")
+# Bounds on the sizes hybridplan builds structures from (per stage, per request, per graph), by dest.
+BOUNDS: dict[str, Bound] = {
+    **dict.fromkeys(("tp_size", "pp_size", "dp_size", "attn_dp_size", "attn_cp_size", "dcp_size", "ep_size",
+                     "moe_dp_size", "moe_dense_tp_size", "nnodes", "dwdp_size", "max_ep_size", "elastic_ep_initial_size",
+                     "shared_experts_tp_size"), _GPUS),
+    **dict.fromkeys(("context_length", "max_prefill_tokens", "page_size", "c128_page_size", "mamba_track_interval",
+                     "cuda_graph_max_bs_prefill", "cuda_graph_bs_prefill", "cuda_graph_max_seq_len_prefill",
+                     "cuda_graph_prefill_max_context"), _TOKENS),
+    "chunked_prefill_size": Bound(-1, MAX_CONTEXT, "tokens in one chunk; -1 turns chunking off"),
+    "num_reserved_decode_tokens": Bound(0, MAX_CONTEXT, "tokens in one context"),
+    "linear_replayssm_cache_len": Bound(None, MAX_CONTEXT, "tokens in one context"),
+    "max_total_tokens": Bound(1, MAX_POOL_TOKENS, "the engine indexes KV slots as int32"),
+    **dict.fromkeys(("max_running_requests", "max_mamba_cache_size", "cuda_graph_max_bs_decode", "cuda_graph_bs_decode",
+                     "max_queued_requests", "prefill_max_requests", "pp_max_micro_batch_size", "torch_compile_max_bs"),
+                    _REQUESTS),
+    **dict.fromkeys(("speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
+                     "speculative_dflash_block_size", "speculative_dspark_block_size"), _SPEC),
+    "mem_fraction_static": Bound(0.0, 1.0, "a fraction of GPU memory", lo_open=True),
+    **dict.fromkeys(("mamba_full_memory_ratio", "swa_full_tokens_ratio"),
+                    Bound(0.0, MAX_RATIO, "a ratio of two memory pools", lo_open=True)),
+    "schedule_conservativeness": Bound(0.0, MAX_RATIO, "a scale on the scheduler's estimate"),
+}
+_ANY_INT = Bound(-MAX_INT - 1, MAX_INT, "the engine passes integers to torch and C++ as int64")
+
+
+def _check_bound(flag: Flag, raw: str, value: Any) -> None:
+    """Refuse non-finite floats and values outside the dest's bound (before any work is sized from them)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadInput(f"argument {flag.label}: must be a finite number, got {raw!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return
+    bound = BOUNDS.get(flag.dest) or (_ANY_INT if isinstance(value, int) else None)
+    if bound is not None and not bound.admits(value):
+        raise BadInput(f"argument {flag.label}: {raw!r} is outside {bound.text()} ({bound.why})")
+
+
 def _convert(flag: Flag, raw: str) -> Any:
     """Apply the flag's argparse `type`, with argparse's error text."""
     t = flag.type
@@ -134,6 +201,9 @@ def _convert(flag: Flag, raw: str) -> Any:
         raise BadInput(f"argument {flag.label}: {exc}") from None
     except InvalidOperation:
         raise BadInput(f"argument {flag.label}: invalid {t} value: {raw!r}") from None
+    except RecursionError:
+        raise BadInput(f"argument {flag.label}: invalid {t} value: JSON nested too deeply") from None
+    _check_bound(flag, raw, value)
     if flag.choices is not None and value not in flag.choices:
         choices = ", ".join(repr(c) for c in flag.choices)
         raise BadInput(f"argument {flag.label}: invalid choice: {raw!r} (choose from {choices})")
@@ -216,6 +286,9 @@ def parse_argv(reg: FlagRegistry, argv: tuple[str, ...] | list[str]) -> ParsedFl
             raise BadInput(f"argument {flag.label}: expected at least one argument")
         if isinstance(flag.nargs, int) and len(raw_values) != flag.nargs:
             raise BadInput(f"argument {flag.label}: expected {flag.nargs} arguments")
+        if len(raw_values) > MAX_LIST:
+            raise BadInput(f"argument {flag.label}: {len(raw_values):,} values, over the bound of {MAX_LIST:,} "
+                           "(the engine captures a CUDA graph or keeps a bucket per value)")
         converted = [_convert(flag, r) for r in raw_values]
         if flag.nargs is None:
             values[flag.dest] = converted[0]

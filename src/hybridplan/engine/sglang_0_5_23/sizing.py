@@ -79,7 +79,12 @@ def state_tp(args: EngineArgs, geo: ModelGeometry) -> int:
 
 
 def pp_indices(num_layers: int, rank: int, pp: int, partition: str | None) -> tuple[int, int]:
-    """distributed/utils.py::get_pp_indices: even split, the last `num_layers % pp` ranks take one more."""
+    """distributed/utils.py::get_pp_indices: even split, the last `num_layers % pp` ranks take one more (O(1) per rank,
+    so a stage loop stays O(pp)); more ranks than layers trip utils/common.py::make_layers's assert."""
+    if pp > num_layers:
+        raise EngineRefusal("assert not pp_size or num_hidden_layers >= pp_size "
+                            f"(pp_size={pp}, num_hidden_layers={num_layers})",
+                            rule="utils/common.py::make_layers", kind="AssertionError")
     if partition:
         sizes = [int(x) for x in partition.split(",")]
         if len(sizes) != pp or sum(sizes) != num_layers:
@@ -88,9 +93,9 @@ def pp_indices(num_layers: int, rank: int, pp: int, partition: str | None) -> tu
         start = sum(sizes[:rank])
         return start, start + sizes[rank]
     base, extra = divmod(num_layers, pp)
-    sizes = [base + (1 if r >= pp - extra else 0) for r in range(pp)]
-    start = sum(sizes[:rank])
-    return start, start + sizes[rank]
+    first_long = pp - extra  # ranks from here on hold base + 1 layers
+    start = rank * base + max(0, rank - first_long)
+    return start, start + base + (1 if rank >= first_long else 0)
 
 
 def pp_stages(args: EngineArgs, geo: ModelGeometry) -> list[tuple[int, int]]:
@@ -158,8 +163,7 @@ def kv_cell(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, *
     """DefaultPoolConfigurator.__init__ / _compute_cell_size for a hybrid target, with the draft's KV folded in."""
     from hybridplan.dtypes import itemsize
 
-    stages = pp_stages(args, geo)
-    start, end = stages[stage]
+    start, end = pp_indices(geo.num_hidden_layers, stage, args["pp_size"], args.env.get("SGLANG_PP_LAYER_PARTITION"))
     layers = sum(1 for i in geo.full_attention_layer_ids if start <= i < end)
     attn_tp, dcp = args["attn_tp_size"], args["dcp_size"]
     kv_dtype = args["kv_cache_torch_dtype"]
