@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from hybridplan.errors import BadInput
+from hybridplan.limits import MAX_INT
 from hybridplan.provenance import Source
 
 
@@ -64,11 +66,15 @@ class EngineArgs:
         return env_bool(self.env, name, default)
 
     def env_int(self, name: str, default: int) -> int:
-        """An env var read like environ.py::EnvInt (an invalid value falls back to the default)."""
+        """An env var read like environ.py::EnvInt (an invalid value falls back to the default); a value outside
+        int64 is refused, since the engine would hand it to C++."""
         try:
-            return int(self.env[name])
+            value = int(self.env[name])
         except (KeyError, ValueError):
             return default
+        if abs(value) > MAX_INT:
+            raise BadInput(f"env {name}: {value} is outside int64")
+        return value
 
     def as_dict(self, names: tuple[str, ...] | None = None) -> dict:
         keys = names if names is not None else tuple(self.args)

@@ -7,6 +7,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from hybridplan.errors import BadInput
+from hybridplan.limits import MAX_COMMAND_CHARS
 
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # The launchers the engine ships: `python -m sglang.launch_server`, `sglang serve`, `python -m sglang.cli.serve ...`
@@ -76,6 +77,10 @@ def _strip_program(tokens: list[str]) -> tuple[tuple[str, ...], list[str], bool]
 
 def parse_command(text_or_tokens: str | list[str] | tuple[str, ...]) -> LaunchCommand:
     """Parse the command text (or already-split tokens) the way a shell would run it."""
+    size = len(text_or_tokens) if isinstance(text_or_tokens, str) else sum(len(t) + 1 for t in text_or_tokens)
+    if size > MAX_COMMAND_CHARS:
+        raise BadInput(f"launch command: {size:,} characters, over the {MAX_COMMAND_CHARS:,}-character bound "
+                       "(ARG_MAX: no shell could run it)")
     if isinstance(text_or_tokens, str):
         joined = re.sub(r"\\\r?\n", " ", text_or_tokens)
         try:

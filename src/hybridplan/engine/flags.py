@@ -7,6 +7,8 @@ errors with argparse's own wording, prefixed like the engine's parser (`sglang s
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import math
 import re
@@ -58,6 +60,7 @@ class FlagRegistry:
     flags: tuple[Flag, ...]
     by_option: dict[str, Flag] = field(default_factory=dict, compare=False)
     by_dest: dict[str, list[Flag]] = field(default_factory=dict, compare=False)
+    sorted_options: list[str] = field(default_factory=list, compare=False)  # for prefix lookups by bisection
 
     def default(self, dest: str) -> Any:
         return self.by_dest[dest][0].default
@@ -91,6 +94,7 @@ def load_registry(package: str) -> FlagRegistry:
             if fl.kind == "bool_optional" and opt.startswith("--"):
                 reg.by_option["--no-" + opt[2:]] = fl
         reg.by_dest.setdefault(fl.dest, []).append(fl)
+    reg.sorted_options.extend(sorted(reg.by_option))
     return reg
 
 
@@ -228,7 +232,9 @@ def _match_option(reg: FlagRegistry, opt: str) -> Flag:
     if opt in reg.by_option:
         return reg.by_option[opt]
     if reg.allow_abbrev and opt.startswith("--"):
-        hits = sorted({o for o in reg.by_option if o.startswith(opt)})
+        names = reg.sorted_options
+        first = bisect.bisect_left(names, opt)
+        hits = list(itertools.takewhile(lambda o: o.startswith(opt), names[first:first + len(names)]))
         flags = {id(reg.by_option[o]) for o in hits}
         if len(flags) == 1:
             return reg.by_option[hits[0]]
@@ -297,7 +303,8 @@ def parse_argv(reg: FlagRegistry, argv: tuple[str, ...] | list[str]) -> ParsedFl
         else:
             values[flag.dest] = converted
     if unknown:
-        raise BadInput(f"unrecognized arguments: {' '.join(unknown)}")
+        more = f" (and {len(unknown) - 10:,} more)" if len(unknown) > 10 else ""
+        raise BadInput(f"unrecognized arguments: {' '.join(t[:200] for t in unknown[:10])}{more}")
     missing = [fl.label for fl in reg.flags if fl.required and fl.dest not in values]
     if missing:
         raise BadInput(f"the following arguments are required: {', '.join(missing)}")
