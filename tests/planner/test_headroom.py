@@ -98,26 +98,25 @@ def test_speculative_width_and_draft_tables():
 
 
 @pytest.mark.parametrize("gpu, backend, workspace_mib", [("h200", "fa3", 0), ("b200", "trtllm_mha", 512),
-                                                         ("rtx5090", "flashinfer", 384)])
-def test_default_attention_backend_and_its_workspace(gpu, backend, workspace_mib):
+                                                         ("rtx5090", "flashinfer", 384), ("mi355x", "aiter", 0)])
+def test_headroom_prices_the_resolved_backend_and_its_workspace(gpu, backend, workspace_mib):
     card = lookup(gpu)
     loaded = load(LAUNCH + "--model-path Qwen/Qwen3.8-27B-FP8", platform=card.platform())
-    assert hr.attention_backend(loaded.args, loaded.geometry, card.sm) == backend
+    assert hr.attention_backend(loaded.args) == loaded.args["attention_backend"] == backend
     size, source, _ = hr.attention_workspace(backend, loaded.geometry, loaded.args, constants_for())
     assert size == workspace_mib * MIB and source is Source.ENGINE_RULE
 
 
-def test_backend_rules_for_trees_mla_and_unknown_cards():
-    assert hr.default_attention_backend(90, mla=False, topk=4, page=1) == "flashinfer"
-    assert hr.default_attention_backend(100, mla=False, topk=4, page=1) == "flashinfer"
-    assert hr.default_attention_backend(90, mla=True, topk=1, page=1) == "fa3"
-    assert hr.default_attention_backend(89, mla=True, topk=1, page=1) == "triton"
-    assert hr.default_attention_backend(None, mla=False, topk=1, page=1) is None
+def test_unknown_card_leaves_the_backend_open_and_the_workspace_estimated():
     loaded = load(LAUNCH + "--model-path Qwen/Qwen3.8-27B-FP8")
+    assert hr.attention_backend(loaded.args) is None
     size, source, _ = hr.attention_workspace(None, loaded.geometry, loaded.args, constants_for())
     assert size == 512 * MIB and source is Source.ESTIMATE
     env = load("SGLANG_FLASHINFER_WORKSPACE_SIZE=268435456 " + LAUNCH + "--model-path Qwen/Qwen3.8-27B-FP8")
     assert hr.attention_workspace("flashinfer", env.geometry, env.args, constants_for())[0] == 256 * MIB
+    split = load(LAUNCH + "--model-path Qwen/Qwen3.8-27B-FP8 --decode-attention-backend triton",
+                 platform=lookup("h200").platform())
+    assert (split.args["attention_backend"], hr.attention_backend(split.args)) == ("fa3", "triton")
 
 
 def test_decode_capture_sizes_follow_the_engine_lists():

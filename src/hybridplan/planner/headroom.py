@@ -146,28 +146,10 @@ def decode_capture_sizes(max_bs: int, spec: bool) -> list[int]:
     return sizes + ([max_bs] if max_bs not in sizes else [])
 
 
-def default_attention_backend(sm: int | None, *, mla: bool, topk: int | None, page: int) -> str | None:
-    """arg_groups/model_override_base.py::get_default_attn_backend on CUDA: MHA gets fa3 on Hopper (unless spec
-    topk > 1 or page > 1), trtllm_mha on SM100/SM103 (unless spec topk > 1), flashinfer otherwise; MLA gets fa3 on
-    Hopper, flashinfer on Blackwell, triton otherwise. None when the card's capability is unknown. Per-model
-    overrides (arg_groups/model_overrides) are not modelled."""
-    if sm is None:
-        return None
-    tree = (topk or 1) > 1
-    if mla:
-        return "fa3" if sm == 90 else "flashinfer" if sm >= 100 else "triton"
-    if sm == 90 and not tree and page == 1:
-        return "fa3"
-    if sm in (100, 103) and not tree:
-        return "trtllm_mha"
-    return "flashinfer"
-
-
-def attention_backend(args: EngineArgs, geo: ModelGeometry, sm: int | None) -> str | None:
-    """The full-attention decode backend: the flags, else the engine's default for the card."""
-    return (args["decode_attention_backend"] or args["attention_backend"]
-            or default_attention_backend(sm, mla=geo.kv.kind == "mla", topk=args["speculative_eagle_topk"],
-                                         page=args["page_size"]))
+def attention_backend(args: EngineArgs) -> str | None:
+    """The full-attention decode backend the resolution settled on (the flags, else the engine's default for the
+    platform); None when the platform leaves it open (a card of unknown capability)."""
+    return args["decode_attention_backend"] or args["attention_backend"]
 
 
 def attention_workspace(backend: str | None, geo: ModelGeometry, args: EngineArgs,
@@ -310,9 +292,9 @@ def _activation_parts(args: EngineArgs, geo: ModelGeometry, widths: ModelWidths,
 def estimate(args: EngineArgs, geo: ModelGeometry, widths: ModelWidths, *, draft_widths: ModelWidths | None,
              running: int, mm_gib: float, consts: PlannerConstants, gpu: GPU | None = None) -> Headroom:
     """Memory outside the pools at steady state: workspaces, tables, CUDA graphs, activations, the VLM cache.
-    `running` is the resolved max_running_requests (the req_to_token rows); `gpu` picks the default attention
-    backend and, on unified memory, the host's out-of-memory reserve."""
-    backend = attention_backend(args, geo, gpu.sm if gpu is not None else None)
+    `running` is the resolved max_running_requests (the req_to_token rows); `gpu`, on unified memory, adds
+    the host's out-of-memory reserve. The attention backend is the resolved one (resolve `args` on the card's platform)."""
+    backend = attention_backend(args)
     ws, ws_src, ws_note = attention_workspace(backend, geo, args, consts)
     r2t, r2t_note = req_to_token_bytes(args, geo, running)
     max_bs, width = _decode_shape(args, running)

@@ -232,10 +232,21 @@ def _validate_radix(r: _Resolver) -> None:
             raise r.refuse("no_buffer do not support trtllm_mha attention backend.", rule, "AssertionError")
 
 
+def _attention(r: _Resolver) -> None:
+    """arg_groups/attention_hook.py::handle_attention_backend_compatibility (the backend and the aiter fraction)."""
+    from hybridplan.engine.sglang_0_5_23.attention import resolve_attention_backend
+
+    resolve_attention_backend(r)
+
+
 def _page_size(r: _Resolver) -> None:
-    """overrides.py::_page_size_default: 1 on CUDA/HIP (64 on MUSA)."""
+    """overrides.py::_page_size_default: 1 on CUDA/HIP (64 on MUSA, and on HIP with the vectorized_5d aiter layout)."""
     if r["page_size"] is None:
-        r.set_default("overrides.py::_page_size_default", page_size=64 if r.platform.device == "musa" else 1)
+        rule = "overrides.py::_page_size_default"
+        if r.platform.device == "hip" and (r.env_str("SGLANG_AITER_KV_CACHE_LAYOUT", "nhd") or "").lower() == "vectorized_5d":
+            r.set_default(f"{rule} (SGLANG_AITER_KV_CACHE_LAYOUT=vectorized_5d)", page_size=64)
+        else:
+            r.set_default(rule, page_size=64 if r.platform.device == "musa" else 1)
     elif r["page_size"] < 1:
         raise BadInput(f"--page-size must be >= 1, got {r['page_size']}")
 
@@ -355,8 +366,8 @@ def _unmodelled(r: _Resolver) -> None:
             r.notes.append(f"{r.reg.option_for(dest)} is set: not modelled ({why}); figures assume the separate pools")
 
 
-STEPS = (_parallel, _model, _memory, _model_overrides, _data_parallel, _radix, _validate_radix, _page_size,
-         _pp_overlap, _spec, _linear_attn, _state_dtypes, _kv_dtype, _fallbacks, _unmodelled)
+STEPS = (_parallel, _model, _memory, _model_overrides, _data_parallel, _radix, _validate_radix, _attention,
+         _page_size, _pp_overlap, _spec, _linear_attn, _state_dtypes, _kv_dtype, _fallbacks, _unmodelled)
 
 
 def resolve(command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None = None,
