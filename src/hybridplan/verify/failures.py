@@ -41,24 +41,36 @@ _PHASE_AT = {
     Milestone.CAPTURED: "first_request", Milestone.SERVING: "first_request", Milestone.READY: "first_request",
 }
 
-# the engine's own messages (reference/engine-semantics.md section 8), checked before anything generic
-_ENGINE_MESSAGES: tuple[tuple[str, re.Pattern], ...] = (
+# the engine's own messages (reference/engine-semantics.md section 8), checked before anything generic: literal
+# needles, or patterns with bounded repeats only (the text can be anything a user pastes)
+_ENGINE_MESSAGES: tuple[tuple[str, str | re.Pattern], ...] = (
     # kv_cache_configurator.py::_handle_max_mamba_cache / resolve_max_num_reqs
-    ("state_pool", re.compile(r"Not enough GPU memory for hybrid \(mamba/linear-attention\) state cache")),
-    ("state_pool", re.compile(r"state cache is too small to serve any requests")),
+    ("state_pool", "Not enough GPU memory for hybrid (mamba/linear-attention) state cache"),
+    ("state_pool", "state cache is too small to serve any requests"),
     # kv_cache_configurator.py::_profile_available_bytes; pool_configurator.py::MemoryPoolConfig.__post_init__
-    ("kv_pool", re.compile(r"Loaded weights leave no GPU memory for the KV cache")),
-    ("kv_pool", re.compile(r"Not enough memory\. Please try to increase --mem-fraction-static")),
+    ("kv_pool", "Loaded weights leave no GPU memory for the KV cache"),
+    ("kv_pool", "Not enough memory. Please try to increase --mem-fraction-static"),
     # managers/tp_worker.py after alloc_memory_pool
-    ("kv_pool", re.compile(r"Memory pool size is too small|max_running_request is zero")),
+    ("kv_pool", "Memory pool size is too small"),
+    ("kv_pool", "max_running_request is zero"),
     # torch's CUDA-graph assert after an OOM inside a capture; the runners' capture wrappers
-    ("cuda_graph", re.compile(r"num_active_captures_ > 0 INTERNAL ASSERT FAILED")),
-    ("cuda_graph", re.compile(r"Capture [\w ]*graph failed", re.IGNORECASE)),
+    ("cuda_graph", "num_active_captures_ > 0 INTERNAL ASSERT FAILED"),
+    ("cuda_graph", re.compile(r"Capture [A-Za-z ]{0,40}graph failed", re.IGNORECASE)),
 )
-_OOM = re.compile(r"OutOfMemoryError|CUDA out of memory|HIP out of memory|out of memory", re.IGNORECASE)
-_EXCEPTION = re.compile(r"^(?:\[rank\d+\]:\s*)?[A-Za-z_][\w.]*(?:Error|Exception)\b:?")
-_KILLED = re.compile(r"^Killed\b|\bSIGKILL\b|exit(?:code| code|=)\s*(?:-9|137)\b|killed by (?:the )?(?:OOM|earlyoom)",
-                     re.IGNORECASE)
+# the words of those messages, for re-joining a message a terminal cut inside a word
+ENGINE_MESSAGE_WORDS = " ".join(n if isinstance(n, str) else n.pattern for _, n in _ENGINE_MESSAGES)
+_OOM_WORDS = ("outofmemoryerror", "out of memory")  # matched on the lower-cased text
+_EXCEPTION = re.compile(r"(?:\[rank\d{1,5}\]:\s{0,8})?[A-Za-z_][\w.]{0,127}(?:Error|Exception)\b")
+_KILLED = re.compile(r"^Killed\b|\bSIGKILL\b|exit(?:code| code|=)\s{0,4}(?:-9|137)\b"
+                     r"|killed by (?:the )?(?:OOM|earlyoom)", re.IGNORECASE)
+
+
+def _find(needle: str | re.Pattern, text: str) -> int:
+    """Where the needle starts in text (-1 when absent)."""
+    if isinstance(needle, str):
+        return text.find(needle)
+    m = needle.search(text)
+    return -1 if m is None else m.start()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,12 +97,12 @@ def classify(records: list["Record"], marks: list[Milestone]) -> Failure | None:
     """
     final = marks[-1] if marks else Milestone.START
     candidates = [(i, r) for i, r in enumerate(records) if marks[i] == final]
-    for phase, pattern in _ENGINE_MESSAGES:
+    for phase, needle in _ENGINE_MESSAGES:
         for _, rec in candidates:
-            if pattern.search(rec.text):
-                return Failure(phase=phase, message=_message(rec.text, pattern))
+            if (start := _find(needle, rec.text)) >= 0:
+                return Failure(phase=phase, message=_message(rec.text, start))
     for _, rec in candidates:
-        if _OOM.search(rec.text) and _EXCEPTION.match(rec.text):
+        if any(w in rec.text.lower() for w in _OOM_WORDS) and _EXCEPTION.match(rec.text):
             return Failure(phase=phase_at(final), message=rec.text)
     for _, rec in candidates:
         if _EXCEPTION.match(rec.text):
@@ -101,11 +113,10 @@ def classify(records: list["Record"], marks: list[Milestone]) -> Failure | None:
     return None
 
 
-def _message(text: str, pattern: re.Pattern) -> str:
-    """The log text from the exception that carries the engine message (drops a logger preamble before it)."""
-    start = pattern.search(text).start()
+def _message(text: str, start: int) -> str:
+    """The log text from the exception that carries the engine message at `start` (drops a logger preamble)."""
     head = _EXCEPTION_IN.search(text[:start] + " ")
     return text[head.start():].strip() if head else text[start:].strip()
 
 
-_EXCEPTION_IN = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception)\b: ")
+_EXCEPTION_IN = re.compile(r"[A-Za-z_][\w.]{0,127}(?:Error|Exception)\b: ")

@@ -3,6 +3,10 @@
 The prefix is the one `utils/common.py::configure_logger` writes, `[%(asctime)s{.msecs}{prefix}]`, where the
 scheduler's prefix (`managers/scheduler.py`, the logger setup of each scheduler process) is any of
 ` DP{n} PP{n} ATTN_CP{n} MOE_DP{n} TP{n} EP{n}`; old releases wrote `[TP0]` without a time stamp.
+
+Logs arrive as people paste them: cut at a terminal's width (inside words and numbers), word-wrapped by an editor or
+an issue tracker, several messages run together on one line, or as an excerpt without prefixes. Every pattern has
+bounded repeats only and every step is linear in the text.
 """
 
 from __future__ import annotations
@@ -10,20 +14,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_RANK_TOKEN = r"(?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+"
+_ANSI = re.compile(r"\x1b\[[0-9;]{0,16}[A-Za-z]")
+_RANK_TOKEN = r"(?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d{1,5}"
+_TIME = r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?"
 # optional `service-1  | ` of docker compose, then the engine prefix
 _PREFIX = re.compile(
-    r"^(?:[\w.-]+\s+\|\s?)?\[(?P<ts>\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?)?"
-    rf"(?P<ranks>(?:\s*{_RANK_TOKEN})*)\s*\]\s?(?P<msg>.*)$"
+    rf"(?:[\w.-]{{1,64}}\s{{1,8}}\|\s?)?\[(?P<ts>{_TIME})?(?P<ranks>(?: {{0,4}}{_RANK_TOKEN}){{0,8}}) {{0,4}}\] ?"
 )
-# unprefixed lines that start a record of their own rather than continue the previous one
-_STANDALONE = re.compile(
-    r"^(?:Traceback \(most recent call last\)|\s+File \"|[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b"
-    r"|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\b|Killed\b|\[rank\d+\]|.*\d+%\|)"
-)
-_MIN_HARD_WRAP = 60  # a terminal narrower than this is not a hard wrap we try to undo
+# a message run onto the previous one's line (a comment box that joined the lines): split before its prefix
+_EMBEDDED = re.compile(rf" (?=\[{_TIME}[ \]])")
+# unprefixed lines that start a record of their own; the first three are unmistakable, the rest only look so
+_STRONG = re.compile(r"Traceback \(most recent call last\)|\s{1,16}File \"|[A-Za-z_][\w.]{0,127}(?:Error|Exception)\b:")
+_WEAK = re.compile(r"[A-Za-z_][\w.]{0,127}(?:Error|Exception|Interrupt|Exit)\b|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\b"
+                   r"|Killed\b|\[rank\d{1,5}\]")
+_PROGRESS = re.compile(r"\d{1,3}%(?: Completed )?\|")  # a progress bar (tqdm), anywhere on the line
+_MIN_HARD_WRAP = 30  # a terminal narrower than this is not a hard wrap we try to undo
 _HARD_WRAP_SHARE = 0.6  # share of wrapped lines that must end at the same column
+_WORD_END = re.compile(r"[\w#]{1,64}\Z")
+_WORD_START = re.compile(r"[\w#]{1,64}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,18 +51,52 @@ def _prefix(line: str) -> re.Match | None:
     return m
 
 
-def _hard_wrap_width(lines: list[str], vocabulary: frozenset[str]) -> int | None:
-    """The column a terminal hard-wrapped the log at, when the log says so unmistakably: no line is longer, most
-    lines a continuation follows end exactly there, and one of those breaks cut a token in two or three different
-    messages broke there.
+def _standalone(line: str, starts: tuple[str, ...]) -> bool:
+    """An unprefixed line that begins a record: a traceback, an exception, `Killed`, a progress bar, or one of the
+    engine messages the caller reads (an excerpt pasted without its prefixes)."""
+    return bool(_STRONG.match(line) or _WEAK.match(line) or _PROGRESS.search(line)) or line.startswith(starts)
 
-    A word-wrapped (soft) log breaks only at spaces, at lengths that vary with the words (identical lines of
-    several ranks break alike, hence 'different messages').
+
+def _word_end(text: str) -> str:
+    m = _WORD_END.search(text[-64:])
+    return m.group() if m else ""
+
+
+def _word_start(text: str) -> str:
+    m = _WORD_START.match(text)
+    return m.group() if m else ""
+
+
+def _joiner(prev: str, nxt: str, vocabulary: frozenset[str]) -> str:
+    """How to re-join a line break that was not there in the log: '' where it cut a token, ' ' where a space was.
+
+    A word-wrap breaks only where a space was (or after a hyphen), so a break next to `=`, inside a number, before
+    `,` or inside a word the engine prints (e.g. `context_len`) was a cut.
+    """
+    if not prev or not nxt or prev[-1].isspace() or nxt[0].isspace():
+        return " "
+    if prev[-1] in "=([{/-" or nxt[0] in ",:;)]}=" or (prev[-1] == "." and nxt[0].isdigit()):
+        return ""
+    if prev[-1].isdigit() and (nxt[0].isdigit() or (nxt[0] == "." and nxt[1:2].isdigit())):
+        return ""
+    a, b = _word_end(prev), _word_start(nxt)
+    if not a or not b:
+        return " "
+    return "" if a + b in vocabulary and not (a in vocabulary and b in vocabulary) else " "
+
+
+def _hard_wrap_width(lines: list[str], vocabulary: frozenset[str], starts: tuple[str, ...]) -> int | None:
+    """The column a terminal hard-wrapped the log at, when the log says so unmistakably: no line is longer, most
+    lines a continuation follows end exactly there, and the breaks there show a cut (a token or number cut in two,
+    a space kept at the break), three different messages, or one message broken twice.
+
+    A word-wrapped (soft) log breaks only at spaces, drops them, and its break columns vary with the words
+    (identical lines of several ranks break alike, hence 'different messages').
     """
     breaks: dict[int, list[int]] = {}
     for i, line in enumerate(lines[:-1]):
         nxt = lines[i + 1]
-        if nxt.strip() and _prefix(nxt) is None and not _STANDALONE.match(nxt):
+        if nxt.strip() and _prefix(nxt) is None and not _standalone(nxt, starts):
             breaks.setdefault(len(line), []).append(i)
     if not breaks:
         return None
@@ -63,55 +105,54 @@ def _hard_wrap_width(lines: list[str], vocabulary: frozenset[str]) -> int | None
     if (width < _MIN_HARD_WRAP or len(at) < 2 or len(at) < _HARD_WRAP_SHARE * sum(map(len, breaks.values()))
             or any(len(line) > width for line in lines)):
         return None
-    cut = any(_joiner(lines[i], lines[i + 1], None, vocabulary) == "" for i in at)
-    distinct = {(m.group("msg") if (m := _prefix(lines[i])) else lines[i]) for i in at}
-    return width if cut or len(distinct) >= 3 else None
+    for i in at:
+        prev, nxt = lines[i], lines[i + 1]
+        if prev[-1].isspace() or nxt[0].isspace() or _joiner(prev, nxt, vocabulary) == "":
+            return width
+    if len(set(at) & {i + 1 for i in at}):
+        return width  # one message broken twice at the same column
+    distinct = {lines[i] if (m := _prefix(lines[i])) is None else lines[i][m.end():] for i in at}
+    return width if len(distinct) >= 3 else None
 
 
-_WORD_END = re.compile(r"\w*$")
-_WORD_START = re.compile(r"\w*")
-_NUMBER = re.compile(r"\d+\.?\d*|\.\d+")
+def _physical_lines(text: str) -> list[str]:
+    """The log's lines, ANSI colours removed, messages run together on one line split apart."""
+    out = []
+    for raw in text.splitlines():
+        line = _ANSI.sub("", raw) if "\x1b" in raw else raw
+        if _EMBEDDED.search(line):
+            out.extend(part for part in _EMBEDDED.split(line) if part)
+        else:
+            out.append(line)
+    return out
 
 
-def _joiner(prev: str, nxt: str, wrap: int | None, vocabulary: frozenset[str]) -> str:
-    """How to re-join a wrapped line: '' where the break cut a token, ' ' where a space was replaced.
-
-    A detected terminal width decides alone. Otherwise a word-wrap only breaks where a space was, so a break next to
-    `=`, inside a number, before `,` or inside a word the engine prints (e.g. `context_len`) was a hard cut.
-    """
-    if wrap is not None:
-        return "" if len(prev) == wrap else " "
-    if not prev or not nxt or prev[-1].isspace() or nxt[0].isspace():
-        return " "
-    if prev[-1] in "=([/" or nxt[0] in ",:;)]=" or (prev[-1] == "." and nxt[0].isdigit()):
-        return ""
-    a, b = _WORD_END.search(prev).group(), _WORD_START.match(nxt).group()
-    if not a or not b:
-        return " "
-    if a[-1].isdigit() and (b[0].isdigit() or b[0] == "."):
-        return ""
-    glued = a + b
-    return "" if glued in vocabulary and not (a in vocabulary and b in vocabulary) else " "
-
-
-def split_records(text: str, vocabulary: frozenset[str] = frozenset()) -> list[Record]:
+def split_records(text: str, vocabulary: frozenset[str] = frozenset(),
+                  starts: tuple[str, ...] = ()) -> list[Record]:
     """The log's records in order. Unprefixed lines continue the previous record (a wrapped message) unless they
-    start something of their own (a traceback, an exception line, `Killed`); those inherit the last rank seen.
-    `vocabulary` holds the words the caller looks for, so a line cut inside one of them is re-joined without a space.
+    start something of their own (a traceback, an exception line, `Killed`, one of `starts`); those inherit the
+    last rank seen. `vocabulary` holds the words the caller looks for, so a line cut inside one of them is re-joined
+    without a space. In a hard-wrapped log a line that fills the width is always continued, unless the next line
+    is a traceback or an exception (a cut inside a word of `vocabulary` still continues).
     """
-    lines = [_ANSI.sub("", raw).rstrip("\r\n") for raw in text.splitlines()]
-    wrap = _hard_wrap_width(lines, vocabulary)
-    records: list[dict] = []
+    lines = _physical_lines(text)
+    wrap = _hard_wrap_width(lines, vocabulary, starts)
+    records: list[dict | None] = []
     rank = ""
     for no, line in enumerate(lines, start=1):
         m = _prefix(line)
+        prev = lines[no - 2] if no > 1 else ""
+        open_ = bool(records) and records[-1] is not None
         if m is not None:
             rank = " ".join(m.group("ranks").split())
-            records.append({"rank": rank, "time": m.group("ts"), "parts": [m.group("msg")], "line": no})
+            records.append({"rank": rank, "time": m.group("ts"), "parts": [line[m.end():]], "line": no})
         elif not line.strip():
             records.append(None)  # a blank line ends the record before it
-        elif records and records[-1] is not None and not _STANDALONE.match(line):
-            records[-1]["parts"].append(_joiner(lines[no - 2], line, wrap, vocabulary) + line)
+        elif open_ and wrap is not None and len(prev) == wrap and (
+                not _STRONG.match(line) or _joiner(prev, line, vocabulary) == ""):
+            records[-1]["parts"].append(line)
+        elif open_ and not _standalone(line, starts):
+            records[-1]["parts"].append(_joiner(prev, line, vocabulary) + line)
         else:
             records.append({"rank": rank, "time": None, "parts": [line], "line": no})
     out = []
@@ -125,7 +166,7 @@ def split_records(text: str, vocabulary: frozenset[str] = frozenset()) -> list[R
 
 def rank_numbers(tag: str) -> tuple[int, ...]:
     """The numbers in a rank tag ('DP0 TP3' -> (0, 3))."""
-    return tuple(int(n) for n in re.findall(r"\d+", tag))
+    return tuple(int(n) for n in re.findall(r"\d{1,9}", tag))
 
 
 def rank0_tag(tags: list[str]) -> str:
