@@ -19,6 +19,7 @@ from typing import Annotated, Literal, Mapping, Optional, Union
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_validator, model_validator
 
 from hybridplan.cookbook.conditions import Condition, Selection, evaluate
+from hybridplan.cookbook.records import Record
 
 ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
 PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
@@ -292,6 +293,7 @@ class Page(Model):
     curl: Optional[str] = None
     benchmark_commands: BenchmarkCommands = Field(default_factory=BenchmarkCommands)
     install: Install = Field(default_factory=Install)
+    records: list[Record] = Field(default_factory=list, max_length=256)  # measured launches (cookbook.records)
     _lookup: tuple[CellRef, ...] = PrivateAttr(default=())
 
     def model_post_init(self, __context) -> None:

@@ -30,6 +30,10 @@ class GPU(BaseModel):
     gfx: Optional[str] = None  # ROCm target (AMD only)
     memory_mib: int = Field(gt=0)
     memory_source: Literal["observed", "assumed", "input"]
+    # what torch.cuda.mem_get_info() reports as the total (the engine's P is measured against it): below memory.total
+    # by the driver's reservation; observed values cite a public log line ("total capacity of X GiB")
+    torch_total_mib: Optional[int] = Field(default=None, gt=0)
+    torch_total_source: str = ""
     nominal_gb: float = Field(gt=0)
     unified: bool = False
     aliases: tuple[str, ...] = ()
@@ -49,6 +53,10 @@ class GPU(BaseModel):
     @property
     def memory_gib(self) -> float:
         return self.memory_mib / 1024
+
+    @property
+    def torch_total_known(self) -> bool:
+        return self.torch_total_mib is not None and self.memory_source != "input"
 
     @property
     def fp4_tensor_cores(self) -> bool:
@@ -81,7 +89,8 @@ class GPU(BaseModel):
         """The same card with its memory overridden by the user (`--gpu-memory-gib`)."""
         if not math.isfinite(gib) or gib <= 0:
             raise BadInput(f"--gpu-memory-gib must be a positive number, got {gib}")
-        return self.model_copy(update={"memory_mib": int(round(gib * 1024)), "memory_source": "input"})
+        return self.model_copy(update={"memory_mib": int(round(gib * 1024)), "memory_source": "input",
+                                       "torch_total_mib": None, "torch_total_source": ""})
 
     def as_dict(self) -> dict:
         out = self.model_dump()

@@ -10,6 +10,16 @@ from hybridplan.errors import BadInput
 
 
 @dataclass(frozen=True, kw_only=True)
+class WeightsAsLoaded:
+    """How a checkpoint stores its weights when its own tensor list is not bundled: a sibling export's per-layer
+    quantization map and the lm_head's scheme, with the source that says so."""
+
+    layer_map_file: str | None = None  # a bundled hf_quant_config.json whose quantized_layers the export shares
+    lm_head: str | None = None  # the lm_head's storage scheme when it differs from the layer map's
+    note: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class CatalogEntry:
     """One catalog id: its config file, an optional overlay merged over it, and what the tool should say about it."""
 
@@ -18,6 +28,7 @@ class CatalogEntry:
     hf_quant_config_file: str | None = None
     overlay: dict = field(default_factory=dict)
     total_size: int | None = None
+    weights: WeightsAsLoaded | None = None
     note: str = ""
 
 
@@ -59,8 +70,20 @@ def catalog() -> dict[str, CatalogEntry]:
             hf_id=hf_id, config_file=spec["config"],
             hf_quant_config_file=base.hf_quant_config_file if base and base.config_file == spec["config"] else None,
             overlay=dict(spec.get("overlay") or {}), total_size=spec.get("total_size"), note=spec.get("note", ""),
+            weights=_weights(hf_id, spec.get("weights"), names),
         )
     return entries
+
+
+def _weights(hf_id: str, raw, names: set[str]) -> WeightsAsLoaded | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not str(raw.get("note", "")).strip():
+        raise BadInput(f"catalog.yaml: {hf_id}: weights needs a mapping with a note saying where it comes from")
+    layer_map = raw.get("layer_map")
+    if layer_map is not None and layer_map not in names:
+        raise BadInput(f"catalog.yaml: {hf_id}: weights.layer_map {layer_map!r} is not bundled")
+    return WeightsAsLoaded(layer_map_file=layer_map, lm_head=raw.get("lm_head"), note=str(raw["note"]))
 
 
 def lookup(hf_id: str) -> CatalogEntry | None:

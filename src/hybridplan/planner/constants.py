@@ -19,6 +19,7 @@ DATA_FILE = "planner_constants.yaml"
 class PlannerConstants:
     """Every number the planner estimates rather than derives from an engine rule (units in the field names)."""
 
+    driver_reserve_mib: float
     context_gib_single: float
     context_gib_nccl: float
     unified_host_gib: float
@@ -31,6 +32,8 @@ class PlannerConstants:
     unknown_attention_workspace_mib: float
     mamba2_chunk_size: int
     headroom_offset_gib: float
+    block_draft_runner_gib: float
+    margin_gib: float
     notes: tuple[tuple[str, str], ...] = ()  # (field, where the value comes from)
     origin: str = "defaults"  # "defaults", "defaults + gpus.<id>", or what a caller substituted
 

@@ -308,6 +308,10 @@ def estimate(args: EngineArgs, geo: ModelGeometry, widths: ModelWidths, *, draft
         *_activation_parts(args, geo, widths, draft_widths, consts, running, max_bs, width),
         Part(name="multimodal_cache", label="multimodal cache", nbytes=int(mm_gib * GIB), source=Source.ENGINE_RULE,
              note="mm_runtime_reservation_gb (reserved for it out of the pool budget)" if mm_gib else "not multimodal"),
+        Part(name="block_draft_runner", label="block draft runner", source=Source.ESTIMATE,
+             nbytes=int(consts.block_draft_runner_gib * GIB) if args["speculative_algorithm"] in DFLASH_FAMILY else 0,
+             note=consts.note("block_draft_runner_gib") if args["speculative_algorithm"] in DFLASH_FAMILY
+             else "no block draft"),
         Part(name="nccl", label="NCCL buffers", nbytes=int(consts.nccl_mib_per_rank * world * MIB) if world > 1 else 0,
              source=Source.ESTIMATE, note=consts.note("nccl_mib_per_rank") if world > 1 else "one rank: no NCCL"),
     ]

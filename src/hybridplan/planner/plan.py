@@ -12,6 +12,7 @@ import itertools
 import math
 from dataclasses import dataclass, field, replace
 
+from hybridplan.cookbook.records import failing_record
 from hybridplan.engine.command import LaunchCommand
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU, catalog
@@ -23,6 +24,7 @@ from hybridplan.planner.timeline import MemoryTimeline, build
 GIB = 1 << 30
 MAX_FRACTION = 0.98
 MIN_FRACTION = 0.05
+MEASURED_STEP = 0.005  # how far below a recorded out-of-memory fraction the search steps
 SAFE_ROUNDS = 4  # the slack need moves a little with the fraction (T, the request cap): settle it in a few rounds
 CHUNKS = (8192, 4096, 2048, 1024, 512)
 # what each change gives up, cheapest first (the order `plan` prefers and names changes in)
@@ -97,6 +99,7 @@ class Outcome:
     needs: dict | None = None
     served: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
+    measured_failure: object = None  # the cookbook record that shows these settings failing (cookbook.records.Record)
 
 
 def candidates(t: Target, concurrency: int) -> list[Candidate]:
@@ -171,7 +174,22 @@ class Planner:
             if o.fits and o.timeline.slack_fits_headroom and (
                     not best.timeline.slack_fits_headroom or o.mem_fraction > best.mem_fraction):
                 best = o
-        return best
+        return self._below_measured_failure(best, c, loaded, gpu, weights, argv, L, C)
+
+    def _below_measured_failure(self, o: Outcome, c: Candidate, loaded, gpu: GPU, weights, argv, L: int,
+                                C: int) -> Outcome:
+        """A fraction a record shows running out of memory (capture or first request) is left for the step below it,
+        when the model says that one still serves."""
+        r = o.measured_failure
+        if r is None or r.phase not in ("cuda_graph", "first_request"):
+            return o
+        lower = round(o.mem_fraction - MEASURED_STEP, 3)
+        while lower >= MIN_FRACTION:
+            again = self._sized(c, *self._at(loaded, gpu, weights, lower), gpu, weights, argv, L, C)
+            if again.measured_failure is None:
+                return again if again.fits and again.timeline.slack_fits_headroom else o
+            lower = round(lower - MEASURED_STEP, 3)
+        return o
 
     def _sized(self, c: Candidate, loaded, tl: MemoryTimeline, gpu: GPU, weights, argv, L: int, C: int) -> Outcome:
         """The candidate at the fraction `loaded` carries: pools, the target check, the split and its timeline."""
@@ -189,6 +207,13 @@ class Planner:
         split = self._split(loaded, tl, g, pin, L, C, check)
         flags = ("--mem-fraction-static", repr(mfs)) + split["flags"]
         final = self.timeline(replace(loaded, args=split["args"]), gpu, weights)  # the pools as the split sizes them
+        measured = failing_record(split["args"], gpu.id, loaded.version)
+        if measured is not None:
+            r, label = measured
+            return Outcome(candidate=c, fits=False, timeline=final, mem_fraction=mfs, argv=argv + flags, split=split,
+                           needs=check["needs"], measured_failure=r, reason=(
+                               f"measured failing: record {label} ({r.phase or 'failed'} on build {r.build[:9]}, "
+                               f"{r.source}) shows these settings failing on {gpu.name}"))
         return Outcome(candidate=c, fits=True, reason=None, argv=argv + flags, mem_fraction=mfs, split=split,
                        timeline=final, needs=check["needs"], served=split["served"],
                        notes=tuple(loaded.args.notes) + tuple(weights.notes))
@@ -317,7 +342,7 @@ def _why(base: Outcome, t: Target) -> str:
 
 
 def breakdown(o: Outcome) -> dict:
-    """Where the card's memory goes for the chosen command (GiB); the parts sum to the capacity."""
+    """Where the card's memory goes for the chosen command (GiB); the parts sum to the capacity (memory.total)."""
     return breakdown_of(o.timeline.as_dict(), o.split["sizing"]["allocated"])
 
 
@@ -335,7 +360,10 @@ def breakdown_of(timeline: dict, alloc: dict) -> dict:
     scratch = ((alloc["intermediate_ssm_bytes"] or 0) + (alloc["intermediate_conv_window_bytes"] or 0)) / GIB
     kv = alloc["kv_bytes"] / GIB + (value("draft_kv_gib") or 0.0)
     free = value("available_gib") - state - scratch - kv - value("headroom_gib")
+    capacity, visible = value("capacity_gib"), value("visible_gib")
     rows = {
+        "driver_reserved_gib": (capacity - visible if capacity is not None and visible is not None else None,
+                                source("visible_gib")),
         "context_gib": (value("context_gib"), "estimate"),
         "weights_gib": (value("target_weights_gib"), source("target_weights_gib")),
         "draft_weights_gib": (value("draft_weights_gib"), source("draft_weights_gib")),

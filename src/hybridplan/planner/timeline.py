@@ -35,7 +35,8 @@ class MemoryTimeline:
     """Every step from an empty card to the pools and the headroom, in GiB, each with its provenance."""
 
     gpu_id: str | None
-    capacity_gib: Sourced | None
+    capacity_gib: Sourced | None  # memory.total (nvidia-smi / rocminfo)
+    visible_gib: Sourced | None  # what torch sees as the total: capacity less the driver's reservation
     context_gib: Sourced | None
     pre_load_gib: Sourced  # P
     target_weights_gib: Sourced | None
@@ -51,6 +52,7 @@ class MemoryTimeline:
     headroom_gib: Sourced  # what lives outside the pools: graphs, activations, workspaces, tables (estimate)
     headroom_parts: tuple[hr.Part, ...]
     slack_need_gib: Sourced  # what the slack must hold: headroom - multimodal reservation + (pools - budget)
+    margin_gib: Sourced  # kept free on top of slack_need: the calibration's error on recorded boots
     engine_reserve_gib: Sourced  # the engine's own default-fraction reserve, for reference (not used to fit)
     max_safe_mem_fraction: Sourced  # the highest --mem-fraction-static whose slack still holds slack_need
     constants: PlannerConstants
@@ -65,21 +67,30 @@ class MemoryTimeline:
 
     @property
     def slack_fits_headroom(self) -> bool:
-        """Whether what is left outside the pools holds the headroom (slack >= slack_need)."""
-        return self.slack_gib.value >= self.slack_need_gib.value
+        """Whether what is left outside the pools holds the headroom and the margin (slack >= need + margin)."""
+        return self.slack_gib.value >= self.slack_need_gib.value + self.margin_gib.value
 
     def as_dict(self) -> dict:
         out: dict = {"gpu": self.gpu_id}
-        for name in ("capacity_gib", "context_gib", "pre_load_gib", "target_weights_gib", "draft_weights_gib",
+        for name in ("capacity_gib", "visible_gib", "context_gib", "pre_load_gib", "target_weights_gib", "draft_weights_gib",
                      "available_gib", "mem_fraction_static", "slack_gib", "pre_capture_reserve_gib",
                      "mm_reservation_gib", "rest_gib", "pools_gib", "draft_kv_gib", "headroom_gib", "slack_need_gib",
-                     "engine_reserve_gib", "max_safe_mem_fraction"):
+                     "margin_gib", "engine_reserve_gib", "max_safe_mem_fraction"):
             v = getattr(self, name)
             out[name] = v.as_dict() if v is not None else None
         out["slack_fits_headroom"] = self.slack_fits_headroom
         out["headroom_parts"] = [p.as_dict() for p in self.headroom_parts]
         out["constants"] = self.constants.as_dict()
         return out
+
+
+def visible_estimate(gpu: GPU, constants: PlannerConstants | None = None) -> Sourced:
+    """The total torch sees on the card: observed in a public log, else memory.total less the driver's reserve."""
+    c = constants or constants_for(gpu.id)
+    if gpu.torch_total_known:
+        return Sourced(value=gpu.torch_total_mib / 1024, source=Source.MEASURED, note=gpu.torch_total_source)
+    return Sourced(value=(gpu.memory_mib - c.driver_reserve_mib) / 1024, source=Source.ESTIMATE,
+                   note=f"memory.total - {c.driver_reserve_mib:g} MiB driver reserve ({c.note('driver_reserve_mib')})")
 
 
 def context_estimate_gib(gpu: GPU, world: int, constants: PlannerConstants | None = None) -> float:
@@ -135,8 +146,9 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
             raise BadInput(f"{name} must be a positive number, got {v}")
     consts = constants or constants_for(gpu.id if gpu is not None else None)
     world = args["tp_size"] * args["pp_size"]
-    capacity = context = None
+    capacity = context = visible = None
     if gpu is not None:
+        visible = visible_estimate(gpu, consts)
         capacity = Sourced(value=gpu.memory_gib, source=Source.INPUT if gpu.memory_source == "input" else Source.CONFIG,
                            note=f"{gpu.name}: memory.total {gpu.memory_mib} MiB ({gpu.memory_source})")
         context = Sourced(value=context_estimate_gib(gpu, world, consts), source=Source.ESTIMATE,
@@ -145,8 +157,8 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
     if pre_load_gib is not None:
         P = Sourced(value=pre_load_gib, source=Source.MEASURED, note="--pre-load-gib (pre_model_load_memory)")
     elif gpu is not None:
-        P = Sourced(value=capacity.value - context.value, source=Source.ESTIMATE,
-                    note="memory.total - CUDA context (distributed/bootstrap.py::measure_pre_model_load_memory)")
+        P = Sourced(value=visible.value - context.value, source=Source.ESTIMATE,
+                    note="torch-visible total - CUDA context (distributed/bootstrap.py::measure_pre_model_load_memory)")
     else:
         raise BadInput("the memory timeline needs a GPU (--gpu) or the boot log's --pre-load-gib")
     target = draft_w = None
@@ -181,12 +193,14 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
                        consts=consts, gpu=gpu)
     over = 0.0 if pools.allocated_bytes is None else pools.allocated_bytes / GIB - pb.rest_gib
     need = head.gib - mm + over
-    safe = math.floor((1 - need / P.value) * 1000) / 1000 if P.value > 0 else 0.0
+    margin = consts.margin_gib
+    safe = math.floor((1 - (need + margin) / P.value) * 1000) / 1000 if P.value > 0 else 0.0
     pools_s = None if pools.allocated_bytes is None else Sourced(
         value=pools.allocated_bytes / GIB, source=rest_src,
         note="state + verify scratch + target KV + draft KV as allocated ((K + 1) state rows, T + page KV rows)")
     return MemoryTimeline(
-        gpu_id=gpu.id if gpu is not None else None, capacity_gib=capacity, context_gib=context, pre_load_gib=P,
+        gpu_id=gpu.id if gpu is not None else None, capacity_gib=capacity, visible_gib=visible, context_gib=context,
+        pre_load_gib=P,
         target_weights_gib=target, draft_weights_gib=draft_w, available_gib=A, mem_fraction_static=mfs_s,
         slack_gib=Sourced(value=slack, source=Source.ENGINE_RULE,
                           note="P x (1 - mem_fraction_static)" + ("" if reserve is None else ", at least the reserve")
@@ -205,9 +219,10 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
             f"headroom {head.gib:.2f} - multimodal reservation {mm:.2f}"
             + (f" + pools beyond the budget {over:.2f}" if over >= 0 else f" - budget the pools leave unused {-over:.2f}")
             + " GiB")),
+        margin_gib=Sourced(value=margin, source=Source.ESTIMATE, note=consts.note("margin_gib")),
         engine_reserve_gib=hr.engine_reserve(args, geo, version),
-        max_safe_mem_fraction=Sourced(value=safe, source=Source.ESTIMATE,
-                                      note=f"1 - slack need / P = 1 - {need:.2f} / {P.value:.2f}, rounded down"),
+        max_safe_mem_fraction=Sourced(value=safe, source=Source.ESTIMATE, note=(
+            f"1 - (slack need + margin) / P = 1 - ({need:.2f} + {margin:.2f}) / {P.value:.2f}, rounded down")),
         constants=consts,
     )
 
@@ -234,7 +249,7 @@ def memory_payload(tl: MemoryTimeline, weights: WeightReport | None) -> dict:
     elif not tl.slack_fits_headroom:
         warnings.append(f"--mem-fraction-static {tl.mem_fraction_static.value} leaves {tl.slack_gib.value:.2f} GiB of "
                         f"slack, but CUDA graphs, activations and unbudgeted buffers need about "
-                        f"{tl.slack_need_gib.value:.2f} GiB (estimate): expect an out-of-memory error at graph capture "
+                        f"{tl.slack_need_gib.value:.2f} GiB (estimate) plus a {tl.margin_gib.value:.2f} GiB margin: expect an out-of-memory error at graph capture "
                         f"or on the first requests; the highest safe fraction is about {tl.max_safe_mem_fraction.value}")
     return {"timeline": tl.as_dict(), "weights": weights.as_dict() if weights is not None else None,
             "warnings": warnings + (list(weights.notes) if weights is not None else [])}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Mapping
 
@@ -103,6 +103,16 @@ def policy_from_config(config: dict, hf_quant_config: dict | None) -> QuantPolic
         return QuantPolicy(linear="mxfp4", experts_only=True, exclude=tuple(qc.get("ignore") or ()), label=method)
     raise BadInput(f"quantization {method!r}: no weight estimate for this method; give the checkpoint "
                    "(a local directory with safetensors) or --weights-gib")
+
+
+def with_lm_head(policy: QuantPolicy, scheme: str) -> QuantPolicy:
+    """The same policy with the lm_head stored as `scheme` (an export that differs from its sibling only there)."""
+    if scheme not in SCHEMES:
+        raise BadInput(f"lm_head scheme {scheme!r}: expected one of {', '.join(SCHEMES)}")
+    per_name = dict(policy.per_name)
+    if per_name:
+        per_name["lm_head"] = scheme
+    return replace(policy, per_name=MappingProxyType(per_name), lm_head=scheme, label=f"{policy.label}, {scheme} lm_head")
 
 
 def _modelopt(qc: dict) -> QuantPolicy:

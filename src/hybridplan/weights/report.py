@@ -7,7 +7,7 @@ from config.json and the quantization. A total without headers keeps the estimat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from hybridplan.engine.args import EngineArgs
 from hybridplan.errors import BadInput
@@ -17,7 +17,7 @@ from hybridplan.provenance import Source, Sourced
 from hybridplan.weights.estimate import estimate
 from hybridplan.weights.headers import from_directory
 from hybridplan.weights.inventory import Inventory, Parallel, per_rank_bytes
-from hybridplan.weights.quant import QuantPolicy, policy_from_config
+from hybridplan.weights.quant import QuantPolicy, policy_from_config, with_lm_head
 
 GIB = 1 << 30
 EAGLE_FAMILY = ("EAGLE", "EAGLE3", "STANDALONE", "FROZEN_KV_MTP")
@@ -75,10 +75,24 @@ def inventory_of(src: ConfigSource, family: str, full_layers: tuple[int, ...], *
             return from_hub(src.ref), notes
         except BadInput as exc:
             notes.append(f"{exc.message}; using the estimate")
-    inv = estimate(src.config, family, full_layers, policy or policy_from_config(src.config, src.hf_quant_config))
+    inv = estimate(src.config, family, full_layers, policy or storage_policy(src))
     if total is not None:
         return inv.scaled_to(total, Source.HEADERS, f"{total_note} (split across modules as estimated)"), notes
     return inv, notes
+
+
+def storage_policy(src: ConfigSource) -> QuantPolicy:
+    """How the checkpoint stores its weights: its own quantization config, or the catalog's sibling layer map."""
+    w = src.entry.weights if src.entry is not None else None
+    if w is None or w.layer_map_file is None:
+        policy = policy_from_config(src.config, src.hf_quant_config)
+    else:
+        from hybridplan.models.catalog import read_text
+        from hybridplan.models.config_json import parse_config_text
+
+        policy = policy_from_config({}, parse_config_text(read_text(w.layer_map_file), origin=w.layer_map_file))
+        policy = replace(policy, label=f"{policy.label} layer map of {w.layer_map_file} ({w.note})")
+    return with_lm_head(policy, w.lm_head) if w is not None and w.lm_head else policy
 
 
 def parallel_of(args: EngineArgs, geo: ModelGeometry) -> Parallel:
@@ -104,8 +118,7 @@ def model_weights(args: EngineArgs, geo: ModelGeometry, *, hub: bool = False, ta
     if checkpoint_bytes is not None:
         if checkpoint_bytes <= 0:
             raise BadInput(f"checkpoint bytes must be positive, got {checkpoint_bytes}")
-        est = estimate(src.config, estimator_family(geo), geo.full_attention_layer_ids,
-                       policy or policy_from_config(src.config, src.hf_quant_config))
+        est = estimate(src.config, estimator_family(geo), geo.full_attention_layer_ids, policy or storage_policy(src))
         inv, notes = est.scaled_to(checkpoint_bytes, Source.INPUT, "checkpoint size given (split as estimated)"), []
     else:
         inv, notes = inventory_of(src, estimator_family(geo), geo.full_attention_layer_ids, hub=hub, policy=policy)

@@ -232,6 +232,7 @@
   var SVGNS = "http://www.w3.org/2000/svg";
   // segment key -> label, colour class, and the timeline entry whose note says where the number comes from
   var SEGMENTS = [
+    ["driver_reserved_gib", "driver reserved", "seg-slack", "visible_gib"],
     ["context_gib", "CUDA context", "seg-slack", "context_gib"],
     ["weights_gib", "weights", "seg-weights", "target_weights_gib"],
     ["draft_weights_gib", "draft weights", "seg-draft", "draft_weights_gib"],

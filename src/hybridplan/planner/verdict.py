@@ -1,0 +1,81 @@
+"""Will a command boot and serve on a card, and if not, in which phase does it fail: the timeline's prediction.
+
+Phases follow the boot order (the same names as verify.failures): `weights` (they do not fit in P), `state_pool` /
+`kv_pool` (the engine refuses while sizing, too few state slots for the requests, or a KV pool smaller than one
+request), `cuda_graph` (the slack cannot hold what capture allocates plus the margin) and `first_request` (it holds
+the graphs but not the eager activations of the first prefill). Pure over the timeline and the engine's sizing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hybridplan.engine.versions import engine_module
+from hybridplan.errors import EngineRefusal
+from hybridplan.planner.timeline import GIB, MemoryTimeline
+
+# headroom parts that exist only once requests run (the rest is allocated by the end of graph capture)
+RUNTIME_PARTS = ("eager_activations", "sampling")
+BOOT_PHASES = ("weights", "state_pool", "kv_pool")
+RUNTIME_PHASES = ("cuda_graph", "first_request")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdict:
+    """The prediction for one command on one card: does it serve, else the failing phase and the numbers why."""
+
+    serves: bool
+    phase: str | None
+    why: str
+    max_mamba_cache_size: int | None = None
+    max_total_num_tokens: int | None = None
+    max_running_requests: int | None = None
+    slack_gib: float | None = None
+    capture_need_gib: float | None = None  # what the slack must hold by the end of graph capture (with the margin)
+    serve_need_gib: float | None = None  # ... and once the first request runs
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def _refusal_phase(message: str) -> str:
+    """The pool an engine refusal while sizing is about (kv_cache_configurator.py's messages)."""
+    m = message.lower()
+    return "state_pool" if ("mamba" in m or "state" in m) else "kv_pool"
+
+
+def predict(loaded, tl: MemoryTimeline, *, request_tokens: int, concurrency: int = 1) -> Verdict:
+    """The verdict for a loaded command (loading.Loaded) whose timeline on the card is `tl`."""
+    if tl.available_gib.value <= 0:
+        return Verdict(serves=False, phase="weights", why=(
+            f"the weights leave {tl.available_gib.value:.2f} GiB of the {tl.pre_load_gib.value:.2f} GiB free "
+            "before loading"))
+    try:
+        s = engine_module(loaded.version).size_pools(tl.budget, loaded.args, loaded.geometry, loaded.draft)
+    except EngineRefusal as exc:
+        return Verdict(serves=False, phase=_refusal_phase(exc.message), why=f"the engine refuses: {exc.message}")
+    sized = {"max_mamba_cache_size": s.max_mamba_cache_size, "max_total_num_tokens": s.max_total_num_tokens,
+             "max_running_requests": s.max_running_requests}
+    if s.max_running_requests < concurrency and s.requests.binding == "state_pool":
+        return Verdict(serves=False, phase="state_pool", why=(
+            f"K = {s.max_mamba_cache_size} state slots at S = {s.slots_per_request} admit {s.max_running_requests} "
+            f"request(s), fewer than {concurrency}"), **sized)
+    if s.max_total_num_tokens < request_tokens:
+        return Verdict(serves=False, phase="kv_pool", why=(
+            f"the KV pool holds {s.max_total_num_tokens:,} tokens, less than one request of {request_tokens:,}"),
+            **sized)
+    runtime = sum(p.nbytes for p in tl.headroom_parts if p.name in RUNTIME_PARTS) / GIB
+    serve_need = tl.slack_need_gib.value + tl.margin_gib.value
+    capture_need = serve_need - runtime
+    slack = tl.slack_gib.value
+    numbers = {"slack_gib": slack, "capture_need_gib": capture_need, "serve_need_gib": serve_need, **sized}
+    if slack < capture_need:
+        return Verdict(serves=False, phase="cuda_graph", why=(
+            f"the {slack:.2f} GiB slack cannot hold the {capture_need:.2f} GiB that graph capture needs "
+            f"(graphs, workspaces, tables and the {tl.margin_gib.value:.2f} GiB margin)"), **numbers)
+    if slack < serve_need:
+        return Verdict(serves=False, phase="first_request", why=(
+            f"the {slack:.2f} GiB slack holds the graphs but not the first request's activations "
+            f"({serve_need:.2f} GiB with the margin)"), **numbers)
+    return Verdict(serves=True, phase=None, why=(
+        f"the {slack:.2f} GiB slack holds the {serve_need:.2f} GiB graphs, activations and margin need"), **numbers)
