@@ -7,12 +7,59 @@ Heavy modules are imported inside command bodies so the CLI starts fast.
 from __future__ import annotations
 
 import json
+import os
 import sys
-from typing import Callable, List, Optional
+from typing import Any, Callable, List, Optional, Sequence
 
 import typer
+from typer.core import TyperGroup
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+try:  # typer >= 0.20 vendors click
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - older typer runs on click itself
+    from click import exceptions as click_errors
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    """`--json` among hybridplan's own arguments (before a `--` launch command)."""
+    own = list(argv)[:list(argv).index("--")] if "--" in argv else list(argv)
+    return "--json" in own
+
+
+def report_usage_error(exc: click_errors.ClickException, as_json: bool) -> None:
+    """A usage error (unknown option, missing argument, bad value) as one line, or an `error` object under --json."""
+    message = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    where = f"{ctx.command_path}: " if ctx is not None else ""
+    if as_json:
+        emit_json({"error": {"message": where + message, "type": "UsageError"}})
+    else:
+        sys.stderr.write(f"error: {where}{message}\n")
+
+
+class _Group(TyperGroup):
+    """The root command: usage errors become one line on stderr (a JSON `error` object on stdout under --json), exit 2."""
+
+    def main(self, args: Optional[Sequence[str]] = None, prog_name: Optional[str] = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        argv = sys.argv[1:] if args is None else list(args)
+        try:
+            code = super().main(args=argv, prog_name=prog_name, standalone_mode=False, **extra)
+        except click_errors.ClickException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # `hybridplan` or a group alone: its help
+                exc.show()
+            else:
+                report_usage_error(exc, _wants_json(argv))
+            code = exc.exit_code
+        except typer.Abort:
+            sys.stderr.write("Aborted!\n")
+            code = 1
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+app = typer.Typer(cls=_Group, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="How SGLang lays out GPU memory for hybrid (state + KV) models, and launch commands that fit.")
 
 COMMAND_HELP = "The launch command, after `--` (env assignments, program, flags)."
@@ -54,8 +101,17 @@ def command_tokens(command: Optional[List[str]]):
     if not command:
         raise BadInput("no launch command given; put it after `--`, e.g. "
                        "`hybridplan explain -- python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B`")
-    text = command[0] if len(command) == 1 and " " in command[0] else list(command)
-    return parse_command(text)
+    if len(command) == 1 and " " in command[0]:  # one quoted string: expand `~` as the shell would have
+        from dataclasses import replace
+
+        cmd = parse_command(command[0])
+        return replace(cmd, argv=tuple(_expand_tilde(a) for a in cmd.argv))
+    return parse_command(list(command))
+
+
+def _expand_tilde(word: str) -> str:
+    """`~` or `~/...` at the start of a word, as a shell expands it (the loaders never do)."""
+    return os.path.expanduser(word) if word == "~" or word.startswith("~/") else word
 
 
 def main() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import List, Optional
 
 import typer
@@ -15,13 +14,16 @@ from hybridplan.commands import options as opt
 @app.command()
 def explain(
     command: Optional[List[str]] = typer.Argument(None, help=COMMAND_HELP),
-    pool_budget_gib: Optional[float] = typer.Option(None, "--pool-budget-gib", help="Memory the two pools share "
+    pool_budget_gib: Optional[float] = typer.Option(None, "--pool-budget-gib", callback=opt.POOL_BUDGET_CHECK,
+                                                    help="Memory the two pools share "
                                                     "(the engine's total_rest_memory, after weights and slack), GiB."),
     gpu: Optional[str] = opt.GPU,
     gpu_memory_gib: Optional[float] = opt.GPU_MEMORY_GIB,
-    available_gib: Optional[float] = typer.Option(None, "--available-gib", help="Free GiB after the weights: the "
+    available_gib: Optional[float] = typer.Option(None, "--available-gib", callback=opt.FREE_GIB_CHECK,
+                                                  help="Free GiB after the weights: the "
                                                   "'avail mem' of the last 'Load weight end' line of a boot log."),
-    pre_load_gib: Optional[float] = typer.Option(None, "--pre-load-gib", help="Free GiB before the weights "
+    pre_load_gib: Optional[float] = typer.Option(None, "--pre-load-gib", callback=opt.FREE_GIB_CHECK,
+                                                 help="Free GiB before the weights "
                                                  "(pre_model_load_memory): the first 'Load weight begin' avail mem."),
     weights_gib: Optional[float] = opt.WEIGHTS_GIB,
     hub: bool = opt.HUB,
@@ -31,14 +33,9 @@ def explain(
     """What the engine will allocate for a launch command, and why."""
 
     def body() -> int:
-        from hybridplan.errors import BadInput
         from hybridplan.explain import explain as run
         from hybridplan.hardware.catalog import from_options
 
-        for name, value in (("--pool-budget-gib", pool_budget_gib), ("--available-gib", available_gib),
-                            ("--pre-load-gib", pre_load_gib), ("--weights-gib", weights_gib)):
-            if value is not None and not math.isfinite(value):
-                raise BadInput(f"{name} must be a finite number")
         card = from_options(gpu, gpu_memory_gib)
         result = run(command_tokens(command), budget=pool_budget_gib, version=engine_version, gpu=card,
                      available_gib=available_gib, pre_load_gib=pre_load_gib, weights_gib=weights_gib, hub=hub)

@@ -86,16 +86,15 @@ def plan(
     model: str = typer.Option(..., "--model", help="Model id or path (the catalog resolves offline)."),
     gpu: Optional[str] = opt.GPU,
     gpu_memory_gib: Optional[float] = opt.GPU_MEMORY_GIB,
-    request_length: int = typer.Option(..., "--request-length", "-L", help="Average tokens per request (input + output)."),
-    concurrency: int = typer.Option(..., "--concurrency", "-C", help="Concurrent requests to serve."),
+    request_length: int = opt.REQUEST_LENGTH,
+    concurrency: int = opt.CONCURRENCY,
     quant: Optional[str] = typer.Option(None, "--quant", help="bf16, fp8, nvfp4 or nvfp4-bf16-head: picks the checkpoint."),
     spec: Optional[str] = typer.Option(None, "--spec", help="none, mtp (eagle/nextn), dspark, dflash, ngram."),
     draft: Optional[str] = typer.Option(None, "--draft", help="Draft checkpoint for dspark/dflash/eagle3."),
-    tp: int = typer.Option(1, "--tp", help="Tensor parallel size."),
+    tp: int = opt.TP,
     tune_mrr: bool = typer.Option(False, "--tune-mrr", help="Also try --max-running-requests C."),
     tune_chunked_prefill: bool = typer.Option(False, "--tune-chunked-prefill", help="Also try smaller prefill chunks."),
-    max_mem_fraction: Optional[float] = typer.Option(None, "--max-mem-fraction", help="Use this --mem-fraction-static "
-                                                     "instead of the highest safe estimate."),
+    max_mem_fraction: Optional[float] = opt.MAX_MEM_FRACTION,
     pin: bool = typer.Option(False, "--pin", help="Size the state pool with --max-mamba-cache-size, not a ratio."),
     weights_gib: Optional[float] = opt.WEIGHTS_GIB,
     hub: bool = opt.HUB,
@@ -113,10 +112,6 @@ def plan(
         card = from_options(gpu, gpu_memory_gib)
         if card is None:
             raise BadInput("plan needs a GPU: --gpu (see the catalog ids) or --gpu-memory-gib")
-        if tp < 1:
-            raise BadInput("--tp must be >= 1")
-        if max_mem_fraction is not None and not 0 < max_mem_fraction < 1:
-            raise BadInput("--max-mem-fraction must be between 0 and 1")
         parsed = parse_command(list(extra)) if extra else None
         target = Target(model=model, gpu=card, request_length=request_length, concurrency=concurrency, quant=quant,
                         spec=spec, draft=draft, tp=tp, extra_flags=parsed.argv if parsed else (),

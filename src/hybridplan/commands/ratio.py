@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import List, Optional
 
 import typer
@@ -56,9 +55,10 @@ def print_ratio(r: dict) -> None:
 @app.command()
 def ratio(
     command: Optional[List[str]] = typer.Argument(None, help=COMMAND_HELP),
-    request_length: int = typer.Option(..., "--request-length", "-L", help="Average tokens per request (input + output)."),
-    concurrency: int = typer.Option(..., "--concurrency", "-C", help="Concurrent requests to serve."),
-    pool_budget_gib: Optional[float] = typer.Option(None, "--pool-budget-gib", help="The engine's total_rest_memory "
+    request_length: int = opt.REQUEST_LENGTH,
+    concurrency: int = opt.CONCURRENCY,
+    pool_budget_gib: Optional[float] = typer.Option(None, "--pool-budget-gib", callback=opt.POOL_BUDGET_CHECK,
+                                                    help="The engine's total_rest_memory "
                                                     "(GiB): makes the ratio exact against the engine's sizing."),
     gpu: Optional[str] = opt.GPU,
     gpu_memory_gib: Optional[float] = opt.GPU_MEMORY_GIB,
@@ -68,12 +68,9 @@ def ratio(
     """The --mamba-full-memory-ratio that balances state and KV for L-token requests, and the pin for C of them."""
 
     def body() -> int:
-        from hybridplan.errors import BadInput
         from hybridplan.hardware.catalog import from_options
         from hybridplan.planner.ratio import balanced_ratio
 
-        if pool_budget_gib is not None and not math.isfinite(pool_budget_gib):
-            raise BadInput("--pool-budget-gib must be a finite number")
         result = balanced_ratio(command_tokens(command), request_length=request_length, concurrency=concurrency,
                                 budget=pool_budget_gib, gpu=from_options(gpu, gpu_memory_gib), version=engine_version)
         if as_json:
