@@ -1,10 +1,11 @@
 """GPU checks for `cookbook check`: does each rendered command fit its hardware according to the engine model, and
-is a greyed combination perhaps reachable after all?
+is a greyed combination perhaps reachable after all? do the page's measured records agree with the model?
 
 The pool budget of a (command, GPU) pair comes from the planner's memory timeline (weights, the mem-fraction slack,
-the multimodal reservation); the pools from the engine version's own sizing. A measured pin the model says cannot
-work is an error; an unmeasured recipe that does not fit is a warning; a greyed combination the model says fits is
-reported (info) as "unmeasured, possibly reachable".
+the multimodal reservation); the pools from the engine version's own sizing; whether it boots and serves, and else
+in which phase it fails, from planner.verdict. A measured pin the model says cannot boot or serve is an error naming
+the phase and the numbers; an unmeasured recipe that does not is a warning; a greyed combination the model says fits
+is reported (info) as "unmeasured, possibly reachable"; a record the model disagrees with is an error.
 """
 
 from __future__ import annotations
@@ -38,15 +39,17 @@ class Fit:
     binding: str = ""
     pinned_mrr: int | None = None  # --max-running-requests as the recipe pins it (per attention-DP rank)
     slack_fits_headroom: bool = True
+    verdict: object = None  # planner.verdict.Verdict for one request of the page's length
     note: str = ""
 
 
 @lru_cache(maxsize=4096)
-def size_on_gpu(command, gpu_id: str, version: str) -> Fit:
-    """Size the pools of a command on a catalog GPU."""
+def size_on_gpu(command, gpu_id: str, version: str, request_tokens: int = 1) -> Fit:
+    """Size the pools of a command on a catalog GPU, and predict whether one request of `request_tokens` serves."""
     from hybridplan.engine.versions import engine_module
     from hybridplan.hardware.catalog import lookup
     from hybridplan.planner.timeline import for_loaded
+    from hybridplan.planner.verdict import predict
 
     card = lookup(gpu_id)
     loaded = engine_view.resolve(command, version, card.platform())
@@ -62,6 +65,7 @@ def size_on_gpu(command, gpu_id: str, version: str) -> Fit:
                binding=s.requests.binding,
                pinned_mrr=s.requests.requested if loaded.args.explicit("max_running_requests") else None,
                slack_fits_headroom=tl.slack_fits_headroom,
+               verdict=predict(loaded, tl, request_tokens=request_tokens),
                note=f"pool budget {tl.rest_gib.value:.2f} GiB ({tl.rest_gib.source.value})")
 
 
@@ -80,12 +84,18 @@ def _engine_command(flags, env, values: Mapping[str, str]):
     return engine_view.launch_command(single, env, values)
 
 
+PHASE_WORDS = {"weights": "loading the weights", "state_pool": "allocating the state pool",
+               "kv_pool": "allocating the KV pool", "cuda_graph": "capturing CUDA graphs",
+               "first_request": "on the first request"}
+
+
 def check_rendered(page: Page, r: Rendered) -> list[tuple[str, str, str]]:
     """(severity, rule, message) for one rendered selection on its hardware."""
     hw = next(h for h in page.hardware if h.id == r.selection["hw"])
     if hw.gpu is None:
         return []
-    fit = size_on_gpu(_engine_command(r.flags, r.env, {}), hw.gpu, page.engine_version)
+    L = request_tokens(page, r)
+    fit = size_on_gpu(_engine_command(r.flags, r.env, {}), hw.gpu, page.engine_version, L)
     if fit.unloadable:
         return [("error", "engine", f"the engine model (sglang {page.engine_version}) rejects this command: "
                  f"{fit.unloadable}")]
@@ -95,17 +105,30 @@ def check_rendered(page: Page, r: Rendered) -> list[tuple[str, str, str]]:
     if fit.refusal:
         return [(severity, "pin-fit", f"on {fit.gpu} the engine model says {what} cannot start: {fit.refusal}")]
     out = []
-    L = request_tokens(page, r)
     if fit.pinned_mrr is not None and fit.max_running_requests < fit.pinned_mrr:
         out.append((severity, "pin-fit", f"{what} pins --max-running-requests {fit.pinned_mrr} but on {fit.gpu} the "
                     f"pools admit {fit.max_running_requests} (bound by the {fit.binding.replace('_', ' ')}; "
                     f"K = {fit.max_mamba_cache_size} slots at S = {fit.slots_per_request}, {fit.note})"))
-    if fit.max_total_num_tokens < L:
-        out.append((severity, "pin-fit", f"on {fit.gpu} the KV pool holds {fit.max_total_num_tokens:,} tokens, less "
-                    f"than one request of {L:,} ({fit.note})"))
-    if not fit.slack_fits_headroom:
-        out.append(("info", "headroom", f"on {fit.gpu} the --mem-fraction-static slack is smaller than the estimated "
-                    "CUDA graph + activation memory (planner estimate)"))
+    v = fit.verdict
+    if v is not None and not v.serves:
+        out.append((severity, "pin-fit", f"on {fit.gpu} {what} fails {PHASE_WORDS[v.phase]} ({v.phase}): {v.why} "
+                    f"({fit.note}; a request of {L:,} tokens)"))
+    return out
+
+
+def check_records(page: Page) -> list[tuple[str, str, str]]:
+    """Every measured record against the model: a disagreement is an error, so the model gets recalibrated rather
+    than the record ignored."""
+    from hybridplan.cookbook.records import check
+
+    gpus = {h.id: h.gpu for h in page.hardware}
+    out = []
+    for rec in page.records:
+        if gpus.get(rec.hw) is None:
+            out.append(("error", "record", f"record {rec.id}: hardware {rec.hw!r} is not one of the page's cards"))
+            continue
+        out += [("error", "record", c.message()) for c in check(rec, gpus[rec.hw], page.engine_version)
+                if not c.agrees]
     return out
 
 

@@ -394,6 +394,8 @@ def _check_selections(page: Page, out: _Collector, *, gpu: bool, engine: bool) -
     if gpu and engine:
         for severity, rule, msg, sel in fit.check_greyed(page):
             out.add(severity, rule, msg, ("no_cell",), sel)
+        for severity, rule, msg in fit.check_records(page):
+            out.add(severity, rule, msg, ("records",))
 
 
 def _shown(option, sel) -> bool:
