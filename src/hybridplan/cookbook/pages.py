@@ -16,6 +16,8 @@ from pydantic import ValidationError
 from hybridplan.cookbook.schema import Hardware, Page
 from hybridplan.cookbook.source import SchemaError, SourceMap, Unreadable, dotted, parse_yaml, schema_errors
 from hybridplan.errors import BadInput
+from hybridplan.limits import MAX_YAML_BYTES
+from hybridplan.textfile import read_text
 
 HARDWARE_FILE = "_hardware.yaml"
 
@@ -68,6 +70,8 @@ class Loaded:
 
 def read_page_text(text: str, origin: str) -> Loaded:
     """Parse and validate one page. YAML that cannot be read raises Unreadable; schema violations are returned."""
+    if len(text) > MAX_YAML_BYTES:
+        raise Unreadable(f"{origin}: {len(text):,} characters, over the {MAX_YAML_BYTES:,}-character bound for a page")
     data, src = parse_yaml(text, origin)
     if not isinstance(data, dict):
         return Loaded(page=None, errors=(SchemaError(loc=(), line=1, message="a page is a YAML mapping"),), source=src)
@@ -87,12 +91,8 @@ def read_page_text(text: str, origin: str) -> Loaded:
 
 
 def read_page_file(path: str | Path) -> Loaded:
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise Unreadable(f"{path}: cannot read: {exc.strerror if isinstance(exc, OSError) else exc}") from None
-    return read_page_text(text, str(path))
+    """A page file: a bounded regular file of UTF-8 text (hybridplan.textfile), then read_page_text."""
+    return read_page_text(read_text(Path(path), limit=MAX_YAML_BYTES, error=Unreadable), str(path))
 
 
 def _strict(loaded: Loaded) -> Page:

@@ -11,6 +11,7 @@ Anything that depends on the selection is a `Condition` (data) or a list of `Ite
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from itertools import product
@@ -19,6 +20,7 @@ from typing import Annotated, Literal, Mapping, Optional, Union
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_validator, model_validator
 
 from hybridplan.cookbook.conditions import Condition, Selection, evaluate
+from hybridplan.limits import MAX_CONTEXT, MAX_LIST, MAX_PAGE_COMBOS, MAX_PARALLEL, MAX_POOL_TOKENS, MAX_REQUESTS
 from hybridplan.cookbook.records import Record
 
 ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -28,7 +30,7 @@ Status = Literal["verified", "in-progress", "unverified"]
 
 
 class Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
 
 class Branch(Model):
@@ -90,7 +92,7 @@ class Option(Model):
     env: list[Item] = Field(default_factory=list)
     strip: list[Item] = Field(default_factory=list)
     hints: list[Item] = Field(default_factory=list)
-    nnodes: Optional[int] = Field(default=None, ge=1)
+    nnodes: Optional[int] = Field(default=None, ge=1, le=MAX_PARALLEL)
 
     @field_validator("disabled", mode="before")
     @classmethod
@@ -139,11 +141,12 @@ class StatusRule(Model):
 
 
 class Workload(Model):
-    isl: int = Field(ge=1)
-    osl: int = Field(ge=0)
-    concurrency: list[int] = Field(default_factory=lambda: [1])
+    isl: int = Field(ge=1, le=MAX_CONTEXT)
+    osl: int = Field(ge=0, le=MAX_CONTEXT)
+    concurrency: list[Annotated[int, Field(ge=1, le=MAX_REQUESTS)]] = Field(default_factory=lambda: [1],
+                                                                         max_length=MAX_LIST)
     dataset: str = "random"
-    num_prompts: Optional[int] = Field(default=None, ge=1)
+    num_prompts: Optional[int] = Field(default=None, ge=1, le=MAX_REQUESTS)
 
     @field_validator("concurrency", mode="before")
     @classmethod
@@ -161,9 +164,9 @@ class Measurement(Model):
     workload: Optional[Workload] = None
     covers: Condition = True  # the overlay selections this record covers
     outcome: Literal["serves", "boot-failure", "runtime-oom", "degraded"] = "serves"
-    max_total_num_tokens: Optional[int] = Field(default=None, ge=0)
-    max_mamba_cache_size: Optional[int] = Field(default=None, ge=0)
-    max_running_requests: Optional[int] = Field(default=None, ge=0)
+    max_total_num_tokens: Optional[int] = Field(default=None, ge=0, le=MAX_POOL_TOKENS)
+    max_mamba_cache_size: Optional[int] = Field(default=None, ge=0, le=MAX_REQUESTS)
+    max_running_requests: Optional[int] = Field(default=None, ge=0, le=MAX_REQUESTS)
     ttft_ms: Optional[float] = Field(default=None, ge=0)
     tpot_ms: Optional[float] = Field(default=None, ge=0)
     tokens_per_sec_per_gpu: Optional[float] = Field(default=None, ge=0)
@@ -196,7 +199,7 @@ class Cell(Model):
     env: list[str] = Field(default_factory=list)
     warn: Optional[str] = None
     redirect: bool = False
-    nnodes: int = Field(default=1, ge=1)
+    nnodes: int = Field(default=1, ge=1, le=MAX_PARALLEL)
     verification: Verification = Field(default_factory=Verification)
     note: Optional[str] = None
 
@@ -237,8 +240,8 @@ class NoCellRule(Model):
 class PageWorkload(Model):
     """The calculator's workload: average request length (input + output tokens) and target concurrency."""
 
-    request_length: int = Field(ge=1)
-    concurrency: int = Field(ge=1)
+    request_length: int = Field(ge=1, le=MAX_CONTEXT)
+    concurrency: int = Field(ge=1, le=MAX_REQUESTS)
 
 
 class Install(Model):
@@ -253,7 +256,8 @@ class BenchmarkCommands(Model):
 
     speed: Optional[str] = None
     accuracy: dict[str, str] = Field(default_factory=dict)
-    num_prompts_by_concurrency: dict[int, int] = Field(default_factory=dict)
+    num_prompts_by_concurrency: dict[Annotated[int, Field(ge=1, le=MAX_REQUESTS)],
+                                     Annotated[int, Field(ge=1, le=MAX_REQUESTS)]] = Field(default_factory=dict)
 
     def num_prompts(self, w: "Workload", c: int) -> int:
         """The docs' priority: the measurement's own count, the page's table, else max(2c, 200)."""
@@ -310,12 +314,26 @@ class Page(Model):
         """Every concrete cell in declaration order (list-valued matches expanded); the first match wins."""
         return self._lookup
 
+    @field_validator("cells")
+    @classmethod
+    def _bounded_cells(cls, cells: list[Cell]) -> list[Cell]:
+        """List-valued matches expand to one concrete cell per combination; bound them before expanding."""
+        total = sum(math.prod(len(v) if isinstance(v, list) else 1 for v in c.match.values()) for c in cells)
+        if total > MAX_PAGE_COMBOS:
+            raise ValueError(f"the cells' list-valued matches expand to {total:,} concrete cells, over the bound of "
+                             f"{MAX_PAGE_COMBOS:,}")
+        return cells
+
     @model_validator(mode="after")
     def _dims(self):
         ids = ["hw"] + [d.id for d in self.match_dims] + [d.id for d in self.overlay_dims]
         dup = sorted({i for i in ids if ids.count(i) > 1})
         if dup:
             raise ValueError(f"dimension ids must be unique (hw is implicit): {', '.join(dup)}")
+        combos = len(self.supported_hardware) * math.prod(len(d.options) for d in self.match_dims + self.overlay_dims)
+        if combos > MAX_PAGE_COMBOS:
+            raise ValueError(f"hardware x dimension options make {combos:,} selections, over the bound of "
+                             f"{MAX_PAGE_COMBOS:,}")
         for key in self.placeholders:
             if not re.fullmatch(r"[A-Z0-9_]+", key):
                 raise ValueError(f"placeholder {key!r}: names are UPPER_SNAKE_CASE")

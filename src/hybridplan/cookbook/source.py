@@ -8,6 +8,7 @@ import yaml
 from pydantic import ValidationError
 
 from hybridplan.errors import BadInput
+from hybridplan.limits import MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_NODES
 
 
 class Unreadable(BadInput):
@@ -24,7 +25,38 @@ class SchemaError:
 
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys (PyYAML silently keeps the last one)."""
+    """SafeLoader that refuses duplicate mapping keys (PyYAML silently keeps the last one), and bounds aliases,
+    nesting and the node count once aliases are expanded (billion laughs), while composing, before any data is built."""
+
+    def __init__(self, stream) -> None:
+        super().__init__(stream)
+        self._aliases = 0
+        self._depth = 0
+        self._expanded: dict[int, int] = {}  # id(node) -> nodes under it with aliases expanded
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                raise yaml.composer.ComposerError(None, None, f"more than {MAX_YAML_ALIASES} aliases",
+                                                  self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > MAX_YAML_DEPTH:
+            raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels",
+                                              self.peek_event().start_mark)
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        children = node.value if isinstance(node, yaml.SequenceNode) else (
+            [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else [])
+        size = 1 + sum(self._expanded.get(id(c), 1) for c in children)
+        if size > MAX_YAML_NODES:
+            raise yaml.composer.ComposerError(None, None, f"more than {MAX_YAML_NODES:,} nodes once aliases are "
+                                              "expanded", node.start_mark)
+        self._expanded[id(node)] = size
+        return node
 
     def construct_mapping(self, node, deep=False):
         seen: dict = {}
