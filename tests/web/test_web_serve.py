@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 
@@ -64,3 +65,48 @@ def test_port_in_use_is_one_line_not_a_traceback():
 def test_bad_port_is_refused(cli):
     code, _, err = cli("serve", "--port", "70000")
     assert code == 2 and "65535" in err
+
+
+def _post(base: str, host: str, body: dict) -> tuple[int, dict]:
+    req = urllib.request.Request(base + "/api/explain", method="POST", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json", "Host": host})
+    try:
+        with urllib.request.urlopen(req) as res:
+            return res.status, json.loads(res.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def test_serve_widens_paths_and_hosts_only_as_told(tmp_path):
+    """--allow-path DIR reads configs below DIR and nowhere else; --allowed-host NAME answers Host NAME, and any other
+    name is refused (DNS rebinding)."""
+    from hybridplan.models.catalog import read_text
+
+    allowed, outside = tmp_path / "allowed", tmp_path / "outside"
+    allowed.mkdir()
+    outside.mkdir()
+    for d in (allowed, outside):
+        (d / "config.json").write_text(read_text("Qwen__Qwen3.5-9B.json"))
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "hybridplan", "serve", "--port", str(port), "--allow-path",
+                             str(allowed), "--allowed-host", "planner.lan"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        _wait(base + "/", proc)
+        own = f"127.0.0.1:{port}"
+        code, body = _post(base, own, {"command": f"--model-path {allowed}"})
+        assert code == 200 and body["model"]["source"] == str(allowed)
+        code, body = _post(base, own, {"command": f"--model-path {outside}"})
+        assert code == 400 and "not found" in body["error"]["message"]
+        assert _post(base, f"planner.lan:{port}", {"command": "--model-path Qwen/Qwen3.5-9B"})[0] == 200
+        code, body = _post(base, f"rebound.example:{port}", {"command": "--model-path Qwen/Qwen3.5-9B"})
+        assert code == 421 and "--allowed-host" in body["error"]["message"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
+
+
+def test_an_allow_path_that_is_no_directory_is_refused(cli, tmp_path):
+    code, _, err = cli("serve", "--allow-path", str(tmp_path / "missing"))
+    assert code == 2 and f"--allow-path {tmp_path / 'missing'}: not a directory" in err

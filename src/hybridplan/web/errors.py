@@ -26,6 +26,14 @@ def error_body(message: str, kind: str, **extra: str) -> dict:
 UNPROCESSABLE = "this input could not be processed (an unexpected error; the server log has the details)"
 
 
+def _shown(part: object, limit: int = 64) -> str:
+    """A field name as the message shows it: printable (escaped otherwise), one line, at most `limit` characters."""
+    text = str(part)
+    if not text.isprintable():
+        text = text.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _validation_message(exc: RequestValidationError) -> str:
     """One line naming each bad field (never echoing the input, which may be large)."""
     parts = []
@@ -33,7 +41,7 @@ def _validation_message(exc: RequestValidationError) -> str:
         if err.get("type") == "json_invalid":
             parts.append("request body: not valid JSON")
             continue
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
+        loc = ".".join(_shown(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
         parts.append(f"{loc or 'request body'}: {err.get('msg', 'invalid')}")
     return "; ".join(dict.fromkeys(parts)) or "invalid request"
 
@@ -76,7 +84,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return JSONResponse(error_body(str(exc.detail), "HTTPError"), status_code=exc.status_code)
+        kind = BadInput.__name__ if exc.status_code in (400, 413) else "HTTPError"  # an unparsable or oversized body
+        return JSONResponse(error_body(str(exc.detail), kind), status_code=exc.status_code)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -19,7 +19,9 @@ MAX_CONFIG_BYTES = 128 * 1024  # an uploaded config.json, compact; the largest b
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    """No unknown fields, no coercion (true is not 1, "5" is not 5), finite numbers only."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
 class LogParseRequest(_Strict):
