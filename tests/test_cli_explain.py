@@ -81,3 +81,36 @@ def test_cli_start_does_not_import_heavy_modules():
             "'huggingface_hub', 'numpy') if m in sys.modules]; print(','.join(bad))")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0 and res.stdout.strip() == ""
+
+
+LAZY = ("--", "--model-path", "Qwen/Qwen3.8-27B-FP8", "--mamba-radix-cache-strategy", "extra_buffer_lazy")
+# kv_cache_configurator.py::_calculate_mamba_ratio asserts after resolution: lazy slots need the overlap schedule,
+# whether the flag turns it off or overrides.py::_pipeline_parallel_overlap_disable does for --pp-size 2
+LAZY_CASES = [(("--disable-overlap-schedule",), "explicit", "--disable-overlap-schedule", 65_536),
+              (("--pp-size", "2"), "derived", "overrides.py::_pipeline_parallel_overlap_disable", 32_768)]
+LAZY_REFUSAL = "Lazy extra buffer requires overlap schedule (--disable-overlap-schedule is incompatible)"
+
+
+@pytest.mark.parametrize("extra,source,rule,kv", LAZY_CASES)
+def test_refusal_at_sizing_still_reports_the_resolved_arguments(cli_json, extra, source, rule, kv):
+    code, d = cli_json("explain", "--json", "--gpu", "h200", *LAZY, *extra)
+    assert code == 3
+    assert d["error"] == {"message": LAZY_REFUSAL, "type": "AssertionError",
+                          "rule": "mem_cache/kv_cache_configurator.py::_calculate_mamba_ratio"}
+    assert d["args"]["disable_overlap_schedule"] == {"value": True, "source": source, "rule": rule}
+    assert d["args"]["mamba_radix_cache_strategy"]["value"] == "extra_buffer_lazy"
+    assert d["args"]["attention_backend"]["value"] == "fa3"
+    # S is what the engine refuses to compute; D, state/slot and KV/token (stage 0's 16 or 8 layers) still are
+    assert d["slots_per_request"] is None and LAZY_REFUSAL in d["provenance"]["slots_per_request"]["note"]
+    assert (d["draft_states_per_request"], d["state_bytes_per_slot"], d["kv_bytes_per_token"]) == (0, 153_944_064, kv)
+    assert d["max_mamba_cache_size"] is None and d["pool_budget_gib"] is None and "memory" not in d
+
+
+@pytest.mark.parametrize("extra,source,rule,kv", LAZY_CASES)
+def test_refusal_at_sizing_in_text_lists_the_resolved_arguments(cli, extra, source, rule, kv):
+    code, out, _ = cli("explain", "--pool-budget-gib", "40", *LAZY, *extra)
+    assert code == 3
+    flat = " ".join(out.split())  # rich wraps long lines
+    assert f"engine refuses to start: {LAZY_REFUSAL}" in flat and "153,944,064 B" in flat and f"{kv:,} B" in flat
+    assert "disable_overlap_schedule = True (" + source + (f" by {rule})" if source == "derived" else ")") in flat
+    assert "mamba_radix_cache_strategy = 'extra_buffer_lazy' (explicit)" in flat

@@ -21,6 +21,7 @@ def explain(command: LaunchCommand | str, *, budget=None, platform: Platform | N
             version: str | None = None, gpu=None, available_gib: float | None = None,
             pre_load_gib: float | None = None, weights_gib: float | None = None, hub: bool = False) -> dict:
     """The full `explain --json` object. `budget` is a GiB float or a PoolBudget; None leaves pool figures null.
+    A refusal after resolution comes back under `error`, beside the resolved `args` and the numbers still computable.
 
     With a `gpu` (hardware.catalog.GPU) or a boot log's `available_gib`/`pre_load_gib`, the budget comes from the
     memory timeline (weights, the --mem-fraction-static slack, the multimodal reservation) and `memory` shows it.
@@ -43,6 +44,10 @@ def explain(command: LaunchCommand | str, *, budget=None, platform: Platform | N
     out["args"] = loaded.args.as_dict(REPORTED_ARGS)
     for key in _POOL_KEYS:
         out[key] = None
+    if "error" in out:  # the pool configurator refuses the resolved arguments before any budget is sized
+        out["pool_budget_gib"] = None
+        out["warnings"] = warnings
+        return out
     if budget is None and (gpu is not None or available_gib is not None or pre_load_gib is not None):
         from hybridplan.planner.timeline import for_loaded, memory_payload
 

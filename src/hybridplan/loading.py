@@ -11,7 +11,7 @@ from hybridplan.engine.args import EngineArgs, Platform
 from hybridplan.engine.command import LaunchCommand, parse_command
 from hybridplan.engine.flags import load_registry, parse_argv
 from hybridplan.engine.versions import engine_module
-from hybridplan.errors import BadInput
+from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.models.loader import load_draft, load_model, resolve_config
 from hybridplan.provenance import Source, Sourced
@@ -103,36 +103,55 @@ def model_summary(geo: ModelGeometry, args: EngineArgs) -> dict:
 
 
 def geometry_numbers(loaded: Loaded) -> dict:
-    """Numbers that do not depend on the pool budget: S, D, state/slot, KV/token."""
+    """Numbers that do not depend on the pool budget: S, D, state/slot, KV/token.
+
+    The engine checks some resolved combinations only when its pool configurator runs (e.g. extra_buffer_lazy
+    without the overlap schedule): a number it refuses to compute is None, and the refusal comes back as `error`.
+    """
     from hybridplan.engine.sglang_0_5_23 import sizing
 
     args, geo = loaded.args, loaded.geometry
-    S = sizing.mamba_ratio(args)
-    D = sizing.draft_states_per_request(args, geo)
+    refusals: dict[str, EngineRefusal] = {}
+
+    def computed(key: str, fn):
+        try:
+            return fn()
+        except EngineRefusal as exc:
+            refusals[key] = exc
+            return None
+
+    def note(key: str, text) -> str:
+        return f"the engine refuses: {refusals[key].message}" if key in refusals else text()
+
+    S = computed("slots_per_request", lambda: sizing.mamba_ratio(args))
+    D = computed("draft_states_per_request", lambda: sizing.draft_states_per_request(args, geo))
     tp = sizing.state_tp(args, geo)
     per_slot = geo.state_bytes_per_slot(tp, args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"])
-    cell = sizing.binding_cell(args, geo, loaded.draft)
+    cell = computed("kv_bytes_per_token", lambda: sizing.binding_cell(args, geo, loaded.draft))
     ring = (geo.replayssm_ring_bytes(tp, args["linear_replayssm_cache_len"], args["mamba_conv_dtype"])
             if sizing.replayssm_active(args, geo) else 0)
     prov = {
-        "slots_per_request": Sourced(value=S, source=Source.ENGINE_RULE,
-                                     note="mem_cache/kv_cache_configurator.py::_calculate_mamba_ratio"),
-        "draft_states_per_request": Sourced(value=D, source=Source.ENGINE_RULE, note=(
+        "slots_per_request": Sourced(value=S, source=Source.ENGINE_RULE, note=note(
+            "slots_per_request", lambda: "mem_cache/kv_cache_configurator.py::_calculate_mamba_ratio")),
+        "draft_states_per_request": Sourced(value=D, source=Source.ENGINE_RULE, note=note("draft_states_per_request", lambda: (
             "ReplaySSM spec-verify: no verify scratch" if sizing.replayssm_active(args, geo) and args["speculative_algorithm"]
-            else "speculative_num_draft_tokens" if D else "no speculative decoding")),
+            else "speculative_num_draft_tokens" if D else "no speculative decoding"))),
         "state_bytes_per_slot": Sourced(value=per_slot, source=Source.ENGINE_RULE, note=(
             f"configs/mamba_utils.py::mamba_cache_per_req: {len(geo.linear_layer_ids)} layers x (conv "
             f"{geo.state_shape(tp).conv_numel} x {args['mamba_conv_dtype']} + ssm {geo.state_shape(tp).temporal_numel} x "
             f"{args['mamba_ssm_dtype_resolved']}) at state TP {tp}; from config")),
-        "kv_bytes_per_token": Sourced(value=cell.total, source=Source.ENGINE_RULE, note=(
-            f"model_executor/pool_configurator.py::_compute_cell_size: {cell.layers} full-attention layers, "
-            f"{cell.kv_dtype}; draft: {cell.draft_rule}")),
+        "kv_bytes_per_token": Sourced(value=cell and cell.total, source=Source.ENGINE_RULE, note=note(
+            "kv_bytes_per_token", lambda: f"model_executor/pool_configurator.py::_compute_cell_size: {cell.layers} "
+            f"full-attention layers, {cell.kv_dtype}; draft: {cell.draft_rule}")),
     }
-    return {
+    out = {
         "slots_per_request": S, "draft_states_per_request": D, "state_bytes_per_slot": per_slot,
-        "kv_bytes_per_token": cell.total, "kv_cell": cell.as_dict(), "replayssm_ring_bytes_per_request": ring,
-        "provenance": {k: v.as_dict() for k, v in prov.items()},
+        "kv_bytes_per_token": cell and cell.total, "kv_cell": cell and cell.as_dict(),
+        "replayssm_ring_bytes_per_request": ring, "provenance": {k: v.as_dict() for k, v in prov.items()},
     }
+    if refusals:
+        out["error"] = next(iter(refusals.values())).as_dict()
+    return out
 
 
 def sizing_payload(loaded: Loaded, budget) -> dict:

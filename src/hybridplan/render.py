@@ -16,6 +16,17 @@ def _num(n) -> str:
     return "-" if n is None else f"{n:,}" if isinstance(n, int) else str(n)
 
 
+def _print_resolved(c: Console, args: dict) -> None:
+    """The typed and derived arguments the engine held when it refused (defaults are in --json `args`)."""
+    shown = {k: a for k, a in args.items() if a["source"] != "default"}
+    if not shown:
+        return
+    c.print("[bold]Resolved arguments when it refused[/] (typed and derived; defaults in --json):")
+    for name, a in shown.items():
+        rule = f" by {a['rule']}" if a["source"] == "derived" and a.get("rule") else ""
+        c.print(f"  {name} = {a['value']!r} ({a['source']}{rule})", markup=False, highlight=False)
+
+
 def print_explain(r: dict, console: Console | None = None) -> None:
     """The explain result as a compact table, then warnings, predicted log lines and any refusal."""
     c = console or Console()
@@ -50,6 +61,7 @@ def print_explain(r: dict, console: Console | None = None) -> None:
     if r.get("error"):
         c.print(f"[red bold]engine refuses to start:[/] {r['error']['message']}")
         c.print(f"  rule: {r['error']['rule']}")
+        _print_resolved(c, r.get("args", {}))
     for w in r.get("warnings", []):
         c.print(f"[yellow]warning:[/] {w}")
     for note in m.get("notes", []):

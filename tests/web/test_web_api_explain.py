@@ -150,3 +150,16 @@ def test_memory_timeline_matches_the_cli(client, cli_json, extra):
 def test_unknown_gpu_is_bad_input(client):
     res = client.post("/api/explain", json={"command": Q27, "gpu": "tpu9"})
     assert res.status_code == 400 and "unknown GPU 'tpu9'" in res.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("extra", ["--disable-overlap-schedule", "--pp-size 2"])
+def test_refusal_at_sizing_is_422_with_the_resolved_arguments(client, cli_json, extra):
+    command = f"--model-path Qwen/Qwen3.8-27B-FP8 --mamba-radix-cache-strategy extra_buffer_lazy {extra}"
+    code, expected = cli_json(*_cli_args(command, 40.0))
+    res = client.post("/api/explain", json={"command": command, "pool_budget_gib": 40.0})
+    assert code == 3 and res.status_code == 422
+    got = res.json()
+    assert got == expected
+    assert got["error"]["message"].startswith("Lazy extra buffer requires overlap schedule")
+    assert got["args"]["disable_overlap_schedule"]["value"] is True and got["slots_per_request"] is None
+    assert got["state_bytes_per_slot"] == 153_944_064
