@@ -61,7 +61,7 @@ def main() -> None:
 
     from hybridplan.web.app import create_app
 
-    with TestClient(create_app()) as client:
+    with TestClient(create_app(), base_url="http://127.0.0.1:8000") as client:  # the default bound address
         for name, method, path, body in REQUESTS:
             measure(client, method, path, body, 2, start=-2)  # warm caches (catalog, registry)
             server, total = measure(client, method, path, body, ns.runs)
