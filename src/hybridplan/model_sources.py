@@ -73,8 +73,18 @@ class ModelSourcePolicy:
 
     def admits(self, path: Path) -> bool:
         """`path` (relative to the working directory, never `~`-expanded) resolves below an allowed root."""
-        real = Path(os.path.realpath(path))
+        try:
+            real = Path(os.path.realpath(path))
+        except (ValueError, OSError):  # an embedded NUL, a name the OS refuses
+            return False
         return any(real == root or real.is_relative_to(root) for root in self.roots())
+
+    def _found(self, path: Path) -> bool:
+        """An admitted path that exists (a name too long to stat counts as missing)."""
+        try:
+            return self.admits(path) and path.exists()
+        except (ValueError, OSError):
+            return False
 
     def resolve(self, ref: str, uploads: Mapping[str, Upload]) -> ConfigSource:
         """The config `ref` names under this policy, or one not-found answer for everything refused or missing."""
@@ -91,7 +101,7 @@ class ModelSourcePolicy:
                 return self._local(ref, cached, f"hf-cache:{ref}")
         if ref and self.roots():
             path = Path(ref)
-            if self.admits(path) and path.exists():
+            if self._found(path):
                 return self._local(ref, path, ref)
         raise BadInput(f"model {ref!r} not found: not in the bundled catalog (GET /api/models), not in this server's "
                        "Hugging Face cache, and not a path this server allows (hybridplan serve --allow-path DIR); "
