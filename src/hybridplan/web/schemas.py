@@ -15,7 +15,7 @@ ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # page, dimension, option and
 MAX_PICKS = 32
 MAX_TOKENS = 10_000_000  # request length: far above any context window
 MAX_CONCURRENCY = 1_000_000
-MAX_CONFIG_BYTES = 128 * 1024  # an uploaded config.json, compact; the largest bundled one is 88 KB
+MAX_UPLOAD_CONFIG_BYTES = 128 * 1024  # a config.json sent with a request (compact); the largest bundled is 88 KB
 
 
 class _Strict(BaseModel):
@@ -68,10 +68,10 @@ class _OnGpu(_Strict):
 
 
 def _bounded_config(config: dict[str, Any]) -> dict[str, Any]:
-    """An uploaded config.json: at most MAX_CONFIG_BYTES once written compactly."""
+    """An uploaded config.json: at most MAX_UPLOAD_CONFIG_BYTES once written compactly."""
     size = len(json.dumps(config, separators=(",", ":")).encode())
-    if size > MAX_CONFIG_BYTES:
-        raise ValueError(f"config.json over {MAX_CONFIG_BYTES:,} bytes ({size:,})")
+    if size > MAX_UPLOAD_CONFIG_BYTES:
+        raise ValueError(f"config.json over {MAX_UPLOAD_CONFIG_BYTES:,} bytes ({size:,})")
     return config
 
 
