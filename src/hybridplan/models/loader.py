@@ -130,7 +130,7 @@ def resolve_config(ref: str) -> ConfigSource:
     if not ref:
         raise BadInput("no model given (--model-path is empty)")
     if len(ref) > MAX_PATH_CHARS:
-        raise BadInput(f"--model-path: {len(ref):,} characters, over the {MAX_PATH_CHARS:,}-character bound (PATH_MAX)")
+        raise BadInput(f"--model-path: too long ({len(ref):,} characters; the bound is PATH_MAX, {MAX_PATH_CHARS:,})")
     path = Path(ref)
     st = lookup(path)
     if st is not None:
