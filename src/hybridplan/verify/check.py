@@ -57,22 +57,25 @@ class Proxies:
 
     available_gib: float | None
     pre_load_gib: float | None
+    pre_load_from: str = "begin"  # which line gave P: "begin", "end" (avail + mem usage) or "none"
 
     def as_dict(self) -> dict:
+        p_note = ("P ~ MIN over ranks of the first 'Load weight begin' avail (pre_model_load_memory is measured just "
+                  "before it, world MIN)") if self.pre_load_from == "begin" else (
+            "P ~ MIN over ranks of the first 'Load weight end' avail + its mem usage (the log has no 'Load weight "
+            "begin' line; usage = begin - end, so the sum is the begin avail to +-0.01)")
         return {
             "available_gib": Sourced(value=self.available_gib, source=Source.MEASURED, note=(
                 "A ~ MIN over ranks of the last 'Load weight end' avail before the pools; the engine measures A "
                 "just before sizing, so memory allocated in between (not logged) makes the true A lower")).as_dict(),
-            "pre_load_gib": Sourced(value=self.pre_load_gib, source=Source.MEASURED, note=(
-                "P ~ MIN over ranks of the first 'Load weight begin' avail (pre_model_load_memory is measured just "
-                "before it, world MIN)")).as_dict(),
+            "pre_load_gib": Sourced(value=self.pre_load_gib, source=Source.MEASURED, note=p_note).as_dict(),
         }
 
 
 def proxies(boot: BootLog) -> Proxies:
     """A and P as the engine would have seen them: the world MIN of the logged per-rank values."""
-    return Proxies(available_gib=boot.min_over_ranks("avail_after_load_gib"),
-                   pre_load_gib=boot.min_over_ranks("pre_load_avail_gib"))
+    P, where = boot.pre_load_over_ranks()
+    return Proxies(available_gib=boot.min_over_ranks("avail_after_load_gib"), pre_load_gib=P, pre_load_from=where)
 
 
 class EngineView:
@@ -218,8 +221,10 @@ class LogCheck:
         A, P = self.px.available_gib + dA, self.px.pre_load_gib + dP
         try:
             return self.view.predict(self.view.rest(A, P, mm=self.scenario.mm if mm is None else mm), K=K, A=A, P=P)
-        except EngineRefusal:
-            return None
+        except EngineRefusal as exc:
+            # resolve_max_num_reqs refuses after K is fixed: its message still predicts K and the request count
+            m = _TOO_SMALL.search(exc.message)
+            return None if m is None else {"max_mamba_cache_size": int(m.group(1)), "max_running_requests": int(m.group(3))}
 
     @cached_property
     def base(self) -> dict | None:
@@ -370,9 +375,16 @@ class LogCheck:
                 row.rule, row.explanation = name, text
                 return
         row.rule = "unexplained"
-        row.explanation = ("no rule accounts for the difference" + (
-            "" if self.has_profile else ": the log has no 'Load weight begin/end' lines, so A and P are unknown")
-            + self._version_note())
+        row.explanation = "no rule accounts for the difference" + self._missing_profile() + self._version_note()
+
+    def _missing_profile(self) -> str:
+        """Why A or P is unknown, naming only the lines the log really lacks."""
+        if self.has_profile:
+            return ""
+        if self.px.available_gib is None:
+            return ": the log has no 'Load weight end' line (avail mem=...), so A and P are unknown"
+        return (": the log has no 'Load weight begin' line and its 'Load weight end' line has no mem usage, so P is "
+                "unknown")
 
     def rows(self) -> list[Row]:
         base = self.base or {}
@@ -556,6 +568,11 @@ def check_log(boot: BootLog, command: LaunchCommand, *, log_version: str | None 
         out["failure"] = failure.as_dict()
         if failure.phase not in ("state_pool", "kv_pool"):
             out["notes"].append(_outside_the_model(failure.phase, boot, view))
+    from hybridplan.verify.diagnose import diagnose
+
+    diagnosis = diagnose(boot, loaded, px.available_gib, px.pre_load_gib)
+    if diagnosis is not None:
+        out["diagnosis"] = diagnosis
     unexplained = [r for r in rows if not r.explained]
     if refusal is not None:
         unexplained += [r for r in refusal["rows"] if r["rule"] == "unexplained"]
@@ -565,7 +582,7 @@ def check_log(boot: BootLog, command: LaunchCommand, *, log_version: str | None 
 
 def _outside_the_model(phase: str, boot: BootLog, view: EngineView) -> str:
     """What the pool model says about a failure outside pool sizing (before the pools, or after them)."""
-    P = boot.min_over_ranks("pre_load_avail_gib")
+    P = boot.pre_load_over_ranks()[0]
     if phase == "weights":
         return ("the boot failed while loading the weights, before any pool was sized: the weights do not fit in the "
                 "free memory" + (f" P = {P:.2f} GiB" if P is not None else "") + " (no pool-sizing rule applies)")
