@@ -6,12 +6,13 @@ import json
 
 from fastapi import HTTPException
 
+from hybridplan.verify.logparse import WEB_MAX_LOG_CHARS
 from hybridplan.web.errors import error_body
 
 MAX_BODY_BYTES = 256 * 1024  # a command, a few numbers and up to two uploaded config.json objects
-# /api/logs/*: a boot log (schemas.MAX_LOG_CHARS of text) plus a command, with room for JSON escaping. The web's own
-# limit: verify/logparse.py exposes no log-size constant to share.
-MAX_LOG_BODY_BYTES = 4 * 1024 * 1024
+# /api/logs/*: a boot log (logparse.WEB_MAX_LOG_CHARS characters, at up to 2 bytes each once UTF-8 and JSON-escaped)
+# plus the rest of an ordinary body
+MAX_LOG_BODY_BYTES = 2 * WEB_MAX_LOG_CHARS + MAX_BODY_BYTES
 LOG_PATHS = "/api/logs/"
 
 

@@ -7,8 +7,10 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
+from hybridplan.verify.logparse import WEB_MAX_LOG_CHARS
+
 MAX_COMMAND_CHARS = 16_384
-MAX_LOG_CHARS = 2_000_000
+MAX_LOG_CHARS = WEB_MAX_LOG_CHARS
 MAX_BUDGET_GIB = 1e5  # far above any card; the engine model takes negative budgets (it refuses them itself)
 VERSION_PATTERN = r"^[0-9A-Za-z._-]{1,32}$"
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # page, dimension, option and GPU ids
