@@ -27,7 +27,7 @@ def test_ratio_human_output_shows_the_formula(cli):
 
 def test_plan_json_and_exit_codes(cli_json, cli):
     code, d = cli_json("plan", "--json", "--model", "Qwen/Qwen3.8-27B", "--quant", "nvfp4", "--gpu", "rtx5090",
-                       "--request-length", "9216", "--concurrency", "1", "--spec", "dflash")
+                       "--request-length", "9216", "--concurrency", "1", "--spec", "dflash", "--tune-mrr")
     assert code == 0 and d["fits"] and d["command"].startswith("python -m sglang.launch_server")
     code, d = cli_json("plan", "--json", "--model", "Qwen/Qwen3.8-27B", "--gpu", "rtx5090", "-L", "9216", "-C", "1")
     assert code == 1 and not d["fits"] and d["cheapest_change"]

@@ -30,9 +30,9 @@ def test_pp_reports_the_binding_stage_cell():
 
 def test_explain_warns_when_the_slack_cannot_hold_the_headroom(cli_json):
     code, d = cli_json("explain", "--json", "--gpu", "h200", "--", "--model-path", "Qwen/Qwen3.8-27B",
-                       "--mem-fraction-static", "1.5")
+                       "--mem-fraction-static", "0.999")
     assert code == 0 and d["memory"]["timeline"]["slack_fits_headroom"] is False
-    assert any(w.startswith("--mem-fraction-static 1.5 leaves -") for w in d["warnings"])
+    assert any(w.startswith("--mem-fraction-static 0.999 leaves 0.14 GiB") for w in d["warnings"])
     code, d = cli_json("explain", "--json", "--gpu", "h200", "--", "--model-path", "Qwen/Qwen3.8-27B",
                        "--mem-fraction-static", "0.85")
     assert d["memory"]["timeline"]["slack_fits_headroom"] is True

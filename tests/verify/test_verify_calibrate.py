@@ -34,11 +34,11 @@ def _sweep_runs():
 def test_context_and_headroom_from_a_mem_fraction_sweep():
     runs = [replace(r, id=i + 1) for i, r in enumerate(_sweep_runs())]
     g = calibrate(runs)["gpus"]["rtx5090"]
-    capacity = lookup("rtx5090").memory_gib
-    assert g["context_gib"]["fitted"]["one_rank"] == pytest.approx(capacity - 30.84, abs=1e-4)
-    assert g["context_gib"]["planner"]["one_rank"] == pytest.approx(0.75)
+    visible = lookup("rtx5090").torch_total_mib / 1024  # 31.36 GiB: what torch sees, not memory.total
+    assert g["context_gib"]["fitted"]["one_rank"] == pytest.approx(visible - 30.84, abs=1e-4)
+    assert g["context_gib"]["planner"]["one_rank"] == pytest.approx(0.40)
     err = g["error"]
-    assert err["pre_load_gib_mae"][0] == pytest.approx(abs(capacity - 0.75 - 30.84), abs=1e-4)
+    assert err["pre_load_gib_mae"][0] == pytest.approx(abs(visible - 0.40 - 30.84), abs=1e-4)
     assert err["pre_load_gib_mae"][1] == pytest.approx(0.0, abs=1e-4)
     # the true headroom lies in (30.84 x 0.06, 30.84 x 0.10]: the offset puts the planner just above the failure
     head = g["headroom"]
@@ -67,9 +67,9 @@ def test_several_ranks_from_the_real_rtx4090_log(tmp_path, cli_json):
     assert code == 0
     g = out["gpus"]["rtx4090"]
     assert g["context_gib"]["fitted"] == {"one_rank": None,
-                                          "several_ranks": pytest.approx(lookup("rtx4090").memory_gib - 22.93,
-                                                                         abs=1e-4)}
-    assert g["context_gib"]["planner"]["several_ranks"] == pytest.approx(1.05)
+                                          "several_ranks": pytest.approx(lookup("rtx4090").torch_total_mib / 1024
+                                                                         - 22.93, abs=1e-4)}
+    assert g["context_gib"]["planner"]["several_ranks"] == pytest.approx(0.40 + 0.19)
     lo, hi = g["headroom"]["interval_gib"]  # served at slack 22.93 x 0.2, graphs took 0.26 GiB
     assert hi - lo == pytest.approx(22.93 * 0.2 - 0.26, abs=1e-3)
     reasons = sorted(s["reason"] for s in out["skipped"])

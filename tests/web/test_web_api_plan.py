@@ -6,7 +6,7 @@ import pytest
 
 TARGETS = [
     {"model": "Qwen/Qwen3.8-27B", "quant": "nvfp4", "gpu": "rtx5090", "request_length": 9216, "concurrency": 1,
-     "spec": "dflash"},
+     "spec": "dflash", "tune_mrr": True},
     {"model": "Qwen/Qwen3.8-27B", "gpu": "rtx5090", "request_length": 9216, "concurrency": 64},  # nothing fits
     {"model": "Qwen/Qwen3.5-9B", "gpu": "h100-80gb", "request_length": 4096, "concurrency": 32, "tp": 2,
      "tune_mrr": True, "extra": "--kv-cache-dtype fp8_e4m3"},

@@ -19,13 +19,15 @@ def print_timeline(tl: dict) -> None:
     t.add_column("step")
     t.add_column("GiB", justify="right")
     t.add_column("from")
-    labels = (("capacity_gib", "card memory"), ("context_gib", "CUDA context"), ("pre_load_gib", "P  free before load"),
+    labels = (("capacity_gib", "card memory"), ("visible_gib", "visible to CUDA"), ("context_gib", "CUDA context"),
+              ("pre_load_gib", "P  free before load"),
               ("target_weights_gib", "target weights"), ("draft_weights_gib", "draft weights"),
               ("available_gib", "A  free after weights"), ("mem_fraction_static", "--mem-fraction-static"),
               ("slack_gib", "slack P x (1 - mfs)"), ("pre_capture_reserve_gib", "pre-capture reserve"),
               ("mm_reservation_gib", "multimodal reservation"), ("rest_gib", "pool budget (total_rest_memory)"),
               ("pools_gib", "pools as allocated"), ("headroom_gib", "CUDA graphs + activations"),
-              ("slack_need_gib", "what the slack must hold"), ("engine_reserve_gib", "engine's default-fraction reserve"),
+              ("slack_need_gib", "what the slack must hold"), ("margin_gib", "margin kept free"),
+              ("engine_reserve_gib", "engine's default-fraction reserve"),
               ("max_safe_mem_fraction", "highest safe mem fraction"))
     for key, label in labels:
         v = tl.get(key)
@@ -61,7 +63,8 @@ def print_plan(r: dict) -> None:
     t.add_column("part")
     t.add_column("GiB", justify="right")
     t.add_column("from")
-    for key, label in (("context_gib", "CUDA context"), ("weights_gib", "weights"), ("draft_weights_gib", "draft weights"),
+    for key, label in (("driver_reserved_gib", "driver reserved"), ("context_gib", "CUDA context"),
+                       ("weights_gib", "weights"), ("draft_weights_gib", "draft weights"),
                        ("state_pool_gib", "state pool"), ("spec_scratch_gib", "spec verify scratch"),
                        ("kv_pool_gib", "KV pool"), ("cuda_graphs_activations_gib", "CUDA graphs + activations"),
                        ("free_gib", "free")):
@@ -72,6 +75,9 @@ def print_plan(r: dict) -> None:
             f"max_running_requests {r['max_running_requests']} (binding: {r['binding_limit']}); serves "
             f"{r['served_concurrency']} requests; fits from --mem-fraction-static {r['min_mem_fraction_static']}",
             highlight=False)
+    margin = r["timeline"]["margin_gib"]
+    c.print(f"margin: {margin['value']:.2f} GiB kept free beyond the predicted graphs and activations "
+            f"({margin['note']})", highlight=False)
     for w in r["warnings"]:
         c.print(f"[yellow]warning:[/] {w}", highlight=False)
     c.print("[bold]Boot-log lines to expect (rank 0):[/]")

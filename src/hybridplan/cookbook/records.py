@@ -188,3 +188,20 @@ def failing_record(args, gpu_id: str, version: str) -> tuple[Record, str] | None
         if bounds(fargs, r.phase, args):
             return r, label
     return None
+
+
+def margin_interval(checks: list[Check], margin_gib: float) -> tuple[float, float]:
+    """The margins (GiB) that keep every runtime verdict of `checks` as recorded, given the margin they were
+    predicted with: a served launch bounds it from above (slack - need), a launch that ran out of memory at capture or
+    on the first request from below. (-inf, inf) sides mean no record bounds it."""
+    lo, hi = float("-inf"), float("inf")
+    for c in checks:
+        v = c.verdict
+        if v is None or v.serve_need_gib is None:
+            continue  # failed before the runtime phases: the margin does not decide it
+        room = v.slack_gib - (v.serve_need_gib - margin_gib)  # slack left beyond the predicted need
+        if c.record.outcome == "served":
+            hi = min(hi, room)
+        elif c.record.phase in ("cuda_graph", "first_request"):
+            lo = max(lo, room)
+    return lo, hi

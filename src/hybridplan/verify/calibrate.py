@@ -36,7 +36,10 @@ class Observation:
 
     @property
     def context_gib(self) -> float:
-        return self.gpu.memory_gib - self.pre_load_gib
+        """What the card's torch-visible total loses before the weights load (the planner's context_gib_*)."""
+        from hybridplan.planner.timeline import visible_estimate
+
+        return visible_estimate(self.gpu).value - self.pre_load_gib
 
     @property
     def slack_gib(self) -> float:
@@ -150,7 +153,7 @@ def calibrate(runs: list[Run]) -> dict:
         rows, head_rows = [], []
         for o in items:
             before = _timeline(o)
-            P_after = gpu.memory_gib - fitted_ctx[o.world > 1]
+            P_after = o.pre_load_gib + o.context_gib - fitted_ctx[o.world > 1]  # visible - fitted context
             after = _timeline(o, pre_load_gib=P_after)
             k0, t0 = _pools(o, before)
             k1, t1 = _pools(o, after)
