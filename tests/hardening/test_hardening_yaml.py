@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from conftest import PEAK_BOUND, measure
 
 from hybridplan.cookbook.source import Unreadable
@@ -94,3 +95,23 @@ def test_cookbook_check_reports_unreadable_pages_as_exit_2(cli, tmp_path):
     page.write_text(_laughs(9))
     code, out, err = cli("cookbook", "check", str(page))
     assert code == 2 and "once aliases are expanded" in out + err and "Traceback" not in out + err
+
+
+@pytest.mark.parametrize("key,value,field", [
+    ("supported_hardware", 5, "supported_hardware"),
+    ("supported_hardware", [[1], {}], "supported_hardware[0]"),
+    ("hardware", 7, "supported_hardware[0]"),
+    ("hardware", [7], "hardware[4]"),
+    ("hardware", [{"id": [1]}], "hardware[4].id"),
+])
+def test_malformed_hardware_is_a_schema_error(refused, tmp_path, key, value, field):
+    # found by test_cookbook_loader_on_mutated_pages: unhashable ids once crashed the hardware merge
+    from importlib import resources
+
+    import yaml
+
+    data = yaml.safe_load((resources.files("hybridplan") / "data" / "cookbooks" / "nemotron-nano-9b-v2.yaml").read_text())
+    data[key] = value
+    page = tmp_path / "page.yaml"
+    page.write_text(yaml.safe_dump(data))
+    refused(["cookbook", "render", str(page)], field, json_at=2)

@@ -38,14 +38,21 @@ def hardware_catalog() -> tuple[Hardware, ...]:
         raise BadInput(f"{HARDWARE_FILE}: {dotted(first.loc)}: {first.message}") from None
 
 
+def _listed(data: dict, key: str) -> list:
+    """A list-valued key, or [] when it is absent or of another type (the schema reports the type)."""
+    value = data.get(key)
+    return value if isinstance(value, list) else []
+
+
 def _merge_hardware(data: dict, catalog: tuple[Hardware, ...]) -> dict:
     """Resolve `supported_hardware` against the catalog plus the page's own entries (page entries win),
-    in catalog order then page order; unknown ids are left for the validator to report."""
-    own = [h for h in data.get("hardware") or [] if isinstance(h, dict)]
-    own_ids = {h.get("id") for h in own}
+    in catalog order then page order; unknown ids and malformed entries are left for the validator to report."""
     supported = data.get("supported_hardware")
-    if not isinstance(supported, list):
+    if not isinstance(supported, list) or not isinstance(data.get("hardware", []), list):
         return data
+    own = [h for h in _listed(data, "hardware") if isinstance(h, dict) and isinstance(h.get("id"), str)]
+    malformed = [h for h in _listed(data, "hardware") if not (isinstance(h, dict) and isinstance(h.get("id"), str))]
+    own_ids = {h.get("id") for h in own}
     merged: list[dict] = []
     for h in catalog:
         if h.id in supported and h.id not in own_ids:
@@ -56,7 +63,7 @@ def _merge_hardware(data: dict, catalog: tuple[Hardware, ...]) -> dict:
     merged = [m for m in merged if m.get("id") in supported]
     groups = list(dict.fromkeys([h.group for h in catalog] + [str(m.get("group", "nvidia")) for m in merged]))
     merged.sort(key=lambda m: groups.index(str(m.get("group", "nvidia"))))  # stable: a page's own GPUs join their group
-    return {**data, "hardware": merged}
+    return {**data, "hardware": merged + malformed}
 
 
 @dataclass(frozen=True)
@@ -77,9 +84,9 @@ def read_page_text(text: str, origin: str) -> Loaded:
         return Loaded(page=None, errors=(SchemaError(loc=(), line=1, message="a page is a YAML mapping"),), source=src)
     data = _merge_hardware(data, hardware_catalog())
     errors = []
-    known = {h.get("id") for h in data.get("hardware", []) if isinstance(h, dict)}
-    for i, hw in enumerate(data.get("supported_hardware") or []):
-        if hw not in known:
+    known = {h.get("id") for h in _listed(data, "hardware") if isinstance(h, dict) and isinstance(h.get("id"), str)}
+    for i, hw in enumerate(_listed(data, "supported_hardware")):
+        if isinstance(hw, str) and hw not in known:  # other types are the schema's to report
             errors.append(SchemaError(loc=("supported_hardware", i), line=src.line(("supported_hardware", i)),
                                       message=f"unknown hardware {hw!r}: not in {HARDWARE_FILE} and not declared "
                                               "under `hardware`"))
