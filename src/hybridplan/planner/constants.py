@@ -22,6 +22,7 @@ class PlannerConstants:
     driver_reserve_mib: float
     context_gib_single: float
     context_gib_nccl: float
+    context_gib_nccl_per_rank: float
     unified_host_gib: float
     unified_oom_reserve_fraction: float
     cublas_workspace_mib: float

@@ -96,7 +96,8 @@ def visible_estimate(gpu: GPU, constants: PlannerConstants | None = None) -> Sou
 def context_estimate_gib(gpu: GPU, world: int, constants: PlannerConstants | None = None) -> float:
     """CUDA context and NCCL state before the weights (estimate), plus the host's share on unified memory."""
     c = constants or constants_for(gpu.id)
-    return c.context_gib_single + (c.context_gib_nccl if world > 1 else 0.0) + (c.unified_host_gib if gpu.unified else 0.0)
+    nccl = c.context_gib_nccl + c.context_gib_nccl_per_rank * (world - 2) if world > 1 else 0.0
+    return c.context_gib_single + nccl + (c.unified_host_gib if gpu.unified else 0.0)
 
 
 @dataclass(frozen=True)
