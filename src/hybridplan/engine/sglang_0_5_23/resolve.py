@@ -366,8 +366,16 @@ def _unmodelled(r: _Resolver) -> None:
             r.notes.append(f"{r.reg.option_for(dest)} is set: not modelled ({why}); figures assume the separate pools")
 
 
+def _model_layers(r: _Resolver) -> None:
+    """utils/common.py::make_layers (model construction, after the arguments): no more PP ranks than layers."""
+    if r["pp_size"] > r.geo.num_hidden_layers:
+        raise r.refuse("assert not pp_size or num_hidden_layers >= pp_size "
+                       f"(pp_size={r['pp_size']}, num_hidden_layers={r.geo.num_hidden_layers})",
+                       "utils/common.py::make_layers", "AssertionError")
+
+
 STEPS = (_parallel, _model, _memory, _model_overrides, _data_parallel, _radix, _validate_radix, _attention,
-         _page_size, _pp_overlap, _spec, _linear_attn, _state_dtypes, _kv_dtype, _fallbacks, _unmodelled)
+         _page_size, _pp_overlap, _spec, _linear_attn, _state_dtypes, _kv_dtype, _fallbacks, _unmodelled, _model_layers)
 
 
 def resolve(command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None = None,
