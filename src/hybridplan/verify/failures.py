@@ -57,8 +57,14 @@ _ENGINE_MESSAGES: tuple[tuple[str, str | re.Pattern], ...] = (
     ("cuda_graph", "num_active_captures_ > 0 INTERNAL ASSERT FAILED"),
     ("cuda_graph", re.compile(r"Capture [A-Za-z ]{0,40}graph failed", re.IGNORECASE)),
 )
-# the words of those messages, for re-joining a message a terminal cut inside a word
-ENGINE_MESSAGE_WORDS = " ".join(n if isinstance(n, str) else n.pattern for _, n in _ENGINE_MESSAGES)
+# the words of the messages (their full text, placeholders left out), for re-joining one a terminal cut inside a word
+ENGINE_MESSAGE_WORDS = " ".join([n if isinstance(n, str) else n.pattern for _, n in _ENGINE_MESSAGES] + [
+    "Computed max_mamba_cache_size= (total_rest_memory= GB, mamba_cache_per_req= MB). Try: (1) reduce "
+    "--max-running-requests, (2) increase --mem-fraction-static, (3) reduce --speculative-num-draft-tokens, or (4) "
+    "use GPUs with more memory.", "Hybrid max_mamba_cache_size=, mamba_ratio=, resulting max_num_reqs=.",
+    "under --mem-fraction-static=. Raise above (minimum viable = 1 - available/pre = ). If using speculative "
+    "decoding, draft weights are now counted.", "Current value: mem_fraction_static=",
+    "at \"/pytorch/c10/cuda/CUDACachingAllocator.cpp\": please report a bug to PyTorch.", "RuntimeError ValueError AssertionError torch.OutOfMemoryError"])
 _OOM_WORDS = ("outofmemoryerror", "out of memory")  # matched on the lower-cased text
 _EXCEPTION = re.compile(r"(?:\[rank\d{1,5}\]:\s{0,8})?[A-Za-z_][\w.]{0,127}(?:Error|Exception)\b")
 _KILLED = re.compile(r"^Killed\b|\bSIGKILL\b|exit(?:code| code|=)\s{0,4}(?:-9|137)\b"

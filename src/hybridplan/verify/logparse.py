@@ -20,7 +20,7 @@ from hybridplan.verify.records import Record, rank0_tag, rank_numbers, split_rec
 
 MAX_LOG_BYTES = 8 << 20  # `logs parse|check` refuse a larger file before reading it
 WEB_MAX_LOG_CHARS = 2_000_000  # the web API's bound on a pasted log
-MAX_LINE_CHARS = 1 << 20  # no engine line is near this; a longer one is not a boot log
+MAX_LINE_CHARS = 2 << 20  # no engine line is near this (server_args is ~10 KiB); a longer one is not a boot log
 
 _N = r"(\d{1,12}(?:\.\d{1,9})?)"
 
@@ -59,17 +59,23 @@ OOM = re.compile(rf"Tried to allocate {_N} {_UNIT}")
 OOM_FREE = re.compile(rf"GPU \d{{1,3}} has a total capacity of {_N} {_UNIT} of which {_N} {_UNIT} is free")
 OOM_FREE_OLD = re.compile(rf"{_N} {_UNIT} total capacity; {_N} {_UNIT} already allocated; {_N} {_UNIT} free")
 _UNITS = {"GiB": 1.0, "MiB": 1 / 1024, "KiB": 1 / 1024**2, "B": 1 / 1024**3}
+# the rest of torch 2.x's message (CUDACachingAllocator.cpp), for re-joining it where a terminal cut a word
+_OOM_TEXT = ("CUDA HIP out of memory. Including non-PyTorch memory, this process has memory in use. Of the allocated "
+             "memory is allocated by PyTorch, and is reserved by PyTorch but unallocated. If reserved but unallocated "
+             "memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation. "
+             "See documentation for Memory Management (https://pytorch.org/docs/stable/notes/cuda.html"
+             "#environment-variables)")
 
 # words a wrapped line may be cut inside: the markers', the fields' and the engine messages' own, the dtype names
 _VOCABULARY = frozenset(
     w for text in (*MESSAGE_STARTS, RESERVING.pattern, CAPPED.pattern, REDUCED.pattern, POST_CAPTURE_CAP.pattern,
-                   PREFILL_TOKENS.pattern, OOM.pattern, OOM_FREE.pattern, OOM_FREE_OLD.pattern, ENGINE_MESSAGE_WORDS,
+                   PREFILL_TOKENS.pattern, OOM.pattern, OOM_FREE.pattern, OOM_FREE_OLD.pattern, _OOM_TEXT, ENGINE_MESSAGE_WORDS,
                    "avail mem usage elapsed conv_state ssm_state intermediate_ssm_state_cache dtype #tokens size "
                    "intermediate_conv_window_cache chunked_prefill_size max_prefill_tokens max_running_requests "
                    "context_len available_gpu_mem available_cpu_mem mem_fraction_static torch GB CUDA graph "
                    "OutOfMemoryError RuntimeError", " ".join(ITEMSIZE))
     for w in re.findall(r"[A-Za-z_#][\w#]{1,63}", text)
-)
+) | frozenset(t.strip("\"'(),.:;") for t in _OOM_TEXT.split() + ENGINE_MESSAGE_WORDS.split())
 
 # `logs parse --json` keys, in order (issue 6)
 KEYS = (

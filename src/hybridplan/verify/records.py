@@ -24,7 +24,8 @@ _PREFIX = re.compile(
 # a message run onto the previous one's line (a comment box that joined the lines): split before its prefix
 _EMBEDDED = re.compile(rf" (?=\[{_TIME}[ \]])")
 # unprefixed lines that start a record of their own; the first three are unmistakable, the rest only look so
-_STRONG = re.compile(r"Traceback \(most recent call last\)|\s{1,16}File \"|[A-Za-z_][\w.]{0,127}(?:Error|Exception)\b:")
+_STRONG = re.compile(r"Traceback \(most recent call last\)|\s{1,16}File \"|[A-Za-z_][\w.]{0,127}(?:Error|Exception)\b:"
+                     r"|Killed\s{0,8}$")
 _WEAK = re.compile(r"[A-Za-z_][\w.]{0,127}(?:Error|Exception|Interrupt|Exit)\b|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\b"
                    r"|Killed\b|\[rank\d{1,5}\]")
 _PROGRESS = re.compile(r"\d{1,3}%(?: Completed )?\|")  # a progress bar (tqdm), anywhere on the line
@@ -32,6 +33,9 @@ _MIN_HARD_WRAP = 30  # a terminal narrower than this is not a hard wrap we try t
 _HARD_WRAP_SHARE = 0.6  # share of wrapped lines that must end at the same column
 _WORD_END = re.compile(r"[\w#]{1,64}\Z")
 _WORD_START = re.compile(r"[\w#]{1,64}")
+_TOKEN_END = re.compile(r"[^\s]{1,160}\Z")
+_TOKEN_START = re.compile(r"[^\s]{1,160}")
+_SENTENCE_END = re.compile(r"(?<![\w.])[a-z]{1,32}[.:]\Z")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,14 +79,45 @@ def _joiner(prev: str, nxt: str, vocabulary: frozenset[str]) -> str:
     """
     if not prev or not nxt or prev[-1].isspace() or nxt[0].isspace():
         return " "
-    if prev[-1] in "=([{/-" or nxt[0] in ",:;)]}=" or (prev[-1] == "." and nxt[0].isdigit()):
+    if prev[-1] in "=([{/-" or nxt[0] in ",.:;)]}=/" or (prev[-1] == "." and nxt[0].isdigit()):
         return ""
+    if nxt[0] == "." and nxt[1:2].isalnum() and prev[-1].isalnum():
+        return ""  # a dotted name (`torch.bfloat16`) cut before its dot
+    if _glued_token(prev, nxt) in vocabulary and not (token(_TOKEN_END, prev[-160:]) in vocabulary
+                                                      and token(_TOKEN_START, nxt) in vocabulary):
+        return ""  # a token the caller knows (a flag, a URL) cut in two
     if prev[-1].isdigit() and (nxt[0].isdigit() or (nxt[0] == "." and nxt[1:2].isdigit())):
         return ""
     a, b = _word_end(prev), _word_start(nxt)
     if not a or not b:
         return " "
     return "" if a + b in vocabulary and not (a in vocabulary and b in vocabulary) else " "
+
+
+def token(pattern: re.Pattern, text: str) -> str:
+    """The whitespace-free token `pattern` finds, without the punctuation around it (`(https://…)`, `--flag.`)."""
+    m = pattern.search(text)
+    return m.group().strip("\"'(),.:;") if m else ""
+
+
+def _glued_token(prev: str, nxt: str) -> str:
+    """The whitespace-free token across a break, without the punctuation around it."""
+    a, b = _TOKEN_END.search(prev[-160:]), _TOKEN_START.match(nxt)
+    return ((a.group() if a else "") + (b.group() if b else "")).strip("\"'(),.:;")
+
+
+def _cuts_word(prev: str, nxt: str, vocabulary: frozenset[str]) -> bool:
+    """The break cuts a word of `vocabulary` in two (e.g. `torch.OutOf|MemoryError`)."""
+    a, b = _word_end(prev), _word_start(nxt)
+    return bool(a and b) and a + b in vocabulary and a not in vocabulary
+
+
+def _hard_joiner(prev: str, nxt: str, vocabulary: frozenset[str]) -> str:
+    """'' for a line that fills a hard wrap's width, except where it ends a sentence (`… cache.` then `Computed`):
+    then the line was as long as the width by chance, and the next one is the log's own next line."""
+    if _SENTENCE_END.search(prev[-40:]) and nxt[:1].isupper() and not _cuts_word(prev, nxt, vocabulary):
+        return " "
+    return ""
 
 
 def _hard_wrap_width(lines: list[str], vocabulary: frozenset[str], starts: tuple[str, ...]) -> int | None:
@@ -146,11 +181,11 @@ def split_records(text: str, vocabulary: frozenset[str] = frozenset(),
         if m is not None:
             rank = " ".join(m.group("ranks").split())
             records.append({"rank": rank, "time": m.group("ts"), "parts": [line[m.end():]], "line": no})
+        elif open_ and wrap is not None and len(prev) == wrap and (
+                not _STRONG.match(line) or _cuts_word(prev, line, vocabulary)):
+            records[-1]["parts"].append(_hard_joiner(prev, line, vocabulary) + line)  # blanks too: a cut before a space
         elif not line.strip():
             records.append(None)  # a blank line ends the record before it
-        elif open_ and wrap is not None and len(prev) == wrap and (
-                not _STRONG.match(line) or _joiner(prev, line, vocabulary) == ""):
-            records[-1]["parts"].append(line)
         elif open_ and not _standalone(line, starts):
             records[-1]["parts"].append(_joiner(prev, line, vocabulary) + line)
         else:

@@ -64,7 +64,18 @@ def print_check(d: dict, console: Console | None = None) -> None:
         c.print(f"  {ref['explanation']}", markup=False)
     elif d.get("failure"):
         c.print(f"[bold red]failed[/] in phase {d['failure']['phase']}: {escape(d['failure']['message'])}")
+    if d.get("diagnosis"):
+        _print_diagnosis(c, d["diagnosis"])
     c.print("[green]every difference is explained[/]" if d["explained"] else "[bold red]unexplained differences[/]")
+
+
+def _print_diagnosis(c: Console, diag: dict) -> None:
+    """The change `logs check` suggests, then the alternatives, each with the numbers it used."""
+    for i, change in enumerate([diag, *diag.get("alternatives", [])]):
+        head = "[bold]fix[/]" if i == 0 else "  or"
+        flags = " ".join(change["flags"]) or (f"{change['knob']} (value needs P)" if change["knob"] else "none fits")
+        c.print(f"{head} ({change['phase']}): [bold]{escape(flags)}[/]")
+        c.print(f"    {change['why']}", markup=False)
 
 
 def _cell(v) -> str:
