@@ -115,3 +115,12 @@ def test_malformed_hardware_is_a_schema_error(refused, tmp_path, key, value, fie
     page = tmp_path / "page.yaml"
     page.write_text(yaml.safe_dump(data))
     refused(["cookbook", "render", str(page)], field, json_at=2)
+
+
+@pytest.mark.parametrize("text", ["? {a: 1}\n: 2\n", "{? [1]: 2}\n"])
+def test_complex_mapping_keys_are_unreadable(text):
+    # found by test_cookbook_loader_on_random_yaml: the duplicate-key check hashed list and mapping keys
+    from hybridplan.cookbook.pages import read_page_text
+
+    with pytest.raises(Unreadable, match="a mapping key must be a plain value"):
+        read_page_text(text, "keys.yaml")

@@ -64,6 +64,9 @@ class _Loader(yaml.SafeLoader):
             if key_node.tag == "tag:yaml.org,2002:merge":
                 continue  # `<<: *anchor` keys may be overridden by explicit ones
             key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key_node, yaml.ScalarNode):  # `? [a]` / `? {a: 1}` keys: unhashable, never page data
+                raise yaml.constructor.ConstructorError(None, None, "a mapping key must be a plain value",
+                                                        key_node.start_mark)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"duplicate key {key!r} (first on line {seen[key] + 1})", key_node.start_mark)
