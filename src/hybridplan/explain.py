@@ -53,7 +53,10 @@ def explain(command: LaunchCommand | str, *, budget=None, platform: Platform | N
 
         tl, weights = for_loaded(loaded, gpu=gpu, available_gib=available_gib, pre_load_gib=pre_load_gib,
                                  weights_gib=weights_gib, hub=hub)
+        from hybridplan.planner.verdict import predict
+
         out["memory"] = memory_payload(tl, weights)
+        out["memory"]["verdict"] = predict(loaded, tl, request_tokens=1).as_dict()
         budget = tl.budget
         warnings += out["memory"]["warnings"]
     if budget is None:

@@ -47,8 +47,10 @@ def print_explain(r: dict, console: Console | None = None) -> None:
     row("D  verify states / request", _num(r["draft_states_per_request"]), "draft_states_per_request")
     row("state bytes / slot", f"{r['state_bytes_per_slot']:,} B", "state_bytes_per_slot")
     row("KV bytes / token", f"{r['kv_bytes_per_token']:,} B", "kv_bytes_per_token")
+    mem = r.get("memory") or {}
     if r.get("pool_budget_gib") is not None:
-        row("pool budget", f"{r['pool_budget_gib']:.2f} GiB", note="input: total_rest_memory")
+        row("pool budget", f"{r['pool_budget_gib']:.2f} GiB", note=(
+            "total_rest_memory from the card's memory timeline" if mem.get("timeline") else "input: total_rest_memory"))
     if r.get("max_mamba_cache_size") is not None:
         row("K  max_mamba_cache_size", _num(r["max_mamba_cache_size"]), note=f"engine rule: {r['mamba_pool_branch']} branch")
         row("state pool", _gib(r["state_pool_bytes"]), note="(K + 1) x state/slot")
@@ -58,6 +60,13 @@ def print_explain(r: dict, console: Console | None = None) -> None:
         row("KV tokens  max_total_num_tokens", _num(r["max_total_num_tokens"]), note="KV budget // KV/token, page-floored")
         row("max running requests", _num(r["max_running_requests"]), note=f"bound by {r['binding_limit']}")
     c.print(t)
+    v = mem.get("verdict")
+    if v is not None:
+        gpu = (mem.get("timeline") or {}).get("gpu") or "this card"
+        if v["serves"]:
+            c.print(f"[green bold]on {gpu}: boots and serves[/] - {v['why']}", highlight=False)
+        else:
+            c.print(f"[red bold]on {gpu}: fails ({v['phase']})[/] - {v['why']}", highlight=False)
     if r.get("error"):
         c.print(f"[red bold]engine refuses to start:[/] {r['error']['message']}")
         c.print(f"  rule: {r['error']['rule']}")
