@@ -44,6 +44,13 @@ def _listed(data: dict, key: str) -> list:
     return value if isinstance(value, list) else []
 
 
+@lru_cache(maxsize=1)
+def docs_shared_hardware() -> frozenset[str]:
+    """Hardware ids the docs' shared catalog already has (an exported page need not declare them)."""
+    data, _ = parse_yaml((_dir() / HARDWARE_FILE).read_text(), HARDWARE_FILE)
+    return frozenset(str(h) for h in (data or {}).get("docs_shared_catalog", []))
+
+
 def _merge_hardware(data: dict, catalog: tuple[Hardware, ...]) -> dict:
     """Resolve `supported_hardware` against the catalog plus the page's own entries (page entries win),
     in catalog order then page order; unknown ids and malformed entries are left for the validator to report."""

@@ -1,0 +1,293 @@
+"""`cookbook import`: a docs config module (evaluated by Node) as a hybridplan page, functions recovered as data.
+
+Every selection-dependent function is read off its values on the selections that have a cell (where the Deploy panel
+uses it) and written back as conditions and items (hybridplan.cookbook.recover). What cannot be expressed is listed as
+a finding; the written page is then compared with the module on every selection (hybridplan.cookbook.docs_view).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from hybridplan.cookbook import recover as R
+from hybridplan.cookbook.docs_view import (DEFAULT_REASON, DocsPage, bad, differences, is_fn, observe_page, our_id)
+from hybridplan.cookbook.node_eval import Evaluation
+from hybridplan.cookbook.pages import hardware_catalog, read_page_text
+from hybridplan.cookbook.schema import Page
+
+PRIVATE = "hybridplan"  # config-private key carrying what the docs format has no place for (the docs ignore it)
+MAX_LISTED = 20
+
+
+@dataclass
+class Imported:
+    """The page as YAML-ready data, the loaded page, and what was not exact (empty: exact on every selection)."""
+
+    data: dict
+    page: Page | None
+    findings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    selections: int = 0
+    compared: int = 0
+
+    @property
+    def exact(self) -> bool:
+        return not self.findings
+
+    def yaml(self) -> str:
+        return yaml.safe_dump(self.data, sort_keys=False, allow_unicode=True, width=118)
+
+
+class _Builder:
+    def __init__(self, ev: Evaluation):
+        self.d = DocsPage.of(ev)
+        self.ev = ev
+        self.findings: list[str] = []
+        self.notes: list[str] = []
+        self.care = [p for p in self.d.points() if p in self.d.cell_at]
+
+    def _where(self, path: tuple) -> str:
+        return ".".join(str(x) for x in path)
+
+    def _table(self, path: tuple, literal: Any, points: list, check) -> dict:
+        """{point: value} for a field on `points`, leaving out (and listing) points where it throws or is malformed."""
+        out, broken = {}, None
+        for p in points:
+            v = self.d.value(path, literal, p)
+            why = bad(v) or check(v)
+            if why is None:
+                out[p] = v
+            elif broken is None:
+                broken = (p, why)
+        if broken:
+            self.findings.append(f"{self._where(path)}: {broken[1]} at {self.d.docs_sel(broken[0])}")
+        return out
+
+    def boolean(self, path: tuple, literal: Any, points=None) -> Any:
+        if not is_fn(literal):
+            return bool(literal) if literal is not None else True
+        t = self._table(path, literal, points or self.care, lambda v: None)
+        return R.condition(self.d.space, {p: bool(v) for p, v in t.items()})
+
+    def strings(self, path: tuple, literal: Any) -> list:
+        ok = lambda v: None if isinstance(v, list) and all(isinstance(s, str) for s in v) else "not a list of strings"
+        if not is_fn(literal):
+            if literal is None:
+                return []
+            if ok(literal):
+                self.findings.append(f"{self._where(path)}: {ok(literal)}")
+                return []
+            return list(literal)
+        return R.items(self.d.space, self._table(path, literal, self.care, ok))
+
+    def option(self, dim: str, path: tuple, o: dict, overlay: bool) -> dict:
+        oid = our_id(o.get("id"))
+        if oid != o.get("id"):
+            self.notes.append(f"{self._where(path)}: option id {o.get('id')!r} is {oid!r} here")
+        out: dict[str, Any] = {"id": oid, "label": str(o.get("label", o.get("id")))}
+        if isinstance(o.get("subtitle"), str):
+            out["subtitle"] = o["subtitle"]
+        show = self.boolean(path + ("showWhen",), o.get("showWhen", True))
+        if show is not True:
+            out["show_when"] = show
+        if is_fn(o.get("disabled")) or is_fn(o.get("disableReason")) or o.get("disabled") is True:
+            shown = {p: self.d.reason(path, o, p) for p in self.care}
+            rules = []
+            for reason in dict.fromkeys(r for r in shown.values() if r is not None):
+                rules.append({"when": R.condition(self.d.space, {p: r == reason for p, r in shown.items()}),
+                              "reason": reason})
+            if rules:
+                out["disabled"] = rules
+        if overlay:
+            for key, field_ in (("flags", "flags"), ("env", "env"), ("hints", "hints"), ("strip", "stripPrefixes")):
+                items = self.strings(path + (field_,), o.get(field_))
+                if items:
+                    out[key] = items
+        if isinstance(o.get("nnodes"), int):
+            out["nnodes"] = o["nnodes"]
+        return out
+
+    def dimension(self, dim: str) -> dict:
+        row = self.d.rows[dim]
+        path = self.d.row_paths[dim]
+        overlay = self.d.kinds[dim] == "overlay"
+        out: dict[str, Any] = {"id": dim, "title": str(row.get("title", dim))}
+        out["options"] = [self.option(dim, p, o, overlay) for p, o in self.d.option_list(dim)]
+        if overlay and row.get("default") is not None:
+            out["default"] = our_id(row["default"])
+        show = self.boolean(path + ("showWhen",), row.get("showWhen", True))
+        if show is not True:
+            out["show_when"] = show
+        if row.get("stripPrefixes"):
+            self.notes.append(f"{self._where(path)}.stripPrefixes: row-level strips are ignored by the docs' "
+                              "engine, so they are not imported")
+        return out
+
+    def cell(self, i: int, c: dict) -> dict:
+        path = ("cells", i)
+        match = {}
+        for k, dim in enumerate(self.ev.dims):
+            if dim["kind"] == "overlay":
+                continue
+            v = (c.get("match") or {}).get(dim["id"])
+            match[our_id(dim["id"])] = self.d.option_ids[our_id(dim["id"])].get(str(v), str(v))
+        out: dict[str, Any] = {"match": match}
+        for key in ("flags", "env"):
+            if is_fn(c.get(key)):
+                self.findings.append(f"{self._where(path)}.{key}: a function on a cell cannot be expressed")
+            elif c.get(key):
+                out[key] = [str(f) for f in c[key]]
+        for key in ("warn", "note"):
+            if isinstance(c.get(key), str):
+                out[key] = c[key]
+            elif is_fn(c.get(key)):
+                self.findings.append(f"{self._where(path)}.{key}: a function here cannot be expressed")
+        if c.get("redirect") is True:
+            out["redirect"] = True
+        if isinstance(c.get("nnodes"), int) and c["nnodes"] >= 1:
+            out["nnodes"] = c["nnodes"]
+        mine = [p for p, ci in self.d.cell_at.items() if ci == i]
+        statuses = {p: self.d.status(i, p) for p in mine}
+        if is_fn(c.get("verificationStatus")):
+            self._table(path + ("verificationStatus",), c.get("verificationStatus"), mine,
+                        lambda v: None if v in R_STATUSES or (isinstance(v, dict) and "$undefined" in v)
+                        else f"returned {v!r}")
+        counts = Counter(statuses.values())
+        base = counts.most_common(1)[0][0] if counts else (
+            "verified" if c.get("verified") is True and c.get("verificationStatus") in (None, "verified")
+            else c.get("verificationStatus") if c.get("verificationStatus") in R_STATUSES else "unverified")
+        verification: dict[str, Any] = {"status": base}
+        rules = [{"when": R.condition(self.d.space, {p: s == st for p, s in statuses.items()}), "status": st}
+                 for st in dict.fromkeys(statuses.values()) if st != base]
+        if rules:
+            verification["rules"] = rules
+        private = c.get(PRIVATE) if isinstance(c.get(PRIVATE), dict) else {}
+        verification.update(private.get("verification") or {})
+        verification["status"], verification["rules"] = base, rules
+        if not rules:
+            verification.pop("rules")
+        out["verification"] = verification
+        return out
+
+    def named(self, of) -> list[dict]:
+        """First-match rules that give each selection's value (model names, docker images)."""
+        values = {p: of(p) for p in self.care}
+        names = [v for v in dict.fromkeys(values.values()) if v]
+        if len(names) == 1 and all(values.values()):
+            return [{"value": names[0]}]
+        return [{"when": R.condition(self.d.space, {p: v == n for p, v in values.items()}), "value": n}
+                for n in names]
+
+    def hardware(self) -> list[dict]:
+        known = {h.id for h in hardware_catalog()}
+        own = {str(h.get("id")): h for h in self.ev.data.get("hardware") or [] if isinstance(h, dict)}
+        out = []
+        for hw in self.d.space.options[0]:
+            if hw in known:
+                continue
+            h = own.get(hw, {})
+            if not h:
+                self.notes.append(f"hardware {hw!r} is neither in the shared hardware list nor declared by the page")
+            vendor = str(h.get("vendor", "other"))
+            out.append({"id": hw, "label": str(h.get("label", hw)), "group": vendor,
+                        "vendor": "amd" if vendor == "amd" else "nvidia" if vendor in ("nvidia", "blackwell",
+                                                                                        "hopper") else "other"})
+        return out
+
+    def page(self, page_id: str | None) -> dict:
+        d = self.ev.data
+        name = str(d.get("modelName") or page_id or "page")
+        out: dict[str, Any] = {"id": page_id or our_id(name), "model": name,
+                               "source": f"SGLang docs config module {self.ev.origin}, imported by "
+                                         f"`hybridplan cookbook import` (Node {self.ev.node})",
+                               "supported_hardware": list(self.d.space.options[0])}
+        hw = self.hardware()
+        if hw:
+            out["hardware"] = hw
+        out["match_dims"] = [self.dimension(x) for x in self.d.space.dims if self.d.kinds[x] == "match"]
+        out["overlay_dims"] = [self.dimension(x) for x in self.d.space.dims if self.d.kinds[x] == "overlay"]
+        out["cells"] = [self.cell(i, c) for i, c in enumerate(self.d.cells)]
+        out["model_names"] = self.named(self.d.model_name) or [{"value": ""}]
+        out["docker_images"] = self.named(self.d.docker_image)
+        out["program"] = d["dockerRunCommand"] if isinstance(d.get("dockerRunCommand"), str) else "sglang serve"
+        if is_fn(d.get("dockerRunCommand")) or is_fn(d.get("runModes")):
+            self.notes.append("dockerRunCommand/runModes functions are not imported")
+        if isinstance(d.get("placeholders"), dict):
+            out["placeholders"] = {k: {x: str(v[x]) for x in ("target", "label", "default") if x in v}
+                                   for k, v in d["placeholders"].items() if isinstance(v, dict)}
+        if isinstance(d.get("curl"), str):
+            out["curl"] = d["curl"]
+        elif is_fn(d.get("curl")):
+            curls = {self.d.value(("curl",), None, p) for p in self.care}
+            if len(curls) == 1 and isinstance(next(iter(curls)), str):
+                out["curl"] = next(iter(curls))
+            else:
+                self.findings.append("curl: a function whose text varies with the selection cannot be expressed")
+        if isinstance(d.get("multiNodeHints"), dict):
+            out["multi_node_hints"] = {k: list(v) for k, v in d["multiNodeHints"].items() if isinstance(v, list)}
+        if isinstance(d.get("dockerMounts"), list):
+            out["docker_mounts"] = [str(m) for m in d["dockerMounts"]]
+        bench = d.get("benchmarkCommands")
+        if isinstance(bench, dict):
+            b: dict[str, Any] = {}
+            if isinstance(bench.get("speed"), str):
+                b["speed"] = bench["speed"]
+            acc = bench.get("accuracy") or {}
+            b["accuracy"] = {k: v for k, v in acc.items() if isinstance(v, str)}
+            if any(not isinstance(v, str) for v in acc.values()):
+                self.notes.append("benchmarkCommands.accuracy: per-variant templates are not imported")
+            if isinstance(bench.get("numPromptsByConc"), dict):
+                b["num_prompts_by_concurrency"] = {int(k): int(v) for k, v in bench["numPromptsByConc"].items()}
+            out["benchmark_commands"] = {k: v for k, v in b.items() if v}
+        if self.d.space.dims and not any(k == "match" for k in self.d.kinds.values()) and not d.get("cells"):
+            self.findings.append("the module has no cells")
+        for key, value in (d.get(PRIVATE) or {}).items():
+            out[key] = value
+        if self.ev.helpers:
+            self.notes.append(f"helpers on the config read through the module: {', '.join(self.ev.helpers)}")
+        for e in self.ev.errors:
+            self.findings.append(e)
+        return out
+
+
+R_STATUSES = ("verified", "in-progress", "unverified")
+
+
+def compare(docs: DocsPage, page: Page, limit: int = MAX_LISTED) -> tuple[list[str], int]:
+    """Selections where the page and the module disagree (first `limit`), and how many were compared."""
+    out, n = [], 0
+    obs = docs.observations()
+    for p, want in obs.items():
+        sel = docs.space.selection(p)
+        picked_visible = all(want["options"].get(f"{d}.{sel[d]}", {}).get("visible", True)
+                             for d in docs.space.dims if docs.kinds[d] == "overlay")
+        if not picked_visible:  # the panel moves picks off hidden options before it composes
+            want = {**want, "composed": None}
+        got = observe_page(page, sel)
+        if got is not None and want["composed"] is None:
+            got = {**got, "composed": None}
+        n += 1
+        diff = differences(want, got or {})
+        if diff and len(out) < limit:
+            out.append(f"{docs.docs_sel(p)}: " + "; ".join(diff[:3]))
+    return out, n
+
+
+def import_evaluation(ev: Evaluation, page_id: str | None = None) -> Imported:
+    """The page for an evaluated module, checked against the module on every selection that has a cell."""
+    b = _Builder(ev)
+    data = b.page(page_id)
+    imp = Imported(data=data, page=None, findings=b.findings, notes=b.notes, selections=ev.selections)
+    loaded = read_page_text(imp.yaml(), f"{data['id']}.yaml")
+    if loaded.page is None:
+        e = loaded.errors[0]
+        imp.findings.append(f"the imported page does not load: {'.'.join(map(str, e.loc))}: {e.message}")
+        return imp
+    imp.page = loaded.page
+    diffs, imp.compared = compare(b.d, loaded.page)
+    imp.findings += [f"differs from the module at {x}" for x in diffs]
+    return imp
