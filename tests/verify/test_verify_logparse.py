@@ -90,25 +90,49 @@ def test_hard_wrapped_four_rank_log():
     assert boot.rank0.mm_reservation_gib == 0.10 and boot.rank0.capped_slots_per_request == 4
 
 
-WRAP_CASES = [LOGS / "qwen3.5-9b-tp2-rtx4090.log"] + [
-    SYNTH / f"sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-{case}.log" for case in ("ok", "cuda-graph-oom", "weights-oom")]
+# every bundled log that is not itself wrapped: the three real ones and the synthetic 0.5.23 boots and failures
+WRAP_CASES = sorted(LOGS.glob("*.log")) + sorted(p for p in SYNTH.glob("*.log") if "wrapped" not in p.name)
 
 
-@settings(max_examples=40, deadline=None)
-@given(width=st.integers(min_value=60, max_value=140), path=st.sampled_from(WRAP_CASES))
+def _hard(text: str, width: int) -> str:
+    """A terminal's hard wrap: every line cut at `width` columns, inside words and numbers alike."""
+    return "\n".join(line[i:i + width] for line in text.splitlines() for i in range(0, max(len(line), 1), width))
+
+
+@settings(max_examples=60, deadline=None)
+@given(width=st.integers(min_value=40, max_value=200), path=st.sampled_from(WRAP_CASES))
 def test_terminal_hard_wrap_does_not_change_the_parse(width, path):
     text = path.read_text()
-    wrapped = "\n".join(line[i:i + width] for line in text.splitlines() for i in range(0, max(len(line), 1), width))
-    assert parse_log(wrapped).as_dict() == parse_log(text).as_dict()
+    assert parse_log(_hard(text, width)).as_dict() == parse_log(text).as_dict()
 
 
-@settings(max_examples=40, deadline=None)
-@given(width=st.integers(min_value=50, max_value=140), path=st.sampled_from(WRAP_CASES))
-def test_word_wrap_does_not_change_the_parse(width, path):
+@settings(max_examples=60, deadline=None)
+@given(width=st.integers(min_value=40, max_value=200), path=st.sampled_from(WRAP_CASES),
+       long_words=st.booleans())
+def test_word_wrap_does_not_change_the_parse(width, path, long_words):
+    """An editor's or issue tracker's wrap: at spaces, after hyphens, and (long_words) inside words too long for
+    the width."""
     text = path.read_text()
-    wrapped = "\n".join(textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False)
+    wrapped = "\n".join(textwrap.fill(line, width, break_long_words=long_words, break_on_hyphens=long_words)
                         for line in text.splitlines())
     assert parse_log(wrapped).as_dict() == parse_log(text).as_dict()
+
+
+def test_every_width_of_the_real_logs():
+    """The three real logs at every width 40..200, both wraps (the property tests above sample)."""
+    for path in sorted(LOGS.glob("*.log")):
+        text = path.read_text()
+        expected = parse_log(text).as_dict()
+        for width in range(40, 201):
+            assert parse_log(_hard(text, width)).as_dict() == expected, (path.name, width)
+            wrapped = "\n".join(textwrap.fill(line, width) for line in text.splitlines())
+            assert parse_log(wrapped).as_dict() == expected, (path.name, width)
+
+
+def test_messages_run_together_on_one_line():
+    """A comment box that joined the lines: each `[time rank]` prefix starts a message again."""
+    text = (LOGS / "qwen3.5-9b-tp2-rtx4090.log").read_text()
+    assert parse_log(" ".join(text.splitlines())).as_dict() == parse_log(text).as_dict()
 
 
 @pytest.mark.parametrize("prefix, tag", [
