@@ -45,7 +45,9 @@ def public_table() -> list[str]:
            "weights (`Load weight begin`, or `Load weight end` avail + mem usage); capture is the largest `Capture ... "
            "graph end` mem usage. K and KV tokens are predicted twice: from the card and the model alone "
            "(`explain --gpu`), and from the log's own P and A (the engine rule alone). A dash: the log does not show "
-           "it, or the model is not in the catalog.", "",
+           "it, or the model is not in the catalog. The model is sglang 0.5.23's: logs of other releases differ where "
+           "the releases do (e.g. 0.5.19 loads the Qwen3.5 MTP head's own embedding and lm_head, ~2.2 GiB per rank at "
+           "TP2, which 0.5.23 shares with the target: the RTX 3090 FP8 rows).", "",
            "| log | card | sglang | model | visible | P | weights | capture | K | KV tokens | K (log's P, A) | "
            "KV (log's P, A) |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]

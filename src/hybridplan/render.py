@@ -12,6 +12,10 @@ def _gib(n: int | float | None) -> str:
     return "-" if n is None else f"{n / GIB:,.2f} GiB"
 
 
+def _bytes(n: int | None) -> str:
+    return "-" if n is None else f"{n:,} B"
+
+
 def _num(n) -> str:
     return "-" if n is None else f"{n:,}" if isinstance(n, int) else str(n)
 
@@ -45,8 +49,8 @@ def print_explain(r: dict, console: Console | None = None) -> None:
 
     row("S  state slots / request", _num(r["slots_per_request"]), "slots_per_request")
     row("D  verify states / request", _num(r["draft_states_per_request"]), "draft_states_per_request")
-    row("state bytes / slot", f"{r['state_bytes_per_slot']:,} B", "state_bytes_per_slot")
-    row("KV bytes / token", f"{r['kv_bytes_per_token']:,} B", "kv_bytes_per_token")
+    row("state bytes / slot", _bytes(r["state_bytes_per_slot"]), "state_bytes_per_slot")
+    row("KV bytes / token", _bytes(r["kv_bytes_per_token"]), "kv_bytes_per_token")
     mem = r.get("memory") or {}
     if r.get("pool_budget_gib") is not None:
         row("pool budget", f"{r['pool_budget_gib']:.2f} GiB", note=(

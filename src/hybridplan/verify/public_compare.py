@@ -73,6 +73,7 @@ def _command(r: BootLogRecord) -> str | None:
     flags = ["--model-path", r.model]
     if r.command:
         argv = list(parse_command(r.command).argv)
+        own = next((argv[i + 1] for i, tok in enumerate(argv[:-1]) if tok in ("--model-path", "--model")), None)
         skip = False
         for i, tok in enumerate(argv):
             if skip:
@@ -80,7 +81,9 @@ def _command(r: BootLogRecord) -> str | None:
             elif tok in ("--model-path", "--model"):
                 skip = True
             elif not tok.startswith(("--model-path=", "--model=")):
-                flags.append(tok)
+                # a draft that is the model's own local checkpoint (an MTP head) is the catalog model too
+                flags.append(r.model if own is not None and tok == own and i and
+                             argv[i - 1] == "--speculative-draft-model-path" else tok)
     else:
         if (r.tp or 1) > 1:
             flags += ["--tp-size", str(r.tp)]
