@@ -158,24 +158,79 @@ def check(
 @cookbook_app.command()
 def export(
     page_ref: str = typer.Argument(..., metavar="PAGE", help="A bundled page id or a page file."),
-    fmt: str = typer.Option("json", "--format", help="json (for a docs site) or markdown (a matrix)."),
+    fmt: str = typer.Option("json", "--format", help="json (for a docs site), markdown (a matrix) or sglang-jsx "
+                                                     "(a docs config module)."),
+    out: Optional[str] = typer.Option(None, "--out", help="Write to this file instead of stdout."),
 ) -> None:
-    """The page as generated JSON (selection space, cells, rules, rendered commands, badges) or a Markdown matrix."""
+    """The page as generated JSON (selection space, cells, rules, rendered commands, badges), a Markdown matrix, or
+    a docs config module (`--format sglang-jsx`) that can be dropped into docs/src/snippets/configs/."""
 
     def body() -> int:
+        import json
         import sys
 
+        from hybridplan.cookbook.docs_export import export_jsx
         from hybridplan.cookbook.export import export_json, export_markdown
         from hybridplan.cookbook.pages import load_page
         from hybridplan.errors import BadInput
 
-        if fmt not in ("json", "markdown"):
-            raise BadInput(f"--format must be json or markdown, got {fmt!r}")
+        if fmt not in ("json", "markdown", "sglang-jsx"):
+            raise BadInput(f"--format must be json, markdown or sglang-jsx, got {fmt!r}")
         page = load_page(page_ref)
-        if fmt == "json":
+        if fmt == "json" and out is None:
             emit_json(export_json(page))
-        else:
-            sys.stdout.write(export_markdown(page))
+            return 0
+        text = (json.dumps(export_json(page), indent=2) + "\n" if fmt == "json"
+                else export_markdown(page) if fmt == "markdown" else export_jsx(page))
+        _write(text, out) if out else sys.stdout.write(text)
         return 0
 
     run_guarded(body, False)
+
+
+def _write(text: str, path: str) -> None:
+    from pathlib import Path
+
+    from hybridplan.errors import BadInput
+
+    try:
+        Path(path).write_text(text)
+    except OSError as exc:
+        raise BadInput(f"--out {path}: cannot write: {exc.strerror or exc}") from None
+
+
+@cookbook_app.command("import")
+def import_(
+    module: str = typer.Argument(..., metavar="FILE.jsx", help="A docs config module (configs/<Org>/<model>.jsx)."),
+    out: Optional[str] = typer.Option(None, "--out", help="Write the page YAML here instead of stdout."),
+    page_id: Optional[str] = typer.Option(None, "--id", help="The page id (default: from the model name)."),
+    as_json: bool = opt.JSON,
+) -> None:
+    """Read a docs cookbook config module (evaluated by Node.js in a sandbox) as a hybridplan page: every function
+    recovered as conditions, then compared with the module on every selection. Exit 0 exact, 1 with findings
+    (listed), 2 unreadable."""
+
+    def body() -> int:
+        import sys
+
+        from hybridplan.cookbook.docs_import import import_evaluation
+        from hybridplan.cookbook.node_eval import evaluate_file
+
+        imp = import_evaluation(evaluate_file(module), page_id)
+        if out:
+            _write(imp.yaml(), out)
+        if as_json:
+            emit_json({"page": imp.data, "exact": imp.exact, "findings": imp.findings, "notes": imp.notes,
+                       "selections": imp.selections, "compared": imp.compared, "out": out})
+        else:
+            if not out:
+                sys.stdout.write(imp.yaml())
+            for f in imp.findings:
+                print(f"finding: {f}", file=sys.stderr)
+            for n in imp.notes:
+                print(f"note: {n}", file=sys.stderr)
+            print(f"{'exact' if imp.exact else 'NOT exact'}: {imp.compared} selections with a cell compared "
+                  f"({len(imp.findings)} findings)", file=sys.stderr)
+        return 0 if imp.exact else 1
+
+    run_guarded(body, as_json)

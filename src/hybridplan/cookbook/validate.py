@@ -8,7 +8,7 @@ Findings carry a severity: `error` and `warning` fail the check (exit 1), `info`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator
 
@@ -458,13 +458,31 @@ def check_text(text: str, origin: str, *, gpu: bool = True) -> list[Finding]:
     return _findings(read_page_text(text, origin), gpu=gpu)
 
 
+def check_docs_module(path: Path, *, gpu: bool = True) -> list[Finding]:
+    """A docs config module: the docs' structural rules, what the import cannot express, then every check of the
+    imported page (the engine model included). Findings carry the module's path; BadInput when it does not load."""
+    from hybridplan.cookbook.docs_import import import_evaluation
+    from hybridplan.cookbook.docs_rules import docs_rules
+    from hybridplan.cookbook.node_eval import evaluate_file
+
+    ev = evaluate_file(path)
+    origin = str(path)
+    out = [Finding(severity="error", rule="docs-structure", message=m, origin=origin) for m in docs_rules(ev)]
+    imp = import_evaluation(ev)
+    out += [Finding(severity="warning", rule="docs-import", message=m, origin=origin) for m in imp.findings]
+    if imp.page is not None:
+        out += [replace(f, origin=origin, line=None) for f in validate(imp.page, read_page_text(imp.yaml(), origin).source,
+                                                                          gpu=gpu)]
+    return out
+
+
 def _files(paths: list[str]) -> list[Path]:
     if not paths:
         return [Path(str(bundled_path(pid))) for pid in bundled_ids()]
     out: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            out += sorted(f for f in p.glob("*.y*ml") if not f.name.startswith("_"))
+            out += sorted(f for f in [*p.glob("*.y*ml"), *p.glob("*.jsx")] if not f.name.startswith("_"))
         else:
             out.append(p)
     return out
@@ -476,8 +494,11 @@ def check_paths(paths: list[str], *, gpu: bool = True) -> Report:
     for path in _files(paths):
         report.files.append(str(path))
         try:
+            if path.suffix == ".jsx":
+                report.findings += check_docs_module(path, gpu=gpu)
+                continue
             loaded = read_page_file(path)
-        except Unreadable as exc:
+        except (Unreadable, BadInput) as exc:
             report.unreadable.append(exc.message)
             report.findings.append(Finding(severity="error", rule="unreadable", message=exc.message,
                                            origin=str(path)))
