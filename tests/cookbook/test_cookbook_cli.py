@@ -92,4 +92,4 @@ def test_export_json_and_markdown(cli):
     assert ("| H200 | Verified; Final Verification In Progress when spec = dflash | Verified; Final Verification "
             "In Progress when spec = dflash | — H200 (SM90) has no FP4 tensor cores") in md
     code, _, err = cli("cookbook", "export", "qwen3.8-27b", "--format", "html")
-    assert code == 2 and "--format must be json or markdown" in err
+    assert code == 2 and "--format must be json, markdown or sglang-jsx" in err
