@@ -172,16 +172,20 @@ def pages() -> CliJSON:
 
 @router.get("/pages/{page_id}", responses=READ_ERRORS, summary="A page's selector rows (for the Deploy panel)")
 def page_layout(page_id: str = Path(pattern=ID_PATTERN)) -> CliJSON:
-    """A page's title, workload, install note, selector rows (id, title, match or overlay) and hardware, in the
-    order the Deploy panel shows them; `cookbook export --format json` carries the same fields for docs sites."""
+    """A page's title, workload, install note, selector rows (id, title, match or overlay, option ids), hardware and
+    placeholders, in the order the Deploy panel shows them; `cookbook export --format json` carries the same fields
+    for docs sites."""
     from hybridplan.cookbook.selection import rows
 
     page = _bundled_page(page_id)
     data = page.model_dump(mode="json", by_alias=True, exclude_none=True)
     return CliJSON({
         **{k: data.get(k) for k in ("id", "model", "description", "source", "engine_version", "workload", "install")},
-        "rows": [{"id": r.id, "title": r.title, "kind": "overlay" if r.overlay else "match"} for r in rows(page)],
+        "rows": [{"id": r.id, "title": r.title, "kind": "overlay" if r.overlay else "match",
+                  "options": [o.id for o in r.options]} for r in rows(page)],
         "hardware": [{"id": h.id, "label": h.label, "group": h.group, "gpu": h.gpu} for h in page.hardware],
+        "placeholders": [{"key": k, "label": p.label, "default": p.default, "target": p.target}
+                         for k, p in page.placeholders.items()],
     })
 
 
@@ -203,15 +207,17 @@ def _with_workload(page, request_length: int | None, concurrency: int | None):
 @router.post("/render", responses=ERRORS, summary="hybridplan cookbook render --json")
 def render(req: RenderRequest, request: Request) -> CliJSON:
     """The Deploy panel's command for a selection (the `cookbook render --json` object): selection after reseating,
-    reseat notes, flags, env, command, badge, warnings, greyed options with reasons, and the calculator's ratio."""
-    from hybridplan.cookbook.render import render as run
+    reseat notes, flags, env, command, badge, warnings, greyed options with reasons, and the calculator's ratio;
+    with `set_flags`, also the `effective` command (those flags in place of their families, its own ratio)."""
+    from hybridplan.cookbook.render import Delta, render as run
     from hybridplan.cookbook.selection import check_picks
 
     page = _bundled_page(req.page)
     picks = check_picks(page, req.picks)
     with _sources(request):
         out = run(_with_workload(page, req.request_length, req.concurrency), picks, docker=req.docker,
-                  placeholders=dict(req.placeholders), pin_ratio=not req.no_ratio)
+                  placeholders=dict(req.placeholders), pin_ratio=not req.no_ratio,
+                  delta=Delta(flags=tuple(req.set_flags)) if req.set_flags else None)
     return CliJSON(out.as_dict())
 
 

@@ -1,5 +1,5 @@
-"""The FastAPI application: pages, JSON API, static assets, error handlers, Host check, body limit and security
-headers."""
+"""The FastAPI application: pages, JSON API, static assets (content-hashed, gzipped), error handlers, Host check, body
+limit and security headers."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 
 from hybridplan import __version__
 from hybridplan.web.hosts import HostPolicy
@@ -30,6 +30,7 @@ def create_app(*, hosts: HostPolicy | None = None, sources: ModelSourcePolicy | 
     """
     from hybridplan.model_sources import ModelSourcePolicy
     from hybridplan.web import api, errors, pages
+    from hybridplan.web.assets import HashedStatic, asset_url
     from hybridplan.web.hosts import HostGuard
     from hybridplan.web.limits import BodyLimit
 
@@ -40,9 +41,12 @@ def create_app(*, hosts: HostPolicy | None = None, sources: ModelSourcePolicy | 
     errors.install(app)
     app.include_router(api.router)
     app.include_router(pages.router)
-    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    app.mount("/static", HashedStatic(directory=str(HERE / "static")), name="static")
+    pages.templates.env.globals["asset"] = asset_url
 
-    # outermost last: security headers on every answer, then the Host check before anything reads the request
+    # outermost last: security headers on every answer, then the Host check before anything reads the request;
+    # the page, its assets and the JSON answers are gzipped when the client accepts it
+    app.add_middleware(GZipMiddleware, minimum_size=1024)
     app.add_middleware(BodyLimit)
     app.add_middleware(ServerTiming)
     app.add_middleware(HostGuard, policy=hosts or HostPolicy())

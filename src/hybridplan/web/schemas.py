@@ -43,6 +43,8 @@ class LogCheckRequest(LogParseRequest):
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 PlaceholderKey = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]{0,63}$")]
 PlaceholderValue = Annotated[str, StringConstraints(max_length=256)]
+SetFlag = Annotated[str, StringConstraints(pattern=r"^--[a-z0-9][a-z0-9-]{0,63}( [^\s]{1,128})?$")]
+MAX_SET_FLAGS = 8
 
 
 class RenderRequest(_Strict):
@@ -61,6 +63,9 @@ class RenderRequest(_Strict):
     no_ratio: bool = Field(False, description="Leave the calculator's ratio out (the raw recipe).")
     request_length: int | None = Field(None, ge=1, le=MAX_TOKENS, description="Calculator L (tokens per request).")
     concurrency: int | None = Field(None, ge=1, le=MAX_CONCURRENCY, description="Calculator C (concurrent requests).")
+    set_flags: list[SetFlag] = Field(default_factory=list, max_length=MAX_SET_FLAGS,
+                                     description="Flags (`--flag value`) that replace their family in the command: "
+                                                 "the answer's `effective` command (the Calculator's C).")
 
 
 class _OnGpu(_Strict):

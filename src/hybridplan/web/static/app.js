@@ -1,9 +1,17 @@
 // hybridplan page: calls the JSON API (the CLI's functions) and shows the dicts it returns. No model logic here:
 // every number on the page is a value from an API payload, only formatted for reading.
+//
+// One state (page, selection, placeholders, L, C) drives every panel: Deploy renders the command, the Memory
+// picture and the Calculator analyse that same command (node 0's view of a multi-node one) on the selected card, and
+// Plan follows the same card and workload until its own fields are edited. The query string holds every input.
 (function () {
   "use strict";
 
   var GIB = 1073741824;
+  var DEFAULT_PAGE = "qwen3.8-27b";  // the project's flagship page
+  var MAX_SHOWN = 200;  // an error never echoes more than this many characters of input
+  var SIZING = ["--mamba-full-memory-ratio", "--max-mamba-cache-size"];
+  var MRR = "--max-running-requests";
 
   // ---- small DOM helpers (text only: user input is never parsed as HTML) ----
   function el(tag, attrs) {
@@ -20,72 +28,202 @@
     for (var i = 2; i < arguments.length; i++) {
       var c = arguments[i];
       if (c === null || c === undefined || c === false) continue;
-      if (Array.isArray(c)) c.forEach(function (x) { if (x) node.appendChild(x); });
+      if (Array.isArray(c)) c.forEach(function (x) { if (x) node.appendChild(typeof x === "string" ? document.createTextNode(x) : x); });
       else node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
     }
     return node;
   }
   function $(id) { return document.getElementById(id); }
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }
+  function each(sel, fn) { Array.prototype.forEach.call(document.querySelectorAll(sel), fn); }
 
-  // ---- formatting (display only; raw values stay in data-value) ----
-  function fmtInt(n) { return n === null || n === undefined ? "-" : Number(n).toLocaleString("en-US"); }
-  function fmtGiB(bytes) { return bytes === null || bytes === undefined ? "-" : (bytes / GIB).toFixed(2) + " GiB"; }
-  function fmtBytes(n) { return n === null || n === undefined ? "-" : fmtInt(n) + " B"; }
-  function provText(p) {
-    if (!p) return "";
-    return p.source + (p.note ? ": " + p.note : "");
+  // ---- formatting for people (display only; the exact value stays in data-value and the hover title) ----
+  function isNum(n) { return typeof n === "number" && isFinite(n); }
+  function fmtInt(n) { return isNum(n) ? Math.round(n).toLocaleString("en-US") : "-"; }
+  function fmtGiBv(gib) { return isNum(gib) ? gib.toFixed(Math.abs(gib) >= 100 ? 0 : 1) + " GiB" : "-"; }
+  function fmtGiB(bytes) { return isNum(bytes) ? fmtGiBv(bytes / GIB) : "-"; }
+  function fmtBytes(n) { return isNum(n) ? (n >= GIB / 4 ? fmtGiB(n) : n >= 1048576 ? (n / 1048576).toFixed(1) + " MiB" : fmtInt(n) + " B") : "-"; }
+  // 0.8999999 -> 0.90, 0.968 -> 0.968: at least two decimals, at most three
+  function fmtFrac(x) {
+    if (!isNum(x)) return "-";
+    var t = x.toFixed(3).replace(/0$/, "");
+    return t;
   }
+  function exactText(raw, unit) {
+    if (raw === null || raw === undefined || raw === "") return "";
+    return "exact: " + (isNum(raw) ? String(raw) : raw) + (unit ? " " + unit : "");
+  }
+  function short(text) {
+    text = String(text === null || text === undefined ? "" : text);
+    return text.length > MAX_SHOWN ? text.slice(0, MAX_SHOWN - 1) + "…" : text;
+  }
+  function provText(p) { return p ? p.source + (p.note ? ": " + p.note : "") : ""; }
+
   // one figure: label, formatted value, raw value and provenance (title = hover, aria-description = focus)
-  function stat(key, label, shown, raw, prov, extraClass) {
-    var tip = provText(prov);
+  function stat(key, label, shown, raw, prov, extraClass, unit) {
+    var tip = [exactText(raw, unit), provText(prov)].filter(Boolean).join(" · ");
     return el("div", {class: "stat" + (extraClass ? " " + extraClass : ""), "data-key": key,
                       "data-value": raw === null || raw === undefined ? "" : String(raw), title: tip || null,
                       tabindex: tip ? "0" : null, "aria-description": tip || null},
-      el("span", {class: "k", text: label}), el("span", {class: "v", text: shown}));
+      el("span", {class: "k"}, label), el("span", {class: "v", text: shown}));
+  }
+  // a term with its glossary popover (S, D, K, ratio, pin): the button opens the definition in index.html
+  function term(key, text) {
+    return el("span", {class: "term"}, text, " ",
+      el("button", {type: "button", class: "gloss", popovertarget: "gloss-" + key, "aria-label": "What is " + key + "?",
+                    text: "?"}));
   }
 
   // ---- API ----
   function api(path, body) {
-    return fetch(path, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)})
-      .then(function (res) {
-        return res.text().then(function (text) {
-          var data;
-          try { data = JSON.parse(text); } catch (e) { data = {error: {message: "server answered " + res.status, type: "HTTPError"}}; }
-          return {status: res.status, data: data};
-        });
-      }, function () {
-        return {status: 0, data: {error: {message: "the server is not reachable", type: "NetworkError"}}};
+    var init = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+    return fetch(path, init).then(function (res) {
+      return res.text().then(function (text) {
+        var data;
+        try { data = JSON.parse(text); } catch (e) { data = {error: {message: "server answered " + res.status, type: "HTTPError"}}; }
+        return {status: res.status, data: data};
       });
+    }, function () {
+      return {status: 0, data: {error: {message: "the server is not reachable", type: "NetworkError"}}};
+    });
   }
+
+  // ---- errors: next to the field they are about, short, gone when fixed ----
   function showError(box, err) {
-    if (!err) { box.hidden = true; clear(box); return; }
     clear(box);
+    if (!err) { box.hidden = true; return; }
     box.appendChild(el("strong", {text: err.type === "EngineRefusal" || err.rule ? "The engine would refuse to start: " : "Error: "}));
-    box.appendChild(document.createTextNode(err.message));
-    if (err.rule) box.appendChild(el("div", {class: "muted", text: "rule: " + err.rule}));
+    box.appendChild(document.createTextNode(short(err.message)));
+    if (err.rule) box.appendChild(el("div", {class: "muted", text: "rule: " + short(err.rule)}));
     box.hidden = false;
+  }
+  // an input's own error line (aria-invalid + aria-describedby); null clears it
+  function fieldError(input, message) {
+    var id = input.id + "-err";
+    var box = $(id);
+    if (!box) {
+      box = el("p", {class: "field-error", id: id, role: "alert", hidden: true});
+      (input.closest("label") || input).insertAdjacentElement("afterend", box);
+    }
+    if (message) {
+      box.textContent = short(message);
+      box.hidden = false;
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", ((input.getAttribute("aria-describedby") || "").replace(id, "") + " " + id).trim());
+    } else {
+      box.textContent = "";
+      box.hidden = true;
+      input.removeAttribute("aria-invalid");
+      var rest = (input.getAttribute("aria-describedby") || "").replace(id, "").trim();
+      if (rest) input.setAttribute("aria-describedby", rest); else input.removeAttribute("aria-describedby");
+    }
+  }
+  // a positive whole number typed into an input, or null with the field's error shown
+  function wholeNumber(input, what) {
+    var text = input.value.trim();
+    var n = Number(text);
+    if (!/^[0-9]+$/.test(text) || !(n >= 1) || n > Number(input.getAttribute("max") || 1e7)) {
+      fieldError(input, what + ": a whole number from 1 to " + fmtInt(Number(input.getAttribute("max") || 1e7)) +
+                 (text ? " (got " + short(JSON.stringify(text)) + ")" : ""));
+      return null;
+    }
+    fieldError(input, null);
+    return n;
+  }
+  function announce(text) { $("status").textContent = text; }
+
+  // ---- copy buttons and "open in Explain" links ----
+  function copyText(text, status) {
+    var done = function () { status.textContent = "Copied."; };
+    var fail = function () { status.textContent = "Copy failed: select the text and press Ctrl+C."; };
+    if (navigator.clipboard && window.isSecureContext) { navigator.clipboard.writeText(text).then(done, fail); return; }
+    var area = el("textarea", {class: "offscreen", "aria-hidden": "true"});
+    area.value = text;
+    document.body.appendChild(area);
+    area.select();
+    try { if (document.execCommand("copy")) done(); else fail(); } catch (e) { fail(); }
+    document.body.removeChild(area);
+  }
+  function wireCopy(button, source, status) {
+    button.addEventListener("click", function () { copyText(source.textContent, status); });
+  }
+  function explainHref(command, gpu) {
+    var q = new URLSearchParams();
+    q.set("cmd", command);
+    if (gpu) q.set("egpu", gpu);
+    return "?" + q.toString() + "#explain";
+  }
+  function explainLink(id, command, gpu) {
+    var a = el("a", {id: id, class: "to-explain", href: explainHref(command, gpu), text: "Open in Explain"});
+    a.addEventListener("click", function (ev) {
+      if (ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button) return;  // a new tab gets the link itself
+      ev.preventDefault();
+      openInExplain(command, gpu);
+    });
+    return a;
+  }
+  // a command block: its own copy button, "open in Explain", and the text wrapping inside its own box
+  function commandBlock(id, command, gpu, changed, explainCommand) {
+    var status = el("span", {class: "muted copied", role: "status", id: id + "-copied"});
+    var pre = el("pre", {id: id, class: "command", tabindex: "0", "aria-label": "launch command"});
+    command.split("\n").forEach(function (line, i) {
+      if (i) pre.appendChild(document.createTextNode("\n"));
+      var hit = (changed || []).some(function (f) { return line.indexOf(f) >= 0; });
+      pre.appendChild(hit ? el("mark", {title: "changed from the recipe", text: line}) : document.createTextNode(line));
+    });
+    var copy = el("button", {type: "button", class: "ghost copy", id: id + "-copy", text: "Copy"});
+    wireCopy(copy, pre, status);
+    return el("div", {class: "cmdblock"}, el("div", {class: "cmdbar"}, copy, explainLink(id + "-explain", explainCommand || command, gpu), status), pre);
   }
 
   // ---- URL state: the query string holds every input, so a link reproduces the page ----
   var params = new URLSearchParams(window.location.search);
+  var linkNotes = [];
   function setParams(updates) {
     Object.keys(updates).forEach(function (k) {
       var v = updates[k];
-      if (v === null || v === undefined || v === "") params.delete(k); else params.set(k, v);
+      if (v === null || v === undefined || v === "" || v === false) params.delete(k); else params.set(k, v === true ? "1" : v);
     });
     var q = params.toString();
     history.replaceState(null, "", window.location.pathname + (q ? "?" + q : "") + window.location.hash);
   }
+  // a value the link carried that the page cannot use: dropped alone, with a note saying so
+  function dropParam(key, why) {
+    linkNotes.push(key + "=" + short(params.get(key)) + " (" + why + ")");
+    params.delete(key);
+    setParams({});
+    drawLinkNotes();
+  }
+  function drawLinkNotes() {
+    var box = $("link-notes");
+    clear(box);
+    box.hidden = !linkNotes.length;
+    if (!linkNotes.length) return;
+    box.appendChild(el("strong", {text: "Ignored from the link: "}));
+    box.appendChild(el("ul", {}, linkNotes.map(function (n) { return el("li", {text: n}); })));
+  }
+  function intParam(key, max) {
+    if (!params.has(key)) return null;
+    var v = params.get(key);
+    var n = Number(v);
+    if (/^[0-9]+$/.test(v) && n >= 1 && n <= max) return n;
+    dropParam(key, "not a whole number from 1 to " + fmtInt(max));
+    return null;
+  }
+
+  // ---- reserved query keys; every other key is a dimension pick (ph:KEY is a placeholder value) ----
+  var PLAN_KEYS = {pm: "plan-model", pq: "plan-quant", ps: "plan-spec", pg: "plan-gpu", ptp: "plan-tp", pL: "plan-L",
+                   pC: "plan-C", pmrr: "plan-mrr", ppin: "plan-pin"};
+  var RESERVED = {page: 1, run: 1, L: 1, C: 1, cmd: 1, budget: 1, egpu: 1, ever: 1, lv: 1, ld: 1};
+  Object.keys(PLAN_KEYS).forEach(function (k) { RESERVED[k] = 1; });
+  function isPick(k) { return !RESERVED[k] && k.indexOf("ph:") !== 0; }
+
+  var gpus = {};  // catalog id -> GPU (for labels)
+  var S = {page: null, layout: null, picks: {}, run: "pip", L: null, C: null, ph: {}, seq: 0,
+           shown: null, pip: null, analysis: null, explain: null, served: null};
 
 
-  // ---- Deploy: a cookbook page's selection -> `cookbook render --json` ----
-  // reserved query keys; every other key is a dimension pick (the docs' hash holds the selection the same way)
-  var RESERVED = {page: 1, run: 1, L: 1, C: 1, cmd: 1, budget: 1, egpu: 1, pm: 1, pq: 1, ps: 1, pg: 1, ptp: 1,
-                  pL: 1, pC: 1};
-  var deploy = {page: null, layout: null, picks: {}, run: "pip", L: null, C: null, last: null, seq: 0};
-
-  // cell warnings may link to an anchor on the page, written [label](#anchor); nothing else becomes markup
+  // ---- Deploy: the selection -> `cookbook render --json` ----
   function withLinks(text) {
     var out = [], re = /\[([^\]]+)\]\((#[A-Za-z0-9_-]+)\)/g, last = 0, m;
     while ((m = re.exec(text)) !== null) {
@@ -96,54 +234,90 @@
     out.push(document.createTextNode(text.slice(last)));
     return out;
   }
-
-  function urlPicks() {
-    var picks = {};
-    params.forEach(function (v, k) { if (!RESERVED[k]) picks[k] = v; });
-    return picks;
-  }
-
   function optionLabel(d, dim, id) {
     var o = ((d.options || {})[dim] || []).filter(function (x) { return x.id === id; })[0];
     return o ? o.label : id;
   }
-
   function rowTitle(dim) {
-    var r = (deploy.layout.rows || []).filter(function (x) { return x.id === dim; })[0];
+    var r = (S.layout.rows || []).filter(function (x) { return x.id === dim; })[0];
     return r ? r.title : dim;
   }
+  function hardware() {
+    var hw = S.picks.hw;
+    return ((S.layout || {}).hardware || []).filter(function (x) { return x.id === hw; })[0] || {};
+  }
 
+  // chips are a radio group: one tab stop (the checked chip), arrow keys move and select, greyed chips explain
+  function radioKeys(group, onPick) {
+    group.addEventListener("keydown", function (ev) {
+      var keys = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, Home: "first", End: "last"};
+      if (!(ev.key in keys)) return;
+      var chips = Array.prototype.slice.call(group.querySelectorAll("[role=radio]"));
+      var i = chips.indexOf(document.activeElement);
+      if (i < 0) return;
+      ev.preventDefault();
+      var k = keys[ev.key];
+      var next = k === "first" ? 0 : k === "last" ? chips.length - 1 : (i + k + chips.length) % chips.length;
+      chips.forEach(function (c, j) { c.tabIndex = j === next ? 0 : -1; });
+      chips[next].focus();
+      onPick(chips[next]);
+    });
+  }
   function chip(dim, o, selected) {
-    var b = el("button", {type: "button", class: "chip", "data-dim": dim, "data-option": o.id,
-                          "aria-pressed": selected ? "true" : "false", "aria-disabled": o.disabled ? "true" : null,
-                          title: o.disabled ? o.reason : null}, o.label);
-    b.addEventListener("click", function () {
-      var reason = $("reason-" + dim);
-      if (o.disabled) { reason.textContent = o.label + ": " + (o.reason || "not available for this selection"); return; }
-      reason.textContent = "";
-      if (selected) return;
-      var picks = Object.assign({}, deploy.picks);
-      picks[dim] = o.id;
-      renderDeploy(picks);
-    });
-    b.addEventListener("focus", function () {
-      if (o.disabled) $("reason-" + dim).textContent = o.label + ": " + (o.reason || "not available for this selection");
-    });
+    var b = el("button", {type: "button", class: "chip", role: "radio", "data-dim": dim, "data-option": o.id,
+                          "aria-checked": selected ? "true" : "false", "aria-disabled": o.disabled ? "true" : null,
+                          tabindex: selected ? "0" : "-1", title: o.disabled ? o.reason : null}, o.label);
+    b.addEventListener("click", function () { pickChip(b, o); });
+    b.addEventListener("focus", function () { if (o.disabled) explainGreyed(dim, o); });
+    b._option = o;
     return b;
+  }
+  function explainGreyed(dim, o) {
+    $("reason-" + dim).textContent = o.label + ": " + (o.reason || "not available for this selection");
+  }
+  function pickChip(b, o) {
+    var dim = b.getAttribute("data-dim");
+    if (o.disabled) { explainGreyed(dim, o); return; }
+    $("reason-" + dim).textContent = "";
+    if (b.getAttribute("aria-checked") === "true") return;
+    var picks = Object.assign({}, S.picks);
+    picks[dim] = o.id;
+    S.picks = picks;
+    update();
   }
 
   function drawRows(d) {
+    var active = document.activeElement;
+    var focusDim = active && active.getAttribute && active.closest && active.closest("#deploy-rows") ? active.getAttribute("data-dim") : null;
+    var focusOpt = focusDim ? active.getAttribute("data-option") : null;
     var box = clear($("deploy-rows"));
-    (deploy.layout.rows || []).forEach(function (r) {
+    (S.layout.rows || []).forEach(function (r) {
       var opts = (d.options || {})[r.id];
       if (!opts) return;  // hidden row for this selection
+      var group = el("div", {class: "chips", role: "radiogroup", "aria-labelledby": "legend-" + r.id},
+        opts.map(function (o) { return chip(r.id, o, d.selection[r.id] === o.id); }));
+      if (!group.querySelector("[tabindex='0']") && group.firstChild) group.firstChild.tabIndex = 0;
+      radioKeys(group, function (c) { pickChip(c, c._option); });
       box.appendChild(el("fieldset", {id: "row-" + r.id, "data-kind": r.kind},
-        el("legend", {text: r.title}),
-        el("div", {class: "chips", role: "group", "aria-label": r.title},
-          opts.map(function (o) { return chip(r.id, o, d.selection[r.id] === o.id); })),
+        el("legend", {id: "legend-" + r.id, text: r.title}), group,
         el("p", {class: "reason", id: "reason-" + r.id, "aria-live": "polite"})));
     });
+    // keep the keyboard where it was: the same chip, else the row's chosen one
+    if (focusDim) {
+      var same = box.querySelector('.chip[data-dim="' + CSS.escape(focusDim) + '"][data-option="' + CSS.escape(focusOpt) + '"]') ||
+                 box.querySelector('.chip[data-dim="' + CSS.escape(focusDim) + '"][aria-checked="true"]');
+      if (same) {
+        Array.prototype.forEach.call(same.parentNode.children, function (c) { c.tabIndex = c === same ? 0 : -1; });
+        same.focus();
+      }
+    }
   }
+
+  function changedFlags(d) {
+    return S.C === null || !d.effective ? [] : d.effective.flags.filter(function (f) { return (d.flags || []).indexOf(f) < 0; });
+  }
+  function commandOf(d) { return d.effective ? d.effective.command : d.command; }
+  function flagsOf(d) { return d.effective ? d.effective.flags : d.flags || []; }
 
   function drawDeploy(d) {
     drawRows(d);
@@ -158,11 +332,37 @@
     badge.textContent = d.badge_label;
     badge.setAttribute("data-badge", d.badge);
     badge.hidden = false;
-    $("deploy-command").textContent = d.redirect ? "" : d.command;
+    var changed = changedFlags(d);
+    var cmd = $("deploy-command");
+    clear(cmd);
+    var text = d.redirect ? "" : commandOf(d);
+    text.split("\n").forEach(function (line, i) {
+      if (i) cmd.appendChild(document.createTextNode("\n"));
+      var hit = changed.some(function (f) { return line.indexOf(f) >= 0; });
+      cmd.appendChild(hit ? el("mark", {title: "changed from the recipe", text: line}) : document.createTextNode(line));
+    });
     $("deploy-copy").disabled = d.redirect || !d.cell;
+    var link = $("deploy-explain");
+    link.hidden = d.redirect || !d.cell;
+    link.setAttribute("href", explainHref(commandOf(S.analysis || d), hardware().gpu));
+    var change = clear($("deploy-change"));
+    change.hidden = !changed.length;
+    if (changed.length) {
+      change.appendChild(el("strong", {text: "Changed from the recipe: "}));
+      change.appendChild(el("code", {text: changed.join(" ")}));
+      change.appendChild(document.createTextNode(" (the Calculator's C = " + fmtInt(S.C) + ") "));
+      var back = el("button", {type: "button", class: "ghost", id: "deploy-reset", text: "Back to the recipe"});
+      back.addEventListener("click", function () { resetC(); });
+      change.appendChild(back);
+    }
     var w = clear($("deploy-warnings"));
     (d.warnings || []).forEach(function (t) { w.appendChild(el("div", {class: "alert warn"}, withLinks(t))); });
     (d.notes || []).forEach(function (t) { w.appendChild(el("div", {class: "alert info"}, withLinks(t))); });
+    if (d.nnodes > 1) {
+      w.appendChild(el("div", {class: "alert info", id: "deploy-per-node"}, "Multi-node (" + d.nnodes + " nodes): " +
+        "the panels below analyse node " + analysisPH().NODE_RANK + "'s command (NODE_RANK filled in; each node holds the same share). " +
+        "Fill the placeholders under “Placeholders” to get the command for each node."));
+    }
     var v = clear($("deploy-verification"));
     var ver = d.verification || {};
     v.appendChild(el("p", {}, "Model: ", el("code", {text: d.model_name || "-"}),
@@ -171,66 +371,178 @@
     (ver.measurements || []).forEach(function (m) {
       v.appendChild(el("p", {class: "muted", text: [m.date, m.outcome, m.protocol, m.source].filter(Boolean).join(" · ")}));
     });
-    var inst = deploy.layout.install || {};
-    if (inst.pip && inst.pip.length) v.appendChild(el("pre", {text: inst.pip.join("\n")}));
+    var inst = S.layout.install || {};
+    if (inst.pip && inst.pip.length) v.appendChild(el("pre", {class: "command", text: inst.pip.join("\n")}));
     if (inst.note) v.appendChild(el("p", {class: "muted", text: inst.note}));
   }
 
-  function deployBody(picks, docker) {
-    return {page: deploy.page, picks: picks, docker: docker, request_length: deploy.L, concurrency: deploy.C};
+  // ---- placeholders: the user's values fill the shown command; node 0's view fills what the panels analyse ----
+  function drawPlaceholders() {
+    var box = clear($("deploy-ph-fields"));
+    var list = ((S.layout || {}).placeholders || []).filter(function (p) { return p.target === "command"; });
+    $("deploy-ph").hidden = !list.length;
+    list.forEach(function (p) {
+      var input = el("input", {id: "ph-" + p.key, type: "text", maxlength: "256", placeholder: p.default,
+                               "data-key": p.key, autocomplete: "off", spellcheck: "false"});
+      input.value = S.ph[p.key] || "";
+      input.addEventListener("input", function () {
+        var v = input.value.trim();
+        if (p.key === "NODE_RANK" && v && !/^[0-9]+$/.test(v)) {
+          fieldError(input, "NODE_RANK: a whole number (0 on the first node)");
+          return;
+        }
+        fieldError(input, null);
+        if (v) S.ph[p.key] = v; else delete S.ph[p.key];
+        schedule();
+      });
+      box.appendChild(el("label", {}, p.label + " (" + p.key + ")", input));
+    });
+  }
+  function analysisPH() {
+    var ph = Object.assign({}, S.ph);
+    var keys = ((S.layout || {}).placeholders || []).map(function (p) { return p.key; });
+    if (keys.indexOf("NODE_RANK") >= 0 && !/^[0-9]+$/.test(ph.NODE_RANK || "")) ph.NODE_RANK = "0";
+    return ph;
+  }
+  function samePH(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
+
+  function renderBody(docker, ph, setFlags) {
+    var body = {page: S.page, picks: S.picks, docker: docker, placeholders: ph};
+    if (S.L !== null) body.request_length = S.L;
+    if (S.C !== null) body.concurrency = S.C;
+    if (setFlags && setFlags.length) body.set_flags = setFlags;
+    return body;
+  }
+  // the Calculator's C in the command: --max-running-requests C, and the pin for C where the recipe pins
+  function setFlagsFor(d) {
+    if (S.C === null) return [];
+    var out = [MRR + " " + S.C];
+    var pinned = (d.flags || []).some(function (f) { return f.indexOf("--max-mamba-cache-size") === 0; });
+    var base = (d.ratio || {}).base;
+    if (pinned && base && isNum(base.max_mamba_cache_size_pin)) out.push("--max-mamba-cache-size " + base.max_mamba_cache_size_pin);
+    return out;
   }
 
-  function renderDeploy(picks, fromUrl, stale) {
-    var seq = ++deploy.seq;
-    var docker = deploy.run === "docker";
-    var calls = [api("/api/render", deployBody(picks, false))];
-    if (docker) calls.push(api("/api/render", deployBody(picks, true)));
-    return Promise.all(calls).then(function (all) {
-      if (seq !== deploy.seq) return null;  // a newer selection is on its way
-      var pip = all[0];
-      if (pip.status !== 200) {
-        showError($("deploy-error"), pip.data.error);
-        if (fromUrl) return renderDeploy({}, false, pip.data.error);  // a stale link: show the page's defaults
+  var timer = null;
+  function schedule() { clearTimeout(timer); timer = setTimeout(update, 250); }
+
+  // the whole pipeline for one state: render -> explain on the card -> ratio at (L, C) -> Plan
+  function update() {
+    var seq = ++S.seq;
+    var userPH = Object.assign({}, S.ph), anaPH = analysisPH();
+    var first = S.C === null ? [] : [MRR + " " + S.C];
+    return api("/api/render", renderBody(false, userPH, first)).then(function (res) {
+      if (seq !== S.seq) return null;
+      if (res.status !== 200) {
+        showError($("deploy-error"), res.data.error);
+        if (Object.keys(S.picks).length) {  // a selection the page cannot render: its defaults, said so
+          linkNotes.push("the selection (" + short(res.data.error.message) + ")");
+          drawLinkNotes();
+          S.picks = {};
+          return update();
+        }
         return null;
       }
-      showError($("deploy-error"), stale ? {message: stale.message + " (the link's selection; showing the page's defaults)",
-                                            type: stale.type} : null);
-      var shown = docker ? all[1].data : pip.data;
-      deploy.picks = pip.data.selection;
-      deploy.last = pip.data;
-      drawDeploy(shown);
-      var q = {page: deploy.page, run: deploy.run === "pip" ? null : deploy.run, L: deploy.L, C: deploy.C};
-      params.forEach(function (v, k) { if (!RESERVED[k]) q[k] = null; });
-      Object.keys(deploy.picks).forEach(function (k) { if (!RESERVED[k]) q[k] = deploy.picks[k]; });
-      setParams(q);
-      return Promise.all([runCalculator(pip.data, seq), runMemory(pip.data, seq)]);
+      var flags = setFlagsFor(res.data);
+      var sameFlags = flags.join("|") === first.join("|");
+      var calls = [sameFlags ? Promise.resolve(res) : api("/api/render", renderBody(false, userPH, flags)),
+                   samePH(userPH, anaPH) ? null : api("/api/render", renderBody(false, anaPH, flags)),
+                   S.run === "docker" ? api("/api/render", renderBody(true, userPH, flags)) : null];
+      return Promise.all(calls).then(function (all) {
+        if (seq !== S.seq) return null;
+        var bad = all.filter(function (x) { return x && x.status !== 200; })[0];
+        if (bad) { showError($("deploy-error"), bad.data.error); return null; }
+        showError($("deploy-error"), null);
+        S.pip = all[0].data;
+        S.analysis = all[1] ? all[1].data : S.pip;
+        S.shown = all[2] ? all[2].data : S.pip;
+        S.picks = S.pip.selection;
+        drawDeploy(S.shown);
+        writeDeployParams();
+        return analyse(seq);
+      });
     });
   }
 
-  function loadPage(pageId, picks, fromUrl) {
-    deploy.page = pageId;
-    return fetch("/api/pages/" + encodeURIComponent(pageId)).then(function (r) { return r.json(); }).then(function (layout) {
-      if (layout.error) { showError($("deploy-error"), layout.error); return null; }
-      deploy.layout = layout;
-      $("deploy-desc").textContent = layout.description || "";
-      var w = layout.workload || {};
-      if (deploy.L === null || !fromUrl) deploy.L = w.request_length || null;
-      if (deploy.C === null || !fromUrl) deploy.C = w.concurrency || null;
-      $("calc-L").value = deploy.L || "";
-      $("calc-C").value = deploy.C || "";
-      return renderDeploy(picks, fromUrl);
+  function writeDeployParams() {
+    var q = {page: S.page, run: S.run === "pip" ? null : S.run, L: S.L === pageL() ? null : S.L, C: S.C};
+    params.forEach(function (v, k) { if (isPick(k) || k.indexOf("ph:") === 0) q[k] = null; });
+    Object.keys(S.picks).forEach(function (k) { if (isPick(k)) q[k] = S.picks[k]; });
+    Object.keys(S.ph).forEach(function (k) { q["ph:" + k] = S.ph[k]; });
+    setParams(q);
+  }
+  function pageL() { return ((S.layout || {}).workload || {}).request_length || null; }
+  function pageC() { return ((S.layout || {}).workload || {}).concurrency || null; }
+
+  // Memory and Calculator: the same command (node 0's view), the same card
+  function analyse(seq) {
+    var d = S.analysis;
+    var hw = hardware();
+    var about = aboutText(d, hw);
+    $("memory-about").textContent = about;
+    $("calc-about").textContent = about;
+    if (!d.cell || d.redirect) {
+      clear($("memory-out")).appendChild(el("p", {class: "muted", text: "No command to size for this selection."}));
+      clear($("calc-out")).appendChild(el("p", {class: "muted", text: "No command for this selection."}));
+      S.served = null;
+      return followPlan();
+    }
+    var command = commandOf(d);
+    return api("/api/explain", {command: command, gpu: hw.gpu || null, engine_version: d.engine_version || null}).then(function (res) {
+      if (seq !== S.seq) return null;
+      S.explain = res.data;
+      drawMemory(res.data, hw);
+      S.served = isNum(res.data.max_running_requests) ? res.data.max_running_requests : null;
+      var C = S.C !== null ? S.C : S.served !== null ? S.served : pageC();
+      $("calc-C").value = C || "";
+      drawCHint();
+      if (!S.L || !C) {
+        clear($("calc-out")).appendChild(el("p", {class: "muted", text: "Give L and C."}));
+        return followPlan();
+      }
+      return api("/api/ratio", {command: command, request_length: S.L, concurrency: C, gpu: hw.gpu || null,
+                                engine_version: d.engine_version || null}).then(function (q) {
+        if (seq !== S.seq) return null;
+        if (q.status !== 200) { showError($("calc-error"), q.data.error); clear($("calc-out")); return followPlan(); }
+        showError($("calc-error"), null);
+        drawCalculator(q.data, d, hw);
+        announce("Command for " + selectionText(d) + ": serves " + fmtInt(S.explain.max_running_requests) +
+                 " requests on " + (hw.label || "the card") + "; at C = " + fmtInt(C) + " the state pool pin " +
+                 (q.data.pin_fits === false ? "does not fit" : "fits") + ".");
+        return followPlan();
+      });
     });
   }
-
-  function hardware() {
-    var hw = deploy.picks.hw;
-    return ((deploy.layout || {}).hardware || []).filter(function (x) { return x.id === hw; })[0] || {};
+  function selectionText(d) {
+    return Object.keys(d.selection || {}).map(function (k) { return optionLabel(d, k, d.selection[k]); }).join(" · ");
+  }
+  function aboutText(d, hw) {
+    var t = "About: the Deploy command (" + selectionText(d) + ")";
+    if (S.C !== null) t += ", changed for C = " + fmtInt(S.C);
+    if (d.nnodes > 1) t += ", node " + analysisPH().NODE_RANK + "'s view of " + d.nnodes + " nodes";
+    return t + (hw.gpu ? ", on one " + (hw.label || hw.gpu) + "." : "; the selected hardware names no GPU in the catalog.");
+  }
+  function drawCHint() {
+    var hint = clear($("calc-C-hint"));
+    if (S.C === null) {
+      hint.appendChild(document.createTextNode(S.served !== null ? "What the command serves (" + fmtInt(S.served) +
+        " requests, bound by " + (S.explain.binding_limit || "?") + "). Change it to set --max-running-requests." :
+        "The page's workload."));
+    } else {
+      hint.appendChild(document.createTextNode("Changed from the recipe" + (S.served !== null ? " (the command now serves " + fmtInt(S.served) + ")" : "") + ". "));
+      var back = el("button", {type: "button", class: "ghost small", id: "calc-reset", text: "Back to the recipe"});
+      back.addEventListener("click", resetC);
+      hint.appendChild(back);
+    }
+  }
+  function resetC() {
+    S.C = null;
+    fieldError($("calc-C"), null);
+    update();
   }
 
-
-  // ---- Memory picture: the `breakdown` of `explain --gpu` / `plan` as a stacked SVG bar ----
+  // ---- Memory picture: the `breakdown` of `explain --gpu` as a stacked SVG bar ----
   var SVGNS = "http://www.w3.org/2000/svg";
-  // segment key -> label, colour class, and the timeline entry whose note says where the number comes from
   var SEGMENTS = [
     ["driver_reserved_gib", "driver reserved", "seg-slack", "visible_gib"],
     ["context_gib", "CUDA context", "seg-slack", "context_gib"],
@@ -248,19 +560,17 @@
     kv_pool_gib: "K + V caches for max_total_num_tokens (+ one page of padding)",
     free_gib: "the card less everything else"
   };
-
   function svg(tag, attrs) {
     var n = document.createElementNS(SVGNS, tag);
     Object.keys(attrs || {}).forEach(function (k) { if (attrs[k] !== null && attrs[k] !== undefined) n.setAttribute(k, String(attrs[k])); });
     return n;
   }
-
   function memoryPicture(b, timeline, title, id) {
-    var parts = SEGMENTS.filter(function (s) { return b[s[0]] !== null && b[s[0]] !== undefined; });
+    var parts = SEGMENTS.filter(function (s) { return isNum(b[s[0]]); });
     var positive = parts.reduce(function (a, s) { return a + Math.max(0, b[s[0]]); }, 0);
     var total = Math.max(b.capacity_gib || 0, positive);  // an over-committed card draws past its capacity line
     var wrap = el("figure", {class: "memory", id: id});
-    wrap.appendChild(el("figcaption", {text: title + (b.capacity_gib ? " — " + b.capacity_gib.toFixed(2) + " GiB" : "")}));
+    wrap.appendChild(el("figcaption", {text: title + (b.capacity_gib ? " — " + fmtGiBv(b.capacity_gib) : "")}));
     var box = svg("svg", {viewBox: "0 0 1000 64", role: "list", "aria-label": title, preserveAspectRatio: "none"});
     var tip = el("p", {class: "tip", "aria-live": "polite"});
     var x = 0;
@@ -269,7 +579,7 @@
       var bytes = Math.round(gib * GIB);
       var src = (b.sources || {})[s[0]] || "";
       var note = s[3] && timeline && timeline[s[3]] ? timeline[s[3]].note : POOL_NOTES[s[0]] || "";
-      var text = s[1] + ": " + gib.toFixed(2) + " GiB (" + fmtInt(bytes) + " B) — " + src + (note ? ": " + note : "");
+      var text = s[1] + ": " + fmtGiBv(gib) + " (" + fmtInt(bytes) + " B) — " + src + (note ? ": " + note : "");
       var w = total > 0 ? Math.max(0, gib) / total * 1000 : 0;
       var r = svg("rect", {x: x, y: 0, width: w, height: 64, class: s[2], tabindex: w > 0 ? 0 : null, role: "listitem",
                            "aria-label": text, "data-segment": s[0], "data-gib": gib, "data-bytes": bytes, "data-source": src});
@@ -285,103 +595,74 @@
     }
     wrap.appendChild(box);
     wrap.appendChild(el("div", {class: "legend"}, parts.map(function (s) {
-      return el("span", {"data-segment": s[0]}, el("span", {class: "sw " + s[2]}), s[1] + " " + b[s[0]].toFixed(2) + " GiB");
+      return el("span", {"data-segment": s[0], title: exactText(b[s[0]], "GiB")}, el("span", {class: "sw " + s[2]}), s[1] + " " + fmtGiBv(b[s[0]]));
     })));
     wrap.appendChild(tip);
-    if (b.free_gib !== null && b.free_gib < 0) {
-      wrap.appendChild(el("div", {class: "alert warn", text: "Over by " + (-b.free_gib).toFixed(2) + " GiB: the planner's " +
-        "estimate of CUDA graphs + activations (" + b.cuda_graphs_activations_gib.toFixed(2) + " GiB) is more than the " +
+    if (isNum(b.free_gib) && b.free_gib < 0) {
+      wrap.appendChild(el("div", {class: "alert warn", text: "Over by " + fmtGiBv(-b.free_gib) + ": the planner's " +
+        "estimate of CUDA graphs + activations (" + fmtGiBv(b.cuda_graphs_activations_gib) + ") is more than the " +
         "pools leave; the line marks the card's capacity."}));
     }
     return wrap;
   }
-
   function timelineTable(tl) {
     var rows = Object.keys(tl || {}).filter(function (k) { return tl[k] && typeof tl[k] === "object" && "value" in tl[k]; });
     return el("details", {class: "timeline"}, el("summary", {text: "Memory timeline (one GPU)"}),
-      el("table", {}, el("tbody", {}, rows.map(function (k) {
+      el("div", {class: "table-wrap"}, el("table", {}, el("tbody", {}, rows.map(function (k) {
         var v = tl[k];
+        var shown = isNum(v.value) ? (k.indexOf("fraction") >= 0 ? fmtFrac(v.value) : fmtGiBv(v.value)) : String(v.value);
         return el("tr", {"data-step": k}, el("td", {}, el("code", {text: k})),
-          el("td", {class: "num", text: typeof v.value === "number" ? (k.indexOf("fraction") >= 0 ? String(v.value) : v.value.toFixed(2)) : String(v.value)}),
+          el("td", {class: "num", title: exactText(v.value), text: shown}),
           el("td", {text: v.source}), el("td", {class: "muted", text: v.note || ""}));
-      }))));
+      })))));
   }
-
-  function runMemory(r, seq) {
+  function drawMemory(d, hw) {
     var out = clear($("memory-out"));
-    var hw = hardware();
-    if (!r.cell || r.redirect || !hw.gpu) {
-      out.appendChild(el("p", {class: "muted", text: !hw.gpu && r.cell ? "The selected hardware names no GPU in the catalog." : "No command to size."}));
-      return Promise.resolve();
+    showError($("memory-error"), d.error || null);
+    if (!d.memory || !d.memory.breakdown) {
+      if (!hw.gpu) out.appendChild(el("p", {class: "muted", text: "The selected hardware names no GPU in the catalog."}));
+      return;
     }
-    return api("/api/explain", {command: r.command, gpu: hw.gpu, engine_version: r.engine_version || null}).then(function (res) {
-      if (seq !== deploy.seq) return;
-      var d = res.data;
-      showError($("memory-error"), d.error || null);
-      clear(out);
-      if (!d.memory || !d.memory.breakdown) return;
-      out.appendChild(memoryPicture(d.memory.breakdown, d.memory.timeline, hw.label + " running the Deploy command", "memory-deploy"));
-      out.appendChild(el("div", {class: "stats", id: "memory-pools"},
-        stat("max_mamba_cache_size", "K state slots", fmtInt(d.max_mamba_cache_size), d.max_mamba_cache_size, {source: "engine rule", note: d.mamba_pool_branch + " branch"}),
-        stat("max_total_num_tokens", "KV tokens", fmtInt(d.max_total_num_tokens), d.max_total_num_tokens, {source: "engine rule"}),
-        stat("max_running_requests", "max running requests", fmtInt(d.max_running_requests), d.max_running_requests, {source: "engine rule", note: "bound by " + d.binding_limit}, "binding")));
-      (d.memory.warnings || []).forEach(function (w) { out.appendChild(el("div", {class: "alert warn", text: w})); });
-      out.appendChild(timelineTable(d.memory.timeline));
-    });
+    out.appendChild(memoryPicture(d.memory.breakdown, d.memory.timeline, (hw.label || hw.gpu) + " running the Deploy command", "memory-deploy"));
+    out.appendChild(el("div", {class: "stats", id: "memory-pools"},
+      stat("max_mamba_cache_size", term("K", "K state slots"), fmtInt(d.max_mamba_cache_size), d.max_mamba_cache_size, {source: "engine rule", note: d.mamba_pool_branch + " branch"}),
+      stat("max_total_num_tokens", "KV pool", fmtInt(d.max_total_num_tokens) + " tokens", d.max_total_num_tokens, {source: "engine rule"}),
+      stat("max_running_requests", "serves", fmtInt(d.max_running_requests) + " requests", d.max_running_requests, {source: "engine rule", note: "bound by " + d.binding_limit}, "binding")));
+    (d.memory.warnings || []).forEach(function (w) { out.appendChild(el("div", {class: "alert warn", text: w})); });
+    out.appendChild(timelineTable(d.memory.timeline));
   }
 
-  // ---- Calculator: `ratio --json --gpu <card> -L L -C C -- <the Deploy command>` ----
-  function runCalculator(r, seq) {
-    var out = clear($("calc-out"));
-    var errBox = $("calc-error");
-    if (!r.cell || r.redirect || !deploy.L || !deploy.C) {
-      showError(errBox, null);
-      out.appendChild(el("p", {class: "muted", text: r.redirect ? "This selection points elsewhere; no command to size." :
-        !r.cell ? "No command for this selection." : "Give L and C."}));
-      return Promise.resolve();
-    }
-    var hw = hardware();
-    var gpu = hw.gpu || null;
-    var body = {command: r.command, request_length: deploy.L, concurrency: deploy.C, gpu: gpu,
-                engine_version: r.engine_version || null};
-    return api("/api/ratio", body).then(function (res) {
-      if (seq !== deploy.seq) return;  // an answer for a selection the user already left
-      if (res.status !== 200) { showError(errBox, res.data.error); return; }
-      showError(errBox, null);
-      drawCalculator(res.data, r, hw.label || gpu);
-    });
-  }
-
-  function drawCalculator(q, r, card) {
+  // ---- Calculator: `ratio --json --gpu <card> -L L -C C -- <the command>` ----
+  function drawCalculator(q, d, hw) {
     var out = clear($("calc-out"));
     var f = q.formula || {};
-    var base = (r.ratio || {}).base || null;
-    var cell = (r.ratio || {}).cell || null;
+    var r = d.ratio || {};
+    var own = d.effective ? r.effective : r.base;  // the ratio the render put into the command shown
+    var base = r.base, cell = r.cell;
+    var card = hw.label || hw.gpu || "this card";
     out.appendChild(el("div", {class: "stats", id: "calc-geometry"},
-      stat("slots_per_request", "S slots / request", fmtInt(q.slots_per_request), q.slots_per_request, {source: "engine rule", note: "_calculate_mamba_ratio"}),
-      stat("draft_states_per_request", "D verify states", fmtInt(q.draft_states_per_request), q.draft_states_per_request, {source: "engine rule"}),
-      stat("state_bytes_per_slot", "state / slot", fmtBytes(q.state_bytes_per_slot), q.state_bytes_per_slot, {source: "engine rule", note: "from config"}),
-      stat("kv_bytes_per_token", "KV / token", fmtBytes(q.kv_bytes_per_token), q.kv_bytes_per_token, {source: "engine rule", note: "draft KV folded in"})));
-    var pinned = (r.ratio || {}).pinned;
-    // the state-pool flag the command carries (the payload's own flag string, shown as it is)
-    var sizing = (r.flags || []).filter(function (x) {
-      return x.indexOf("--mamba-full-memory-ratio") === 0 || x.indexOf("--max-mamba-cache-size") === 0;
-    });
+      stat("slots_per_request", term("S", "S slots / request"), fmtInt(q.slots_per_request), q.slots_per_request, {source: "engine rule", note: "_calculate_mamba_ratio"}),
+      stat("draft_states_per_request", term("D", "D verify states"), fmtInt(q.draft_states_per_request), q.draft_states_per_request, {source: "engine rule"}),
+      stat("state_bytes_per_slot", "state / slot", fmtBytes(q.state_bytes_per_slot), q.state_bytes_per_slot, {source: "engine rule", note: "from config"}, null, "B"),
+      stat("kv_bytes_per_token", "KV / token", fmtBytes(q.kv_bytes_per_token), q.kv_bytes_per_token, {source: "engine rule", note: "draft KV folded in"}, null, "B")));
+    var pinned = r.pinned;
+    var sizing = flagsOf(d).filter(function (x) { return SIZING.some(function (s) { return x.indexOf(s) === 0; }); });
+    var hasRatio = sizing.some(function (x) { return x.indexOf(SIZING[0]) === 0; });
     var inCommand = sizing.length ? sizing.join(" ") : null;
     out.appendChild(el("div", {class: "stats", id: "calc-answer"},
-      inCommand ? stat("in_command", "in the command (" + (pinned === "calculator" ? "calculator" : "pinned by the " + pinned) + ")",
-                       inCommand, inCommand, {source: pinned === "calculator" ? "engine rule" : "input", note: pinned === "calculator" ? f.text || "" : "the recipe's own pin"}, "binding") : null,
-      stat("pinned_ratio", "balanced ratio (the base command)", base && base.text !== null ? base.text : "-",
-           base ? base.mamba_full_memory_ratio : null, {source: "engine rule", note: f.text || ""}),
-      stat("max_mamba_cache_size_pin", "or --max-mamba-cache-size", fmtInt(q.max_mamba_cache_size_pin), q.max_mamba_cache_size_pin, {source: "engine rule", note: f.pin_text || ""}),
-      q.budget ? stat("exact_ratio", "exact on " + (card || "this card"), q.mamba_full_memory_ratio_text || "none", q.mamba_full_memory_ratio,
-                      {source: q.budget.source, note: "search over the engine's sizing; binding: " + q.binding_pool}) : null,
+      inCommand ? stat("in_command", "in the command (" + (pinned === "calculator" || pinned === null ? "calculator" : "pinned by the " + pinned) + ")",
+                       inCommand, inCommand, {source: pinned === "cell" || pinned === "overlay" ? "input" : "engine rule", note: pinned === "cell" || pinned === "overlay" ? "the recipe's own pin" : f.text || ""}, "binding") : null,
+      stat("pinned_ratio", term("ratio", "balanced ratio for L = " + fmtInt(q.request_length)), own && own.text !== null ? own.text : "-",
+           own ? own.mamba_full_memory_ratio : null, {source: "engine rule", note: f.text || ""}),
+      stat("max_mamba_cache_size_pin", term("pin", "or pin for C = " + fmtInt(q.concurrency)), fmtInt(q.max_mamba_cache_size_pin) + " slots", q.max_mamba_cache_size_pin, {source: "engine rule", note: f.pin_text || ""}),
+      isNum(q.mamba_full_memory_ratio) ? stat("exact_ratio", "exact on " + card, q.mamba_full_memory_ratio_text, q.mamba_full_memory_ratio,
+                      {source: (q.budget || {}).source, note: "search over the engine's sizing; binding: " + q.binding_pool}) : null,
       q.pin_fits === null || q.pin_fits === undefined ? null :
-        stat("pin_fits", "pin fits on " + (card || "this card"), q.pin_fits ? "yes" : "no", q.pin_fits, {source: "engine rule", note: (q.pin_check || {}).reason || ""})));
+        stat("pin_fits", "C = " + fmtInt(q.concurrency) + " fits on " + card, q.pin_fits ? "yes" : "no", q.pin_fits, {source: "engine rule", note: (q.pin_check || {}).reason || ""})));
     var status;
-    if (pinned === "calculator") status = "The recipe sizes nothing itself, so the command carries the balanced ratio " + (base || {}).text + ".";
-    else if (pinned === "cell") status = "The recipe's cell sizes the state pool itself; the calculator's balanced value stands beside it.";
-    else if (pinned === "overlay") status = "An overlay pick replaces the calculator's value with its own pin; the balanced value for the base command stands beside it.";
+    if (pinned === "cell") status = "The recipe's cell sizes the state pool itself; the balanced value stands beside it.";
+    else if (pinned === "overlay") status = "An overlay pick sizes the state pool with its own pin; the balanced value for the base command stands beside it.";
+    else if (hasRatio) status = "The recipe sizes nothing itself, so the command carries the balanced ratio " + (own || {}).text + " for L = " + fmtInt(q.request_length) + ".";
     else status = "No ratio is pinned into the command.";
     out.appendChild(el("p", {id: "calc-status", text: status}));
     if (cell && base && cell.text !== base.text) {
@@ -390,100 +671,142 @@
         ", the command with your overlays at ", el("code", {text: base.text}), "."));
     }
     if (q.pin_fits === false && q.pin_check && q.pin_check.reason) {
-      out.appendChild(el("div", {class: "alert warn", text: "The pin for C = " + q.concurrency + " does not fit: " + q.pin_check.reason}));
+      out.appendChild(el("div", {class: "alert warn", id: "calc-pin-warning", text: "At C = " + fmtInt(q.concurrency) + " on " + card + ": " + q.pin_check.reason}));
     }
-    if (q.reason) out.appendChild(el("div", {class: "alert info", text: q.reason}));
+    // the exact search's reason only where the command does not already carry a ratio (it would contradict it)
+    if (q.reason && !hasRatio) out.appendChild(el("div", {class: "alert info", id: "calc-reason", text: q.reason}));
     var warn = listBlock("calc-warnings", "Notes", q.warnings);
     if (warn) out.appendChild(warn);
-    var details = el("details", {id: "calc-formula"}, el("summary", {text: "Formula"}),
+    out.appendChild(commandBlock("calc-command", commandOf(S.pip), hw.gpu, changedFlags(S.pip), commandOf(d)));
+    out.appendChild(el("details", {id: "calc-formula"}, el("summary", {text: "Formula"}),
       el("p", {}, el("code", {text: f.text || ""})),
       el("p", {class: "mono", text: "(" + f.S + " + " + f.D + ") x " + fmtInt(f.state_bytes_per_slot) + " / (" +
         fmtInt(f.L) + " x " + fmtInt(f.kv_bytes_per_token) + ") = " + (f.value === null ? "-" : String(f.value))}),
       el("p", {}, el("code", {text: f.pin_text || ""})),
-      el("p", {class: "mono", text: "C = " + f.C + ", attn_dp_size = " + f.attn_dp_size + " -> pin " + fmtInt(f.pin)}));
-    out.appendChild(details);
+      el("p", {class: "mono", text: "C = " + f.C + ", attn_dp_size = " + f.attn_dp_size + " -> pin " + fmtInt(f.pin)})));
   }
 
-  var calcTimer = null;
-  function onWorkload() {
-    var L = parseInt($("calc-L").value, 10), C = parseInt($("calc-C").value, 10);
-    if (!(L >= 1) || !(C >= 1)) { showError($("calc-error"), {message: "L and C must be positive whole numbers", type: "BadInput"}); return; }
-    deploy.L = L; deploy.C = C;
-    clearTimeout(calcTimer);
-    calcTimer = setTimeout(function () { renderDeploy(deploy.picks); }, 200);
+  function onWorkload(ev) {
+    var L = wholeNumber($("calc-L"), "L");
+    var C = wholeNumber($("calc-C"), "C");
+    if (L === null || C === null) return;
+    S.L = L;
+    if (ev && ev.target === $("calc-C")) S.C = C;
+    schedule();
+  }
+
+  function loadPage(pageId, picks) {
+    S.page = pageId;
+    return api("/api/pages/" + encodeURIComponent(pageId)).then(function (res) {
+      if (res.status !== 200) { showError($("deploy-error"), res.data.error); return null; }
+      S.layout = res.data;
+      $("deploy-desc").textContent = S.layout.description || "";
+      S.picks = validPicks(picks);
+      if (S.L === null) S.L = pageL();
+      $("calc-L").value = S.L || "";
+      drawPlaceholders();
+      return update();
+    });
+  }
+  // the link's picks, each checked against the page's rows: a bad one is dropped alone, with a note
+  function validPicks(picks) {
+    var out = {};
+    Object.keys(picks).forEach(function (k) {
+      var row = (S.layout.rows || []).filter(function (r) { return r.id === k; })[0];
+      if (!row) dropParam(k, "page " + S.page + " has no row " + short(k));
+      else if ((row.options || []).indexOf(picks[k]) < 0) dropParam(k, "not an option of " + row.title);
+      else out[k] = picks[k];
+    });
+    return out;
   }
 
   function initDeploy() {
-    if (!$("deploy")) return Promise.resolve();
-    deploy.run = params.get("run") === "docker" ? "docker" : "pip";
-    Array.prototype.forEach.call(document.querySelectorAll("#deploy-run .chip"), function (b) {
-      b.setAttribute("aria-pressed", b.getAttribute("data-run") === deploy.run ? "true" : "false");
-      b.addEventListener("click", function () {
-        deploy.run = b.getAttribute("data-run");
-        Array.prototype.forEach.call(document.querySelectorAll("#deploy-run .chip"), function (x) {
-          x.setAttribute("aria-pressed", x === b ? "true" : "false");
-        });
-        renderDeploy(deploy.picks);
-      });
+    var run = params.get("run");
+    if (run !== null && run !== "pip" && run !== "docker") { dropParam("run", "pip or docker"); run = null; }
+    S.run = run || "pip";
+    var runGroup = $("deploy-run");
+    each("#deploy-run .chip", function (b) {
+      var on = b.getAttribute("data-run") === S.run;
+      b.setAttribute("aria-checked", on ? "true" : "false");
+      b.tabIndex = on ? 0 : -1;
+      b.addEventListener("click", function () { pickRun(b); });
     });
-    $("deploy-copy").addEventListener("click", function () {
-      var text = $("deploy-command").textContent;
-      var done = function () { $("deploy-copied").textContent = "Copied."; };
-      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, function () { $("deploy-copied").textContent = "Copy failed: select the text."; });
-      else {
-        var range = document.createRange(); range.selectNodeContents($("deploy-command"));
-        var sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);
-        try { document.execCommand("copy"); done(); } catch (e) { $("deploy-copied").textContent = "Selected: press Ctrl+C."; }
-      }
+    radioKeys(runGroup, pickRun);
+    wireCopy($("deploy-copy"), $("deploy-command"), $("deploy-copied"));
+    $("deploy-explain").addEventListener("click", function (ev) {
+      if (ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button || !S.analysis) return;
+      ev.preventDefault();
+      openInExplain(commandOf(S.analysis), hardware().gpu);
     });
     $("calc-L").addEventListener("input", onWorkload);
     $("calc-C").addEventListener("input", onWorkload);
-    var L = parseInt(params.get("L"), 10), C = parseInt(params.get("C"), 10);
-    deploy.L = L >= 1 ? L : null;
-    deploy.C = C >= 1 ? C : null;
-    return fetch("/api/pages").then(function (r) { return r.json(); }).then(function (d) {
+    S.L = intParam("L", 10000000);
+    S.C = intParam("C", 1000000);
+    params.forEach(function (v, k) {
+      if (k.indexOf("ph:") === 0) {
+        var key = k.slice(3);
+        if (/^[A-Z][A-Z0-9_]{0,63}$/.test(key) && v.length <= 256) S.ph[key] = v; else dropParam(k, "not a placeholder");
+      }
+    });
+    return api("/api/pages").then(function (res) {
+      var pages = res.data.pages || [];
       var sel = clear($("deploy-page"));
-      (d.pages || []).forEach(function (p) { sel.appendChild(el("option", {value: p.id, text: p.model + " (" + p.id + ")"})); });
+      pages.forEach(function (p) { sel.appendChild(el("option", {value: p.id, text: p.model + " (" + p.id + ")"})); });
+      var ids = pages.map(function (p) { return p.id; });
       var wanted = params.get("page");
-      var ids = (d.pages || []).map(function (p) { return p.id; });
-      var first = ids.indexOf(wanted) >= 0 ? wanted : ids[0];
+      var picks = {};
+      params.forEach(function (v, k) { if (isPick(k)) picks[k] = v; });
+      if (wanted !== null && ids.indexOf(wanted) < 0) {
+        dropParam("page", "no bundled page of that id");
+        Object.keys(picks).forEach(function (k) { dropParam(k, "a pick for the unknown page"); });
+        picks = {};
+        wanted = null;
+      }
+      var first = wanted || (ids.indexOf(DEFAULT_PAGE) >= 0 ? DEFAULT_PAGE : ids[0]);
       if (!first) return null;
       sel.value = first;
-      sel.addEventListener("change", function () { deploy.L = null; deploy.C = null; loadPage(sel.value, {}, false); });
-      return loadPage(first, ids.indexOf(wanted) >= 0 ? urlPicks() : {}, ids.indexOf(wanted) >= 0);
+      sel.addEventListener("change", function () {
+        S.L = null; S.C = null; S.ph = {};
+        fieldError($("calc-C"), null); fieldError($("calc-L"), null);
+        loadPage(sel.value, {});
+      });
+      return loadPage(first, picks);
     });
   }
+  function pickRun(b) {
+    S.run = b.getAttribute("data-run");
+    each("#deploy-run .chip", function (x) {
+      x.setAttribute("aria-checked", x === b ? "true" : "false");
+      x.tabIndex = x === b ? 0 : -1;
+    });
+    update();
+  }
+
 
   // ---- Explain ----
   function explainFigures(r) {
     var prov = r.provenance || {};
-    var out = [
-      stat("slots_per_request", "S state slots / request", fmtInt(r.slots_per_request), r.slots_per_request, prov.slots_per_request),
-      stat("draft_states_per_request", "D verify states / request", fmtInt(r.draft_states_per_request), r.draft_states_per_request, prov.draft_states_per_request),
-      stat("state_bytes_per_slot", "state / slot", fmtBytes(r.state_bytes_per_slot), r.state_bytes_per_slot, prov.state_bytes_per_slot),
-      stat("kv_bytes_per_token", "KV / token", fmtBytes(r.kv_bytes_per_token), r.kv_bytes_per_token, prov.kv_bytes_per_token)
-    ];
-    return el("div", {class: "stats", id: "explain-geometry"}, out);
+    return el("div", {class: "stats", id: "explain-geometry"},
+      stat("slots_per_request", term("S", "S state slots / request"), fmtInt(r.slots_per_request), r.slots_per_request, prov.slots_per_request),
+      stat("draft_states_per_request", term("D", "D verify states / request"), fmtInt(r.draft_states_per_request), r.draft_states_per_request, prov.draft_states_per_request),
+      stat("state_bytes_per_slot", "state / slot", fmtBytes(r.state_bytes_per_slot), r.state_bytes_per_slot, prov.state_bytes_per_slot, null, "B"),
+      stat("kv_bytes_per_token", "KV / token", fmtBytes(r.kv_bytes_per_token), r.kv_bytes_per_token, prov.kv_bytes_per_token, null, "B"));
   }
-
   function explainPools(r) {
-    if (r.max_mamba_cache_size === null || r.max_mamba_cache_size === undefined) return null;
-    var rule = {source: "engine rule"};
+    if (!isNum(r.max_mamba_cache_size)) return null;
     var binding = r.binding_limit;
     return el("div", {},
       el("h3", {text: "Pools"}),
       el("div", {class: "stats", id: "explain-pools"},
-        stat("pool_budget_gib", "pool budget", r.pool_budget_gib.toFixed(2) + " GiB", r.pool_budget_gib, {source: "input", note: "total_rest_memory"}),
-        stat("max_mamba_cache_size", "K max_mamba_cache_size", fmtInt(r.max_mamba_cache_size), r.max_mamba_cache_size, {source: "engine rule", note: r.mamba_pool_branch + " branch"}),
-        stat("state_pool_bytes", "state pool", fmtGiB(r.state_pool_bytes), r.state_pool_bytes, {source: "engine rule", note: "(K + 1) x state/slot"}),
-        r.spec_scratch_bytes ? stat("spec_scratch_bytes", "verify scratch", fmtGiB(r.spec_scratch_bytes), r.spec_scratch_bytes, {source: "engine rule", note: r.spec_scratch_rows + " rows x D x state/slot"}) : null,
-        stat("kv_budget_bytes", "KV budget", fmtGiB(r.kv_budget_bytes), r.kv_budget_bytes, rule),
-        stat("max_total_num_tokens", "KV tokens", fmtInt(r.max_total_num_tokens), r.max_total_num_tokens, {source: "engine rule", note: "KV budget // KV/token, page-floored"}),
-        stat("max_running_requests", "max running requests", fmtInt(r.max_running_requests), r.max_running_requests, {source: "engine rule", note: "bound by " + binding}, "binding")),
+        stat("pool_budget_gib", "pool budget", fmtGiBv(r.pool_budget_gib), r.pool_budget_gib, {source: "input", note: "total_rest_memory"}, null, "GiB"),
+        stat("max_mamba_cache_size", term("K", "K max_mamba_cache_size"), fmtInt(r.max_mamba_cache_size), r.max_mamba_cache_size, {source: "engine rule", note: r.mamba_pool_branch + " branch"}),
+        stat("state_pool_bytes", "state pool", fmtGiB(r.state_pool_bytes), r.state_pool_bytes, {source: "engine rule", note: "(K + 1) x state/slot"}, null, "B"),
+        r.spec_scratch_bytes ? stat("spec_scratch_bytes", "verify scratch", fmtGiB(r.spec_scratch_bytes), r.spec_scratch_bytes, {source: "engine rule", note: r.spec_scratch_rows + " rows x D x state/slot"}, null, "B") : null,
+        stat("kv_budget_bytes", "KV budget", fmtGiB(r.kv_budget_bytes), r.kv_budget_bytes, {source: "engine rule"}, null, "B"),
+        stat("max_total_num_tokens", "KV pool", fmtInt(r.max_total_num_tokens) + " tokens", r.max_total_num_tokens, {source: "engine rule", note: "KV budget // KV/token, page-floored"}),
+        stat("max_running_requests", "serves", fmtInt(r.max_running_requests) + " requests", r.max_running_requests, {source: "engine rule", note: "bound by " + binding}, "binding")),
       limitsTable(r.limits || {}, binding));
   }
-
-  // binding_limit names the flag for the requested cap; the limits object calls it "requested"
   var LIMIT_FOR_BINDING = {max_running_requests: "requested"};
   function limitsTable(limits, binding) {
     var names = {requested: "requested (--max-running-requests or default)", context_estimate: "context estimate",
@@ -494,11 +817,10 @@
         el("td", {text: names[k] || k}), el("td", {class: "num", "data-value": limits[k] === null ? "" : String(limits[k]), text: fmtInt(limits[k])}),
         el("td", {text: isBinding ? "binding" : ""}));
     });
-    return el("table", {id: "explain-limits", "aria-label": "request limits"},
-      el("thead", {}, el("tr", {}, el("th", {scope: "col", text: "limit on running requests"}), el("th", {scope: "col", text: "requests"}), el("th", {scope: "col", text: ""}))),
-      el("tbody", {}, rows));
+    return el("div", {class: "table-wrap"}, el("table", {id: "explain-limits", "aria-label": "request limits"},
+      el("thead", {}, el("tr", {}, el("th", {scope: "col", text: "limit on running requests"}), el("th", {scope: "col", text: "requests"}), el("th", {scope: "col", text: "binding?"}))),
+      el("tbody", {}, rows)));
   }
-
   function argsTable(args) {
     var rows = Object.keys(args || {}).map(function (name) {
       var a = args[name];
@@ -507,16 +829,14 @@
         el("td", {text: a.source}), el("td", {class: "muted", text: a.rule || ""}));
     });
     return el("details", {}, el("summary", {text: "Resolved engine arguments (" + rows.length + ")"}),
-      el("table", {}, el("thead", {}, el("tr", {}, ["argument", "value", "source", "rule"].map(function (h) { return el("th", {scope: "col", text: h}); }))),
-        el("tbody", {}, rows)));
+      el("div", {class: "table-wrap"}, el("table", {}, el("thead", {}, el("tr", {}, ["argument", "value", "source", "rule"].map(function (h) { return el("th", {scope: "col", text: h}); }))),
+        el("tbody", {}, rows))));
   }
-
   function listBlock(id, title, items, cls) {
     if (!items || !items.length) return null;
     return el("div", {id: id}, el("h3", {text: title}),
       el("ul", {class: cls || ""}, items.map(function (w) { return el("li", {text: w}); })));
   }
-
   function renderExplain(r) {
     var out = clear($("explain-out"));
     var m = r.model || {};
@@ -544,13 +864,12 @@
     }
   }
 
-  // ---- boot log: `logs check` (predicted vs observed, with the rule behind each difference) ----
+  // ---- boot log: `logs check` (predicted vs observed); the URL keeps the log's digest, never the log ----
   function fmtCell(v) {
     if (v === null || v === undefined) return "-";
     if (typeof v === "number") return Number.isInteger(v) ? fmtInt(v) : String(Math.round(v * 10000) / 10000);
     return String(v);
   }
-
   function renderLogCheck(d) {
     var out = clear($("logcheck-out"));
     out.appendChild(el("h3", {text: "Boot log: predicted vs observed"}));
@@ -560,14 +879,14 @@
     }).map(function (k) { return stat(k, k, fmtCell(px[k].value), px[k].value, px[k]); })));
     var rows = (d.rows || []).map(function (r) {
       return el("tr", {"data-quantity": r.quantity, class: r.match ? null : "diff"},
-        el("td", {}, el("code", {text: r.quantity})), el("td", {class: "num", text: fmtCell(r.observed)}),
-        el("td", {class: "num", text: fmtCell(r.predicted)}), el("td", {text: r.rule}),
+        el("td", {}, el("code", {text: r.quantity})), el("td", {class: "num", text: fmtCell(r.observed), title: exactText(r.observed)}),
+        el("td", {class: "num", text: fmtCell(r.predicted), title: exactText(r.predicted)}), el("td", {text: r.rule}),
         el("td", {class: "muted", text: r.explanation || ""}));
     });
     if (rows.length) {
-      out.appendChild(el("table", {id: "logcheck-rows"}, el("thead", {}, el("tr", {},
+      out.appendChild(el("div", {class: "table-wrap"}, el("table", {id: "logcheck-rows"}, el("thead", {}, el("tr", {},
         ["quantity", "observed", "predicted", "rule", "why"].map(function (h) { return el("th", {scope: "col", text: h}); }))),
-        el("tbody", {}, rows)));
+        el("tbody", {}, rows))));
     }
     if (d.refusal) {
       out.appendChild(el("div", {class: "alert error", id: "logcheck-refusal"},
@@ -582,11 +901,26 @@
     out.appendChild(el("p", {id: "logcheck-verdict", class: d.explained ? "alert info" : "alert warn",
       text: d.explained ? "Every difference is explained." : "Some differences stay unexplained."}));
   }
-
+  // "sha256:<16 hex>" of the log text, or null where the browser has no WebCrypto (a non-local plain-http page)
+  function digest(text) {
+    if (!(window.crypto && crypto.subtle)) return Promise.resolve(null);
+    return crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)).then(function (buf) {
+      return "sha256:" + Array.prototype.map.call(new Uint8Array(buf).slice(0, 8), function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+    });
+  }
+  var linkDigest = null;  // the digest a link carried (its log is not in the link)
+  function drawDigest(current) {
+    var box = $("explain-log-digest");
+    if (!linkDigest && !current) { box.textContent = ""; return; }
+    if (linkDigest && !current) box.textContent = "This link was made with a boot log (" + linkDigest + "); paste the same log to check it again.";
+    else if (linkDigest && current !== linkDigest) box.textContent = "This log (" + current + ") is not the one the link was made with (" + linkDigest + ").";
+    else box.textContent = "Log digest " + current + (linkDigest ? ": the link's log." : " (kept in the link; the log itself is not).");
+  }
   function runLogCheck(command) {
     var log = $("explain-log").value;
     var errBox = $("logcheck-error");
-    if (!log.trim()) { clear($("logcheck-out")); showError(errBox, null); return Promise.resolve(); }
+    if (!log.trim()) { clear($("logcheck-out")); showError(errBox, null); setParams({ld: linkDigest}); drawDigest(null); return Promise.resolve(); }
+    digest(log).then(function (dg) { if (dg) { setParams({ld: dg}); drawDigest(dg); } });
     return api("/api/logs/check", {log: log, command: command, engine_version: $("explain-version").value || null,
                                    log_version: $("explain-log-version").value.trim() || null})
       .then(function (res) {
@@ -594,49 +928,79 @@
         if (res.status === 200) renderLogCheck(res.data); else clear($("logcheck-out"));
       });
   }
-
   function runExplain() {
     var command = $("explain-command").value.trim();
-    var budgetText = $("explain-budget").value.trim();
+    var budgetInput = $("explain-budget");
+    var budgetText = budgetInput.value.trim();
     var errBox = $("explain-error");
-    if (!command) { showError(errBox, {message: "paste a launch command first", type: "BadInput"}); return Promise.resolve(); }
-    var body = {command: command, engine_version: $("explain-version").value || null,
-                gpu: $("explain-gpu").value || null};
+    showError(errBox, null);
+    if (!command) { fieldError($("explain-command"), "paste a launch command first"); return Promise.resolve(); }
+    fieldError($("explain-command"), null);
+    var body = {command: command, engine_version: $("explain-version").value || null, gpu: $("explain-gpu").value || null};
     if (budgetText) {
       var b = Number(budgetText);
-      if (!isFinite(b)) { showError(errBox, {message: "the pool budget must be a finite number", type: "BadInput"}); return Promise.resolve(); }
+      if (!isFinite(b)) { fieldError(budgetInput, "pool budget: a number of GiB"); return Promise.resolve(); }
       body.pool_budget_gib = b;
     }
-    setParams({cmd: command, budget: budgetText, egpu: body.gpu});
+    fieldError(budgetInput, null);
+    setParams({cmd: command, budget: budgetText, egpu: body.gpu, ever: body.engine_version === $("explain-version").getAttribute("data-default") ? null : body.engine_version,
+               lv: $("explain-log-version").value.trim()});
     $("explain-run").disabled = true;
     return Promise.all([api("/api/explain", body), runLogCheck(command)]).then(function (all) {
       $("explain-run").disabled = false;
       var d = all[0].data;
-      showError(errBox, d.error || null);
+      if (d.error && !d.model) {  // bad input: next to the command it is about
+        fieldError($("explain-command"), d.error.message);
+        showError(errBox, null);
+      } else showError(errBox, d.error || null);
       if (d.model) renderExplain(d); else { clear($("explain-out")); clear($("explain-memory")); }
+      announce(d.model ? "Explained: serves " + fmtInt(d.max_running_requests) + " requests." : "Explain: " + short((d.error || {}).message));
     });
   }
-
+  function openInExplain(command, gpu) {
+    $("explain-command").value = command;
+    if (gpu && $("explain-gpu").querySelector('option[value="' + CSS.escape(gpu) + '"]')) $("explain-gpu").value = gpu;
+    $("explain-budget").value = "";
+    $("explain").scrollIntoView();
+    $("explain-h").focus();
+    return runExplain();
+  }
+  function selectParam(key, select, what) {
+    if (!params.has(key)) return;
+    var v = params.get(key);
+    if (Array.prototype.some.call(select.options, function (o) { return o.value === v; })) select.value = v;
+    else dropParam(key, "not a known " + what);
+  }
   function initExplain() {
     var form = $("explain-form");
-    if (!form) return;
     form.addEventListener("submit", function (ev) { ev.preventDefault(); runExplain(); });
     $("explain-command").addEventListener("keydown", function (ev) {
       if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); runExplain(); }
     });
+    $("explain-command").addEventListener("input", function () { if ($("explain-command").value.trim()) fieldError($("explain-command"), null); });
+    $("explain-budget").addEventListener("input", function () { if (isFinite(Number($("explain-budget").value.trim()))) fieldError($("explain-budget"), null); });
+    $("explain-version").setAttribute("data-default", $("explain-version").value);
+    selectParam("egpu", $("explain-gpu"), "GPU");
+    selectParam("ever", $("explain-version"), "engine version");
+    if (params.get("lv")) $("explain-log-version").value = params.get("lv").slice(0, 120);
+    if (params.has("ld")) {
+      if (/^sha256:[0-9a-f]{16}$/.test(params.get("ld"))) { linkDigest = params.get("ld"); $("explain-log-box").open = true; drawDigest(null); }
+      else dropParam("ld", "not a log digest");
+    }
+    if (params.has("budget") && !isFinite(Number(params.get("budget")))) dropParam("budget", "not a number");
     if (params.get("cmd")) {
       $("explain-command").value = params.get("cmd");
       $("explain-budget").value = params.get("budget") || "";
-      $("explain-gpu").value = params.get("egpu") || "";
       runExplain();
     }
   }
 
 
-  // ---- Plan: `plan --json` ----
-  function renderPlan(d) {
+  // ---- Plan: `plan --json`; it follows the Deploy card and workload until its own fields are edited ----
+  var plan = {follow: true, seq: 0};
+  var SPEC_FOR_ALGORITHM = {DSPARK: "dspark", DFLASH: "dflash", NGRAM: "ngram", EAGLE: "mtp", NEXTN: "mtp"};
+  function renderPlan(d, gpu) {
     var out = clear($("plan-out"));
-    var t = d.target || {};
     out.appendChild(el("p", {id: "plan-checkpoint"}, "Checkpoint ", el("code", {text: (d.checkpoint || {}).model_path || "-"}),
       (d.checkpoint || {}).note ? " — " + d.checkpoint.note : ""));
     if (!d.fits) {
@@ -648,17 +1012,19 @@
       return;
     }
     var s = d.split || {};
-    out.appendChild(el("div", {class: "cmdbar"}, el("strong", {text: "Best command"}),
-      el("span", {class: "muted", text: (d.changes || []).length ? "changes: " + d.changes.join(", ") : ""})));
-    out.appendChild(el("pre", {id: "plan-command", tabindex: "0", text: d.command}));
+    if ((d.changes || []).length) out.appendChild(el("p", {class: "muted", id: "plan-changes-made", text: "Changes: " + d.changes.join(", ")}));
+    out.appendChild(el("h3", {text: "Best command"}));
+    out.appendChild(commandBlock("plan-command", d.command, gpu, null));
     out.appendChild(el("div", {class: "stats", id: "plan-figures"},
-      stat("mem_fraction_static", "--mem-fraction-static", String(d.mem_fraction_static), d.mem_fraction_static, {source: "estimate", note: "fits from " + d.min_mem_fraction_static}),
-      s.kind === "ratio" ? stat("mamba_full_memory_ratio", "--mamba-full-memory-ratio", s.mamba_full_memory_ratio_text, s.mamba_full_memory_ratio, {source: "engine rule", note: "balanced; binding " + s.binding_pool}) : null,
-      stat("max_mamba_cache_size_pin", "--max-mamba-cache-size pin", fmtInt(s.max_mamba_cache_size_pin), s.max_mamba_cache_size_pin, {source: "engine rule"}),
-      stat("max_mamba_cache_size", "K state slots", fmtInt(d.max_mamba_cache_size), d.max_mamba_cache_size, {source: "engine rule"}),
-      stat("max_total_num_tokens", "KV tokens", fmtInt(d.max_total_num_tokens), d.max_total_num_tokens, {source: "engine rule"}),
-      stat("served_concurrency", "serves", fmtInt(d.served_concurrency) + " requests", d.served_concurrency, {source: "engine rule", note: "bound by " + d.binding_limit}, "binding")));
-    out.appendChild(memoryPicture(d.breakdown, d.timeline, ((t.gpu || {}).name || "GPU") + " running the plan", "memory-plan"));
+      stat("mem_fraction_static", "--mem-fraction-static", fmtFrac(d.mem_fraction_static), d.mem_fraction_static, {source: "estimate", note: "fits from " + d.min_mem_fraction_static}),
+      s.kind === "ratio" ? stat("mamba_full_memory_ratio", term("ratio", "--mamba-full-memory-ratio"), s.mamba_full_memory_ratio_text, s.mamba_full_memory_ratio, {source: "engine rule", note: "balanced; binding " + s.binding_pool}) : null,
+      stat("max_mamba_cache_size_pin", term("pin", "--max-mamba-cache-size pin"), fmtInt(s.max_mamba_cache_size_pin), s.max_mamba_cache_size_pin, {source: "engine rule"}),
+      stat("max_mamba_cache_size", term("K", "K state slots"), fmtInt(d.max_mamba_cache_size), d.max_mamba_cache_size, {source: "engine rule"}),
+      stat("max_total_num_tokens", "KV pool", fmtInt(d.max_total_num_tokens) + " tokens", d.max_total_num_tokens, {source: "engine rule"}),
+      // what the command serves is the engine's max_running_requests (its cap included); the pools may hold more
+      stat("max_running_requests", "serves", fmtInt(d.max_running_requests) + " requests", d.max_running_requests, {source: "engine rule", note: "bound by " + d.binding_limit}, "binding"),
+      d.served_concurrency !== d.max_running_requests ? stat("served_concurrency", "the pools would hold", fmtInt(d.served_concurrency) + " requests", d.served_concurrency, {source: "engine rule", note: "min(K // S, KV pool / L): more than the command's --max-running-requests lets run"}) : null));
+    out.appendChild(memoryPicture(d.breakdown, d.timeline, (((d.target || {}).gpu || {}).name || "GPU") + " running the plan", "memory-plan"));
     var warn = listBlock("plan-warnings", "Warnings", d.warnings, "warnings");
     if (warn) out.appendChild(warn);
     if (d.log_lines && d.log_lines.length) {
@@ -666,55 +1032,134 @@
       out.appendChild(el("pre", {text: d.log_lines.join("\n")}));
     }
   }
-
-  function runPlan() {
+  function planBody() {
     var body = {model: $("plan-model").value.trim(), gpu: $("plan-gpu").value || null,
                 quant: $("plan-quant").value || null, spec: $("plan-spec").value || null,
-                tp: parseInt($("plan-tp").value, 10) || 1, request_length: parseInt($("plan-L").value, 10),
-                concurrency: parseInt($("plan-C").value, 10), tune_mrr: $("plan-mrr").checked, pin: $("plan-pin").checked};
-    if (!(body.request_length >= 1) || !(body.concurrency >= 1)) {
-      showError($("plan-error"), {message: "L and C must be positive whole numbers", type: "BadInput"});
-      return Promise.resolve();
+                tp: wholeNumber($("plan-tp"), "TP"), request_length: wholeNumber($("plan-L"), "L"),
+                concurrency: wholeNumber($("plan-C"), "C"), tune_mrr: $("plan-mrr").checked, pin: $("plan-pin").checked};
+    if (body.tp === null || body.request_length === null || body.concurrency === null) return null;
+    if (!body.model) { fieldError($("plan-model"), "model: a catalog id or Hub id"); return null; }
+    fieldError($("plan-model"), null);
+    var draft = $("plan-draft").value.trim();
+    if (draft) body.draft = draft;
+    return body;
+  }
+  function writePlanParams(body) {
+    var q = {};
+    Object.keys(PLAN_KEYS).forEach(function (k) { q[k] = null; });
+    if (!plan.follow) {
+      q = {pm: body.model, pq: body.quant, ps: body.spec, pg: body.gpu, ptp: body.tp === 1 ? null : body.tp,
+           pL: body.request_length, pC: body.concurrency, pmrr: body.tune_mrr, ppin: body.pin};
     }
-    setParams({pm: body.model, pq: body.quant, ps: body.spec, pg: body.gpu, ptp: body.tp === 1 ? null : body.tp,
-               pL: body.request_length, pC: body.concurrency});
+    setParams(q);
+  }
+  function runPlan(retry) {
+    var body = planBody();
+    if (!body) return Promise.resolve();
+    if (!body.gpu) { fieldError($("plan-gpu"), "GPU: pick a card"); return Promise.resolve(); }
+    fieldError($("plan-gpu"), null);
+    writePlanParams(body);
+    var seq = ++plan.seq;
     $("plan-run").disabled = true;
     return api("/api/plan", body).then(function (res) {
+      if (seq !== plan.seq) return null;
       $("plan-run").disabled = false;
-      showError($("plan-error"), res.status === 200 ? null : res.data.error);
-      if (res.status === 200) renderPlan(res.data); else clear($("plan-out"));
+      if (res.status !== 200) {
+        var err = res.data.error || {};
+        var field = /^model|model/.test(err.message || "") ? $("plan-model") : null;
+        if (field) { fieldError(field, err.message); showError($("plan-error"), null); } else showError($("plan-error"), err);
+        clear($("plan-out"));
+        return null;
+      }
+      showError($("plan-error"), null);
+      fieldError($("plan-model"), null);
+      // following the Deploy state, open where something fits: also try --max-running-requests C
+      if (!res.data.fits && plan.follow && !body.tune_mrr && retry !== false) {
+        $("plan-mrr").checked = true;
+        return runPlan(false);
+      }
+      renderPlan(res.data, body.gpu);
+      return null;
     });
+  }
+  // Plan's fields from the Deploy state: the page's model, the card, TP and speculative decoding of the command
+  function followPlan() {
+    if (!plan.follow || !S.analysis || !S.analysis.cell) return Promise.resolve();
+    var hw = hardware();
+    if (!hw.gpu) return Promise.resolve();
+    var args = (S.explain || {}).args || {};
+    var val = function (k) { return (args[k] || {}).value; };
+    var alg = val("speculative_algorithm");
+    var spec = alg ? SPEC_FOR_ALGORITHM[String(alg).toUpperCase()] || "" : "";
+    $("plan-model").value = S.analysis.model_name || $("plan-model").value;
+    $("plan-gpu").value = hw.gpu;
+    $("plan-quant").value = "";
+    $("plan-spec").value = spec;
+    $("plan-draft").value = spec && spec !== "mtp" && spec !== "ngram" ? val("speculative_draft_model_path") || "" : "";
+    $("plan-tp").value = val("tp_size") || 1;
+    $("plan-L").value = S.L || pageL() || "";
+    $("plan-C").value = S.C !== null ? S.C : S.served !== null ? S.served : pageC() || "";
+    $("plan-mrr").checked = false;
+    $("plan-pin").checked = (S.analysis.flags || []).some(function (f) { return f.indexOf("--max-mamba-cache-size") === 0; });
+    $("plan-follow").textContent = "Plan follows the Deploy selection (" + (hw.label || hw.gpu) + ", L and C of the Calculator). Edit a field to plan something else.";
+    $("plan-refollow").hidden = true;
+    return runPlan();
+  }
+  function detachPlan() {
+    if (!plan.follow) return;
+    plan.follow = false;
+    $("plan-follow").textContent = "Plan no longer follows the Deploy selection.";
+    $("plan-refollow").hidden = false;
+  }
+  function initPlan() {
+    var form = $("plan-form");
+    form.addEventListener("submit", function (ev) { ev.preventDefault(); detachPlan(); runPlan(); });
+    Object.keys(PLAN_KEYS).forEach(function (k) {
+      $(PLAN_KEYS[k]).addEventListener("input", detachPlan);
+      $(PLAN_KEYS[k]).addEventListener("change", detachPlan);
+    });
+    $("plan-draft").addEventListener("input", detachPlan);
+    $("plan-refollow").addEventListener("click", function () { plan.follow = true; writePlanParams({}); followPlan(); });
+    var given = Object.keys(PLAN_KEYS).filter(function (k) { return params.has(k); });
+    if (!given.length) return;
+    plan.follow = false;
+    $("plan-follow").textContent = "Plan as the link gave it.";
+    $("plan-refollow").hidden = false;
+    selectParam("pg", $("plan-gpu"), "GPU");
+    selectParam("pq", $("plan-quant"), "quantization");
+    selectParam("ps", $("plan-spec"), "speculative decoding");
+    if (params.has("pm")) {
+      if (params.get("pm").length <= 256) $("plan-model").value = params.get("pm"); else dropParam("pm", "longer than 256 characters");
+    }
+    [["ptp", 1024], ["pL", 10000000], ["pC", 1000000]].forEach(function (p) {
+      var n = intParam(p[0], p[1]);
+      if (n !== null) $(PLAN_KEYS[p[0]]).value = n;
+    });
+    $("plan-mrr").checked = params.get("pmrr") === "1";
+    $("plan-pin").checked = params.get("ppin") === "1";
+    runPlan(false);
   }
 
   function initCatalogs() {
-    var gpus = fetch("/api/gpus").then(function (r) { return r.json(); }).then(function (d) {
+    return api("/api/gpus").then(function (res) {
       ["explain-gpu", "plan-gpu"].forEach(function (id) {
-        var sel = $(id);
-        if (!sel) return;
-        (d.gpus || []).forEach(function (g) {
-          sel.appendChild(el("option", {value: g.id, text: g.name + " (" + g.memory_gib.toFixed(1) + " GiB)"}));
+        (res.data.gpus || []).forEach(function (g) {
+          gpus[g.id] = g;
+          $(id).appendChild(el("option", {value: g.id, text: g.name + " (" + fmtGiBv(g.memory_gib) + ")"}));
         });
       });
+      return api("/api/models");
+    }).then(function (res) {
+      (res.data.models || []).forEach(function (m) { $("plan-models").appendChild(el("option", {value: m.id})); });
     });
-    var models = fetch("/api/models").then(function (r) { return r.json(); }).then(function (d) {
-      var list = $("plan-models");
-      if (list) (d.models || []).forEach(function (m) { list.appendChild(el("option", {value: m.id})); });
-    });
-    return Promise.all([gpus, models]);
-  }
-
-  function initPlan() {
-    var form = $("plan-form");
-    if (!form) return;
-    form.addEventListener("submit", function (ev) { ev.preventDefault(); runPlan(); });
-    var keys = {pm: "plan-model", pq: "plan-quant", ps: "plan-spec", pg: "plan-gpu", ptp: "plan-tp", pL: "plan-L", pC: "plan-C"};
-    Object.keys(keys).forEach(function (k) { if (params.get(k)) $(keys[k]).value = params.get(k); });
-    if (!params.get("pg")) $("plan-gpu").value = "rtx5090";
-    if (params.get("pm") && params.get("pg")) runPlan();
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    initDeploy();
-    initCatalogs().then(function () { initExplain(); initPlan(); });
+    drawLinkNotes();
+    initCatalogs().then(function () {
+      initExplain();
+      initPlan();
+      return initDeploy();
+    });
   });
 })();
