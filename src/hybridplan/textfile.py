@@ -26,8 +26,17 @@ def lookup(path: str | Path, *, error: type[BadInput] = BadInput) -> os.stat_res
 
 
 def read_text(path: str | Path, *, limit: int, error: type[BadInput] = BadInput) -> str:
-    """The file's text. Refuses devices, FIFOs and directories (stat before open, opened non-blocking),
-    files over `limit` bytes and bytes that are not UTF-8."""
+    """The file's text: `read_bytes`, then bytes that are not UTF-8 are refused."""
+    data = read_bytes(path, limit=limit, error=error)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text (invalid byte at offset {exc.start})") from None
+
+
+def read_bytes(path: str | Path, *, limit: int, error: type[BadInput] = BadInput) -> bytes:
+    """The file's bytes. Refuses devices, FIFOs and directories (stat before open, opened non-blocking) and files
+    over `limit` bytes."""
     st = lookup(path, error=error)
     if st is None:
         raise error(f"{path}: no such file")
@@ -45,7 +54,4 @@ def read_text(path: str | Path, *, limit: int, error: type[BadInput] = BadInput)
         data = fh.read(limit + 1)
     if len(data) > limit:
         raise error(f"{path}: over the {limit:,}-byte bound for this file")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise error(f"{path}: not UTF-8 text (invalid byte at offset {exc.start})") from None
+    return data

@@ -265,3 +265,13 @@ def test_parsing_adversarial_lines_is_linear(monkeypatch, kind):
     w_small, w_large = _work(monkeypatch, small), _work(monkeypatch, large)
     assert w_large <= 2.1 * w_small
     assert w_small <= 40 * len(small)
+
+
+def test_cli_refuses_a_fifo_or_device_as_a_log_without_reading_it(cli_json, tmp_path):
+    import os
+
+    fifo = tmp_path / "pipe.log"
+    os.mkfifo(fifo)  # opening it for reading would block until a writer came
+    for path in (fifo, "/dev/zero", tmp_path):
+        code, out = cli_json("logs", "parse", str(path), "--json")
+        assert code == 2 and out["error"]["message"] == f"{path}: not a regular file"

@@ -25,21 +25,12 @@ def emit_result(result: dict, as_json: bool, printer: str) -> None:
 
 
 def read_log(path: Path):
-    """The parsed log, or a one-line BadInput (unreadable, or over the size bound: checked before reading)."""
-    from hybridplan.errors import BadInput
+    """The parsed log, or a one-line BadInput (not a regular file, unreadable, or over the size bound: all checked
+    before reading). Bytes that are not UTF-8 are replaced: logs mix encodings."""
+    from hybridplan.textfile import read_bytes
     from hybridplan.verify.logparse import MAX_LOG_BYTES, parse_log
 
-    try:
-        size = path.stat().st_size
-        if size > MAX_LOG_BYTES:
-            raise BadInput(f"{path}: {size:,} bytes, over the {MAX_LOG_BYTES:,}-byte bound for a boot log (keep the "
-                           "lines from the server's start to the failure)")
-        with path.open("rb") as f:
-            data = f.read(MAX_LOG_BYTES + 1)  # a file that grew since stat is still bounded
-    except OSError as exc:
-        raise BadInput(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_LOG_BYTES:
-        raise BadInput(f"{path}: over the {MAX_LOG_BYTES:,}-byte bound for a boot log")
+    data = read_bytes(path, limit=MAX_LOG_BYTES)
     return parse_log(data.decode(errors="replace"), name=str(path))
 
 
