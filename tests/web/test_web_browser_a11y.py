@@ -21,17 +21,20 @@ def test_every_control_has_a_name(page):
 
 
 def test_tab_walks_from_the_page_picker_into_the_chips(page):
+    """Each chip row is a radio group: one tab stop (its chosen chip), Space or Enter on a focused chip picks it."""
     page.goto(page.base + "/?page=qwen3.8-27b")
     page.wait_for_selector("#deploy-rows .chip")
+    page.wait_for_selector("#calc-out .stat")
     page.focus("#deploy-page")
     seen = []
-    for _ in range(6):
+    for _ in range(4):
         page.keyboard.press("Tab")
-        seen.append(page.evaluate("document.activeElement.getAttribute('data-run') || "
-                                  "document.activeElement.getAttribute('data-dim')"))
-    assert seen[:2] == ["pip", "docker"] and "hw" in seen
-    # Space on a focused hardware chip selects it, like a click
+        seen.append(page.evaluate("[document.activeElement.getAttribute('data-run') || "
+                                  "document.activeElement.getAttribute('data-dim'), "
+                                  "document.activeElement.getAttribute('aria-checked')]"))
+    assert [s[0] for s in seen] == ["pip", "hw", "variant", "quant"]
+    assert all(s[1] == "true" for s in seen)  # the tab stop of each group is its chosen chip
     page.focus('#deploy-rows .chip[data-dim="hw"][data-option="gb300"]')
     page.keyboard.press("Space")
-    page.wait_for_selector('#deploy-rows .chip[data-dim="hw"][data-option="gb300"][aria-pressed="true"]')
+    page.wait_for_selector('#deploy-rows .chip[data-dim="hw"][data-option="gb300"][aria-checked="true"]')
     assert "hw=gb300" in page.url

@@ -22,7 +22,7 @@ def _render_cli(cli_json, selection: dict, *extra: str) -> dict:
 def _selection(page) -> dict:
     """The selection the page shows: the pressed chip of each row."""
     out = {}
-    for chip in page.locator('#deploy-rows .chip[aria-pressed="true"]').all():
+    for chip in page.locator('#deploy-rows .chip[aria-checked="true"]').all():
         out[chip.get_attribute("data-dim")] = chip.get_attribute("data-option")
     return out
 
@@ -56,7 +56,7 @@ def test_greyed_option_shows_its_reason_and_a_reseat_note(page, cli_json, screen
     assert nvfp4.get_attribute("title") == reason
     nvfp4.click(force=True)  # greyed chips still take the click: it explains instead of selecting
     assert reason in page.inner_text("#reason-quant")
-    assert nvfp4.get_attribute("aria-pressed") == "false"  # greyed: not selectable
+    assert nvfp4.get_attribute("aria-checked") == "false"  # greyed: not selectable
     # RTX 5090 cannot hold FP8: the quant pick is reseated with a visible note
     _chip(page, "hw", "rtx5090").click()
     command = _wait_command(page, "NVFP4")
@@ -77,6 +77,7 @@ def test_calculator_repins_the_ratio_and_equals_the_cli(page, cli_json, screensh
     page.wait_for_function("() => document.querySelector('#calc-out [data-key=\"max_mamba_cache_size_pin\"]')"
                            " && document.querySelector('#calc-out [data-key=\"max_mamba_cache_size_pin\"]')"
                            ".getAttribute('data-value') === '5'")
+    page.wait_for_selector('#calc-out [data-key="pinned_ratio"]:has-text("L = 9,216")')
     command = page.inner_text("#deploy-command")
     code, q = cli_json("ratio", "--json", "-L", "9216", "-C", "1", "--gpu", "rtx5090", "--", command)
     assert code == 0
@@ -87,11 +88,14 @@ def test_calculator_repins_the_ratio_and_equals_the_cli(page, cli_json, screensh
     for key in ("slots_per_request", "draft_states_per_request", "state_bytes_per_slot", "kv_bytes_per_token",
                 "max_mamba_cache_size_pin"):
         assert int(page.get_attribute(f'#calc-out [data-key="{key}"]', "data-value")) == q[key], key
-    exact = page.get_attribute('#calc-out [data-key="exact_ratio"]', "data-value")
-    if q["mamba_full_memory_ratio"] is None:  # DFLASH2 on a 5090 at C = 1: no ratio balances, and the page says why
-        assert exact == "" and q["reason"] in page.inner_text("#calc-out")
+    exact = page.locator('#calc-out [data-key="exact_ratio"]')
+    if q["mamba_full_memory_ratio"] is None:
+        # DFLASH2 on a 5090 at C = 1: the exact search finds no ratio, but the command carries the formula's balanced
+        # ratio and is capped at one request: "no ratio balances" beside it would contradict it
+        assert exact.count() == 0 and "no ratio balances" not in page.inner_text("#calc-out")
+        assert "no ratio balances" in q["reason"]
     else:
-        assert float(exact) == pytest.approx(q["mamba_full_memory_ratio"])
+        assert float(exact.get_attribute("data-value")) == pytest.approx(q["mamba_full_memory_ratio"])
     assert page.inner_text('#calc-out [data-key="pin_fits"] .v') == ("yes" if q["pin_fits"] else "no")
     # the overlays (DFLASH2) change the balanced value: the cell's own value is shown beside it
     assert page.locator("#calc-base").count() == 1
@@ -134,11 +138,14 @@ def test_keyboard_selects_a_chip_and_copy_works(page, cli_json):
     assert page.evaluate("navigator.clipboard.readText()") == expected["command"]
 
 
-def test_stale_link_falls_back_to_the_defaults(page, cli_json):
-    page.goto(page.base + f"/?page={QWEN}&quant=int3")
-    _wait_command(page)
-    assert "'int3' is not an option of quant" in page.inner_text("#deploy-error")
-    assert page.inner_text("#deploy-command") == _render_cli(cli_json, {})["command"]
+def test_a_bad_pick_in_a_link_is_dropped_alone_with_a_note(page, cli_json):
+    page.goto(page.base + f"/?page={QWEN}&hw=rtx5090&quant=int3&tier=nope-nope")
+    _wait_command(page, "--max-running-requests")
+    notes = page.inner_text("#link-notes")
+    assert "quant=int3" in notes and "not an option of Quantization" in notes and "tier=nope-nope" in notes
+    assert page.inner_text("#deploy-error") == ""
+    assert page.inner_text("#deploy-command") == _render_cli(cli_json, {"hw": "rtx5090"})["command"]  # hw kept
+    assert "hw=rtx5090" in page.url and "int3" not in page.url
 
 
 def test_an_overlay_pin_stands_beside_the_calculator_value(page, cli_json):

@@ -62,9 +62,17 @@ def test_bad_input_is_one_inline_line(page):
     page.keyboard.press("Tab")
     page.focus("#explain-command")
     page.keyboard.press("Control+Enter")  # keyboard submit
-    page.wait_for_selector("#explain-error:not([hidden])")
-    assert "not found" in page.inner_text("#explain-error")
+    page.wait_for_selector("#explain-command-err:not([hidden])")  # next to the field it is about
+    assert "not found" in page.inner_text("#explain-command-err")
+    assert page.get_attribute("#explain-command", "aria-invalid") == "true"
+    assert "explain-command-err" in page.get_attribute("#explain-command", "aria-describedby")
     assert page.inner_text("#explain-out") == ""
+    # fixed: the error goes
+    page.fill("#explain-command", COMMAND)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector('#explain-out [data-key="kv_bytes_per_token"]')
+    assert page.locator("#explain-command-err").is_hidden()
+    assert page.get_attribute("#explain-command", "aria-invalid") is None
 
 
 def test_theme_toggle_switches_and_persists(page, screenshot):

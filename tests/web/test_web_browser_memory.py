@@ -57,21 +57,23 @@ def test_explain_on_a_gpu_draws_the_picture(page, cli_json):
 
 
 def test_plan_panel_shows_the_cli_plan(page, cli_json, screenshot):
-    page.goto(page.base + "/?pm=Qwen/Qwen3.8-27B&pq=nvfp4&ps=dflash&pg=rtx5090&pL=9216&pC=1")
+    page.goto(page.base + "/?pm=Qwen/Qwen3.8-27B&pq=nvfp4&ps=dflash&pg=rtx5090&pL=9216&pC=1&pmrr=1")
     page.wait_for_selector("#plan-command")
+    assert page.is_checked("#plan-mrr")  # Plan's options come from the link too
     code, expected = cli_json("plan", "--json", "--model", "Qwen/Qwen3.8-27B", "--quant", "nvfp4", "--spec", "dflash",
-                              "--gpu", "rtx5090", "-L", "9216", "-C", "1")
+                              "--gpu", "rtx5090", "-L", "9216", "-C", "1", "--tune-mrr")
     assert code == 0
     assert page.inner_text("#plan-command") == expected["command"]
     assert float(page.get_attribute('#plan-figures [data-key="mem_fraction_static"]', "data-value")) == \
         expected["mem_fraction_static"]
-    assert int(page.get_attribute('#plan-figures [data-key="served_concurrency"]', "data-value")) == \
-        expected["served_concurrency"]
+    assert int(page.get_attribute('#plan-figures [data-key="max_running_requests"]', "data-value")) == \
+        expected["max_running_requests"]
     shown = _segments(page, "memory-plan")
     assert shown["weights_gib"][0] == pytest.approx(expected["breakdown"]["weights_gib"])
     screenshot(page, "plan")
     # nothing fits: why, in numbers, and what to change
     page.fill("#plan-C", "64")
+    page.uncheck("#plan-mrr")
     page.select_option("#plan-quant", "")
     page.select_option("#plan-spec", "")
     page.click("#plan-run")
