@@ -57,18 +57,22 @@ def _runner() -> Path:
 @lru_cache(maxsize=1)
 def node_command() -> tuple[str, ...]:
     """The node binary and its sandbox flags for the installed version (`--permission` from 22.13/23.5 on,
-    `--experimental-permission` on 20-22)."""
+    `--experimental-permission` on 20-22). Debian 12's Node 18 has no permission model: there the module still runs
+    only inside the vm context (no require, process, fetch or import; no code from strings) with an empty env."""
     binary = next((b for b in (shutil.which(c) for c in NODE_CANDIDATES) if b), None)
     if binary is None:
         raise NodeUnavailable("Node.js is needed to read a docs page (apt-get install nodejs); none found")
     out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10, env={}).stdout.strip()
     m = re.fullmatch(r"v(\d+)\.(\d+)\.\d+", out)
-    if not m or int(m.group(1)) < 20:
-        raise NodeUnavailable(f"Node.js 20 or newer is needed to read a docs page; {binary} is {out or 'unknown'}")
+    if not m or int(m.group(1)) < 18:
+        raise NodeUnavailable(f"Node.js 18 or newer is needed to read a docs page; {binary} is {out or 'unknown'}")
     major, minor = int(m.group(1)), int(m.group(2))
-    permission = "--permission" if (major, minor) >= (22, 13) else "--experimental-permission"
     runner = _runner()
-    return (binary, permission, f"--allow-fs-read={runner}", "--experimental-vm-modules", "--no-warnings",
+    if major < 20:
+        fs: tuple[str, ...] = ()
+    else:
+        fs = ("--permission" if (major, minor) >= (22, 13) else "--experimental-permission", f"--allow-fs-read={runner}")
+    return (binary, *fs, "--experimental-vm-modules", "--no-warnings",
             f"--max-old-space-size={HEAP_MB}", "--disallow-code-generation-from-strings", str(runner),
             str(MAX_SELECTIONS), str(EVAL_MS))
 
