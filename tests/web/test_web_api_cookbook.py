@@ -144,3 +144,32 @@ def test_any_selection_renders_as_the_cli_does(client, cli_json, case):
     code, expected = cli_json(*_render_argv(page_id, picks))
     res = client.post("/api/render", json={"page": page_id, "picks": picks})
     assert code == 0 and res.status_code == 200 and res.json() == expected
+
+
+def test_render_playground_env_is_the_cli_object_with_base_and_effective_calculators(client, cli_json):
+    """set_flags / set_env are `cookbook render --add-flag / --add-env`: the calculator reads the base command with
+    the Deploy env and the effective one with the playground env (cookbook-semantics §7.5)."""
+    picks = {"hw": "h200", "quant": "fp8", "spec": "eagle"}
+    flag, env = "--mamba-radix-cache-strategy extra_buffer_lazy", "SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK=1"
+    code, expected = cli_json(*_render_argv(QWEN, picks), "--add-flag", flag, "--add-env", env)
+    res = client.post("/api/render", json={"page": QWEN, "picks": picks, "set_flags": [flag], "set_env": [env]})
+    assert code == 0 and res.status_code == 200 and res.json() == expected
+    calc = res.json()["calculator"]
+    assert calc["base"]["env"] == [] and calc["effective"]["env"] == [env]
+    assert (calc["base"]["ratio"]["slots_per_request"], calc["effective"]["ratio"]["slots_per_request"]) == (5, 3)
+
+
+def test_render_carries_the_rest_of_the_docs_page(client):
+    d = client.post("/api/render", json={"page": QWEN, "picks": {"hw": "rtx5090", "quant": "nvfp4-bf16-head",
+                                                                 "spec": "dflash", "ssm-dtype": "bfloat16"}}).json()
+    assert [w["requires"] for w in d["build_warnings"]] == ["sgl-project/sglang#35496"]
+    assert d["install"]["docker"]["carries_pin"] is True
+    assert [e["id"] for e in d["examples"]] == ["thinking", "no-thinking", "tool-calling", "vision"]
+    assert [a["eval"] for a in d["accuracy"]] == ["gsm8k"] and d["benchmarks"][0]["concurrency"] == 1
+
+
+@pytest.mark.parametrize("set_env,needle", [(["NOEQUALS"], "String should match pattern"),
+                                            (["A=1"] * 9, "List should have at most 8 items")])
+def test_render_bad_set_env(client, set_env, needle):
+    res = client.post("/api/render", json={"page": QWEN, "set_env": set_env})
+    assert res.status_code == 400 and needle in res.json()["error"]["message"]

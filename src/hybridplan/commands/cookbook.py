@@ -76,6 +76,18 @@ def list_pages(as_json: bool = opt.JSON) -> None:
     run_guarded(body, as_json)
 
 
+def _delta(flags: List[str], env: List[str]):
+    """Playground-style additions as a render Delta (None without any), each entry checked."""
+    from hybridplan.cookbook.render import Delta
+    from hybridplan.errors import BadInput
+
+    for f in flags:
+        if not f.startswith("--") or len(f.split()) > 2:
+            raise BadInput(f"--add-flag takes '--flag' or '--flag value', got {f!r}")
+    _pairs(env, "--add-env")
+    return Delta(flags=tuple(flags), env=tuple(env)) if flags or env else None
+
+
 @cookbook_app.command(context_settings=PICKS)
 def render(
     ctx: typer.Context,
@@ -84,6 +96,10 @@ def render(
     docker: bool = typer.Option(False, "--docker", help="The docker run form instead of pip."),
     placeholder: List[str] = typer.Option([], "--placeholder", help="KEY=VALUE for a {{KEY}} placeholder."),
     no_ratio: bool = typer.Option(False, "--no-ratio", help="Leave the calculator's ratio out (the raw recipe)."),
+    add_flag: List[str] = typer.Option([], "--add-flag", help="A playground flag ('--flag value', repeatable): "
+                                       "replaces its family; gives the `effective` command."),
+    add_env: List[str] = typer.Option([], "--add-env", help="A playground env entry KEY=VALUE (repeatable): "
+                                      "rides with the effective command only."),
     as_json: bool = opt.JSON,
 ) -> None:
     """The launch command for a selection: `--<dim> <option>` per dimension (e.g. --hw rtx5090 --spec dflash)."""
@@ -95,7 +111,7 @@ def render(
         page = load_page(page_ref)
         picks = picks_from_args(page, list(ctx.args), sets)
         out = run(page, picks, docker=docker, placeholders=_pairs(placeholder, "--placeholder"),
-                  pin_ratio=not no_ratio)
+                  pin_ratio=not no_ratio, delta=_delta(add_flag, add_env))
         if as_json:
             emit_json(out.as_dict())
         else:

@@ -37,6 +37,10 @@ def print_rendered(r, console: Console | None = None) -> None:
     c.print()
     c.print(r.command, markup=False, highlight=False)
     c.print()
+    if r.effective:
+        c.print("[bold]With the playground changes[/] (--add-flag / --add-env):")
+        c.print(r.effective["command"], markup=False, highlight=False)
+        c.print()
     base = r.ratio.get("base")
     if base and base.get("text") is not None:
         origin = {"calculator": "pinned", "overlay": "the recipe pins its own ratio",
@@ -49,10 +53,91 @@ def print_rendered(r, console: Console | None = None) -> None:
         c.print(f"[yellow]warning:[/] {w}", highlight=False)
     for n in r.notes:
         c.print(f"note: {n}", highlight=False)
+    for w in r.build_warnings:
+        needs = f" (needs {w['requires']})" if w.get("requires") else ""
+        without = f"; without it the boot fails with \"{w['symptom']}\"" if w.get("symptom") else ""
+        c.print(f"[yellow]build:[/] {w['text']}{needs}{without}", highlight=False)
     for dim, opts in r.options.items():
         for o in opts:
             if o.disabled:
                 c.print(f"[dim]greyed {dim}={o.id}: {o.reason}[/]", highlight=False)
+    _print_calculator(c, r.calculator)
+    _print_install(c, r.install, r.mode)
+    _print_measured(c, r.verification)
+    _print_commands(c, "Examples", [(e["title"], e["command"]) for e in r.examples]
+                    + ([("Hello", r.curl)] if r.curl and not r.examples else []))
+    _print_commands(c, "Benchmarks", [(f"speed, concurrency {b['concurrency']}", b["command"]) for b in r.benchmarks]
+                    + [(f"accuracy, {a['eval']}", a["command"]) for a in r.accuracy])
+
+
+MEASURED = (("max_total_num_tokens", "KV pool tokens"), ("max_mamba_cache_size", "K"),
+            ("max_running_requests", "max running requests"), ("ttft_ms", "TTFT ms"), ("tpot_ms", "TPOT ms"),
+            ("tokens_per_sec_per_gpu", "tok/s/GPU"), ("accept_length", "accept length"))
+
+
+def _print_measured(c: Console, verification: dict | None) -> None:
+    """The measurements behind the badge: build, workload and whatever numbers the source gives."""
+    rows = (verification or {}).get("measurements") or []
+    if rows:
+        c.print("[bold]Measured[/]")
+    for m in rows:
+        w = m.get("workload") or {}
+        load = (f"ISL {w['isl']} / OSL {w['osl']}, concurrency {', '.join(map(str, w['concurrency']))}"
+                if w else "no workload given")
+        nums = ", ".join(f"{label} {_num(m[k])}" for k, label in MEASURED if k in m)
+        c.print(f"  {m.get('outcome', 'serves')} on {m.get('build', '?')}: {load}"
+                + (f"; {nums}" if nums else "") + (f" ({m['source']})" if m.get("source") else ""), highlight=False)
+
+
+def _num(v: float) -> str:
+    """A measured number as published: integers with separators, others as given (604.0 -> 604)."""
+    return f"{int(v):,}" if float(v).is_integer() else str(v)
+
+
+def _print_install(c: Console, ins: dict | None, mode: str) -> None:
+    """pip at the pinned commit, or the docker image (with the commit it carries) or the image built at it."""
+    if not ins or not (ins["pip"] or ins["docker"]["image"]):
+        return
+    c.print("[bold]Install[/]" + (f" (commit {ins['commit']})" if ins["commit"] else ""), highlight=False)
+    d = ins["docker"]
+    if mode == "docker":
+        carries = f" (carries {d['commit']})" if d["commit"] else " (no recorded commit)"
+        c.print(f"  image {d['image']}{carries}", highlight=False)
+        if d["build"]:
+            c.print("  or build the pinned commit:", highlight=False)
+        steps = d["build"]
+    else:
+        steps = ins["pip"]
+    for step in steps:
+        c.print(f"  {step}", markup=False, highlight=False)
+    if ins.get("note"):
+        c.print(f"  {ins['note']}", markup=False, highlight=False)
+
+
+def _print_commands(c: Console, title: str, items: list[tuple[str, str]]) -> None:
+    if items:
+        c.print(f"[bold]{title}[/]")
+    for label, cmd in items:
+        c.print(f"  # {label}", markup=False, highlight=False)
+        c.print(f"  {cmd}", markup=False, highlight=False)
+
+
+def _print_calculator(c: Console, calc: dict | None) -> None:
+    """Base and effective commands side by side, each read with its own env (cookbook-semantics §7.5)."""
+    if not calc or calc.get("effective") is None:
+        return
+    c.print(f"[bold]Calculator[/] (L {calc['request_length']}, C {calc['concurrency']})")
+    t = Table(show_header=True, header_style="bold")
+    for col in ("", "base", "effective"):
+        t.add_column(col)
+    b, e = calc["base"], calc["effective"]
+    rb, re_ = b["ratio"], e["ratio"]
+    t.add_row("env", " ".join(b["env"]) or "-", " ".join(e["env"]) or "-")
+    for key, label in (("mamba_full_memory_ratio_text", "ratio"), ("max_mamba_cache_size_pin", "K pin"),
+                       ("slots_per_request", "S"), ("draft_states_per_request", "D"), ("error", "error")):
+        if key in rb or key in re_:
+            t.add_row(label, str(rb.get(key, "-")), str(re_.get(key, "-")))
+    c.print(t)
 
 
 def print_matrix(m: dict, console: Console | None = None) -> None:

@@ -178,7 +178,7 @@ def export_jsx(page: Page) -> str:
         lines.append(f"  dockerRunCommand: {_s(page.program)},")
     data = page.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
     private = {k: data[k] for k in ("id", "description", "engine_version", "source", "no_cell", "workload",
-                                    "install", "records") if k in data}
+                                    "install", "build_warnings", "examples", "records") if k in data}
     private["engine_version"] = page.engine_version
     lines.append(f"  {PRIVATE}: {_s(private)},")
     lines.append(_cells(page) + "};\n")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from hybridplan.cookbook import compose as C
-from hybridplan.cookbook import engine_view, selection as S, text as T
+from hybridplan.cookbook import engine_view, guide, selection as S, text as T
 from hybridplan.cookbook.conditions import evaluate
 from hybridplan.cookbook.schema import Cell, Hardware, Page
 
@@ -59,6 +59,11 @@ class Rendered:
     effective: dict | None = None  # {"flags", "env", "command"} when deltas were given
     benchmarks: tuple[dict, ...] = ()  # {"concurrency", "command"}: reproduce the measurements behind this badge
     engine_version: str = ""
+    install: dict | None = None  # guide.install: pip at the pinned commit, the docker image and its commit
+    build_warnings: tuple[dict, ...] = ()  # what the build needs for this selection (guide.build_warnings)
+    examples: tuple[dict, ...] = ()  # invocation examples {"id", "title", "command"}
+    accuracy: tuple[dict, ...] = ()  # {"eval", "command"}: the page's accuracy runs
+    calculator: dict | None = None  # {"request_length", "concurrency", "base", "effective"}: `ratio --json` each
 
     @property
     def badge_label(self) -> str:
@@ -73,7 +78,9 @@ class Rendered:
             "notes": list(self.notes), "options": {d: [o.as_dict() for o in v] for d, v in self.options.items()},
             "model_name": self.model_name, "docker_image": self.docker_image, "nnodes": self.nnodes,
             "redirect": self.redirect, "ratio": self.ratio, "verification": self.verification, "curl": self.curl,
-            "effective": self.effective, "benchmarks": list(self.benchmarks),
+            "effective": self.effective, "benchmarks": list(self.benchmarks), "install": self.install,
+            "build_warnings": list(self.build_warnings), "examples": list(self.examples),
+            "accuracy": list(self.accuracy), "calculator": self.calculator,
         }
 
 
@@ -107,6 +114,15 @@ def _calculator(page: Page, flags: list[str], env: list[str], values: Mapping[st
 
     cmd = engine_view.launch_command(flags, env, values)
     return balanced(cmd, page.workload.request_length, page.workload.concurrency, page.engine_version)
+
+
+def _calculator_view(page: Page, flags: list[str], env: list[str], values: Mapping[str, str]) -> dict:
+    """One side of the calculator panel: the command it reads (with its own env) and the `ratio --json` object for
+    it at the page's workload (or `{"error"}`)."""
+    r = _calculator(page, flags, env, values)
+    flags_, env_ = [T.interpolate(f, values) for f in flags], [T.interpolate(e, values) for e in env]
+    return {"command": " ".join([*env_, page.program, *flags_]), "flags": flags_, "env": env_,
+            "ratio": dict(r.detail) if r.detail else {"error": r.error}}
 
 
 @dataclass(frozen=True)
@@ -168,7 +184,7 @@ def render(page: Page, picks: Mapping[str, str] | None = None, *, docker: bool =
     hw = _hardware(page, sel["hw"])
     common = dict(page=page.id, selection=sel, reseated=tuple(moves), options=options, model_name=model_name,
                   docker_image=image, mode="docker" if docker else "pip", engine_version=page.engine_version,
-                  curl=T.interpolate(page.curl, values) if page.curl else None)
+                  curl=T.interpolate(page.curl, values) if page.curl else None, install=guide.install(page, image))
     if ref is None:
         return Rendered(cell=None, flags=(), env=(), hints=(), command=NO_COMMAND, badge="unverified",
                         warnings=(), notes=(), nnodes=1, redirect=False, verification=None,
@@ -180,6 +196,8 @@ def render(page: Page, picks: Mapping[str, str] | None = None, *, docker: bool =
                     "measurements": [m.model_dump(mode="json", exclude_none=True, exclude={"covers"})
                                      for m in measured]}
     common["benchmarks"] = tuple(T.benchmark_lines(page, measured, values))
+    common["build_warnings"] = tuple(guide.build_warnings(page, sel))
+    common["accuracy"] = tuple(guide.accuracy(page, values))
     cell_info = {"index": ref.index, "match": dict(ref.match)}
     if cell.redirect:
         return Rendered(cell=cell_info, flags=(), env=(), hints=(), command="", badge=status,
@@ -200,9 +218,15 @@ def render(page: Page, picks: Mapping[str, str] | None = None, *, docker: bool =
     if isinstance(loaded, Exception):
         warnings.append(f"the engine model (sglang {page.engine_version}) rejects this command: {loaded.message}")
     effective = None
+    calculator = None
+    if pin_ratio and page.workload is not None:
+        calculator = {"request_length": page.workload.request_length, "concurrency": page.workload.concurrency,
+                      "base": _calculator_view(page, base_flags, base_env, values), "effective": None}
     if delta is not None:
         eff_flags = C.apply_delta(base_flags, delta.flags, delta.strip)
         eff_env = C.merge_env(base_env, delta.env)
+        if calculator is not None:
+            calculator["effective"] = _calculator_view(page, eff_flags, eff_env, values)
         eff_r = _calculator(page, eff_flags, eff_env, values) if pin_ratio and page.workload else None
         ratio["effective"] = eff_r.as_dict() if eff_r else None
         if eff_r and eff_r.text is not None and not any(C.family(f) in (C.RATIO, C.EXPLICIT_SIZE) for f in eff_flags):
@@ -217,7 +241,8 @@ def render(page: Page, picks: Mapping[str, str] | None = None, *, docker: bool =
     return Rendered(cell=cell_info, flags=tuple(T.interpolate(f, values) for f in flags),
                     env=tuple(T.interpolate(e, values) for e in base_env), hints=tuple(hints), command=command,
                     badge=status, warnings=tuple(warnings), notes=tuple(notes), nnodes=nnodes, redirect=False,
-                    verification=verification, ratio=ratio, effective=effective, **common)
+                    verification=verification, ratio=ratio, effective=effective, calculator=calculator,
+                    examples=tuple(guide.examples(page, sel, flags, values)), **common)
 
 
 def _pinned_by(cell_flags: list[str], overlay_flags: tuple[str, ...]) -> str | None:

@@ -244,10 +244,48 @@ class PageWorkload(Model):
     concurrency: int = Field(ge=1, le=MAX_REQUESTS)
 
 
+class ImageBuild(Model):
+    """A docker image and the engine commit it was built from (with where that is said)."""
+
+    image: str = Field(min_length=1)
+    commit: str = Field(pattern=r"^[0-9a-f]{7,40}$")
+    source: str = Field(min_length=1)
+
+
 class Install(Model):
+    """The page's build: pip from source at `commit`, or docker: an image known to carry the commit, else
+    `docker_build` (the image built at that commit)."""
+
     commit: Optional[str] = None
     pip: list[str] = Field(default_factory=list)
+    docker_build: list[str] = Field(default_factory=list)
+    images: list[ImageBuild] = Field(default_factory=list, max_length=MAX_LIST)
     note: Optional[str] = None
+
+    def image_commit(self, image: str | None) -> str | None:
+        """The commit an image is recorded to carry, or None."""
+        return next((b.commit for b in self.images if b.image == image), None)
+
+
+class BuildWarning(Model):
+    """What a build must contain for some selections (`requires`: a PR or commit), and how a boot fails without it."""
+
+    when: Condition = True
+    text: str = Field(min_length=1)
+    requires: Optional[str] = None
+    symptom: Optional[str] = None  # the engine's own error text without the fix
+    source: str = Field(min_length=1)
+
+
+class Example(Model):
+    """An invocation example (a request template with {{MODEL_NAME}} and curl placeholders): shown when `when`
+    holds and the rendered command carries every flag family in `needs` (e.g. --tool-call-parser)."""
+
+    id: ID
+    title: str = Field(min_length=1)
+    command: str = Field(min_length=1)
+    when: Condition = True
+    needs: list[Annotated[str, Field(pattern=r"^--[a-z0-9-]+$")]] = Field(default_factory=list)
 
 
 class BenchmarkCommands(Model):
@@ -297,6 +335,8 @@ class Page(Model):
     curl: Optional[str] = None
     benchmark_commands: BenchmarkCommands = Field(default_factory=BenchmarkCommands)
     install: Install = Field(default_factory=Install)
+    build_warnings: list[BuildWarning] = Field(default_factory=list, max_length=MAX_LIST)
+    examples: list[Example] = Field(default_factory=list, max_length=MAX_LIST)
     records: list[Record] = Field(default_factory=list, max_length=256)  # measured launches (cookbook.records)
     _lookup: tuple[CellRef, ...] = PrivateAttr(default=())
 
@@ -337,6 +377,10 @@ class Page(Model):
         for key in self.placeholders:
             if not re.fullmatch(r"[A-Z0-9_]+", key):
                 raise ValueError(f"placeholder {key!r}: names are UPPER_SNAKE_CASE")
+        ex = [e.id for e in self.examples]
+        dup = sorted({i for i in ex if ex.count(i) > 1})
+        if dup:
+            raise ValueError(f"duplicate example ids: {', '.join(dup)}")
         return self
 
     @property

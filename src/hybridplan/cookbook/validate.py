@@ -267,7 +267,7 @@ def _check_flags(page: Page, out: _Collector) -> None:
 
 
 def _check_placeholders(page: Page, out: _Collector) -> None:
-    """Every {{KEY}} in a command, env or curl is declared (or filled by the renderer)."""
+    """Every {{KEY}} in a command, env, curl or example is declared (or filled by the renderer)."""
     declared = set(page.placeholders) | BUILTIN_KEYS
     places: list[tuple[tuple, str, set]] = []
     for i, cell in enumerate(page.cells):
@@ -276,6 +276,7 @@ def _check_placeholders(page: Page, out: _Collector) -> None:
     places += [(loc, s, declared) for loc, _, s in _contribution_strings(page)]
     if page.curl:
         places.append((("curl",), page.curl, declared))
+    places += [(("examples", i, "command"), e.command, declared) for i, e in enumerate(page.examples)]
     if page.benchmark_commands.speed:
         places.append((("benchmark_commands", "speed"), page.benchmark_commands.speed, declared | BENCH_KEYS))
     for key, tmpl in page.benchmark_commands.accuracy.items():

@@ -208,7 +208,9 @@ def _with_workload(page, request_length: int | None, concurrency: int | None):
 def render(req: RenderRequest, request: Request) -> CliJSON:
     """The Deploy panel's command for a selection (the `cookbook render --json` object): selection after reseating,
     reseat notes, flags, env, command, badge, warnings, greyed options with reasons, and the calculator's ratio;
-    with `set_flags`, also the `effective` command (those flags in place of their families, its own ratio)."""
+    with `set_flags` / `set_env`, also the `effective` command (those flags in place of their families, that env)
+    and its own ratio; `calculator` holds the `ratio --json` object for the base and the effective command, each
+    read with its own env; `install`, `build_warnings`, `examples` and `accuracy` are the rest of the docs page."""
     from hybridplan.cookbook.render import Delta, render as run
     from hybridplan.cookbook.selection import check_picks
 
@@ -217,7 +219,8 @@ def render(req: RenderRequest, request: Request) -> CliJSON:
     with _sources(request):
         out = run(_with_workload(page, req.request_length, req.concurrency), picks, docker=req.docker,
                   placeholders=dict(req.placeholders), pin_ratio=not req.no_ratio,
-                  delta=Delta(flags=tuple(req.set_flags)) if req.set_flags else None)
+                  delta=Delta(flags=tuple(req.set_flags), env=tuple(req.set_env))
+                  if req.set_flags or req.set_env else None)
     return CliJSON(out.as_dict())
 
 

@@ -44,6 +44,7 @@ Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 PlaceholderKey = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]{0,63}$")]
 PlaceholderValue = Annotated[str, StringConstraints(max_length=256)]
 SetFlag = Annotated[str, StringConstraints(pattern=r"^--[a-z0-9][a-z0-9-]{0,63}( [^\s]{1,128})?$")]
+SetEnv = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}=[^\s]{0,256}$")]
 MAX_SET_FLAGS = 8
 
 
@@ -66,6 +67,10 @@ class RenderRequest(_Strict):
     set_flags: list[SetFlag] = Field(default_factory=list, max_length=MAX_SET_FLAGS,
                                      description="Flags (`--flag value`) that replace their family in the command: "
                                                  "the answer's `effective` command (the Calculator's C).")
+    set_env: list[SetEnv] = Field(default_factory=list, max_length=MAX_SET_FLAGS,
+                                  description="Env entries (`KEY=VALUE`) for the `effective` command only: the "
+                                              "calculator reads each command with its own env (`cookbook render "
+                                              "--add-env`).")
 
 
 class _OnGpu(_Strict):
