@@ -537,6 +537,7 @@
   }
   function resetC() {
     S.C = null;
+    cTyped = false;
     fieldError($("calc-C"), null);
     update();
   }
@@ -640,11 +641,17 @@
     var own = d.effective ? r.effective : r.base;  // the ratio the render put into the command shown
     var base = r.base, cell = r.cell;
     var card = hw.label || hw.gpu || "this card";
+    var ring = (S.explain || {}).replayssm_ring_bytes_per_request || 0;
     out.appendChild(el("div", {class: "stats", id: "calc-geometry"},
       stat("slots_per_request", term("S", "S slots / request"), fmtInt(q.slots_per_request), q.slots_per_request, {source: "engine rule", note: "_calculate_mamba_ratio"}),
       stat("draft_states_per_request", term("D", "D verify states"), fmtInt(q.draft_states_per_request), q.draft_states_per_request, {source: "engine rule"}),
-      stat("state_bytes_per_slot", "state / slot", fmtBytes(q.state_bytes_per_slot), q.state_bytes_per_slot, {source: "engine rule", note: "from config"}, null, "B"),
+      stat("state_bytes_per_slot", ring ? "state / slot (+ ring)" : "state / slot", fmtBytes(q.state_bytes_per_slot), q.state_bytes_per_slot, {source: "engine rule", note: "from config"}, null, "B"),
       stat("kv_bytes_per_token", "KV / token", fmtBytes(q.kv_bytes_per_token), q.kv_bytes_per_token, {source: "engine rule", note: "draft KV folded in"}, null, "B")));
+    if (ring) {  // explain counts the ReplaySSM ring apart; the formula prices it per slot: say how the two add up
+      out.appendChild(el("p", {class: "muted", id: "calc-ring", "data-state": String(S.explain.state_bytes_per_slot), "data-ring": String(ring)},
+        "State / slot in the formula = " + fmtInt(S.explain.state_bytes_per_slot) + " B of conv + SSM state + " +
+        fmtInt(ring) + " B of ReplaySSM ring per request."));
+    }
     var pinned = r.pinned;
     var sizing = flagsOf(d).filter(function (x) { return SIZING.some(function (s) { return x.indexOf(s) === 0; }); });
     var hasRatio = sizing.some(function (x) { return x.indexOf(SIZING[0]) === 0; });
@@ -686,12 +693,14 @@
       el("p", {class: "mono", text: "C = " + f.C + ", attn_dp_size = " + f.attn_dp_size + " -> pin " + fmtInt(f.pin)})));
   }
 
+  var cTyped = false;  // C was typed: it goes into the command (until "Back to the recipe")
   function onWorkload(ev) {
+    if (ev && ev.target === $("calc-C")) cTyped = true;
     var L = wholeNumber($("calc-L"), "L");
     var C = wholeNumber($("calc-C"), "C");
     if (L === null || C === null) return;
     S.L = L;
-    if (ev && ev.target === $("calc-C")) S.C = C;
+    if (cTyped) S.C = C;
     schedule();
   }
 
@@ -742,6 +751,7 @@
     $("calc-C").addEventListener("input", onWorkload);
     S.L = intParam("L", 10000000);
     S.C = intParam("C", 1000000);
+    cTyped = S.C !== null;
     params.forEach(function (v, k) {
       if (k.indexOf("ph:") === 0) {
         var key = k.slice(3);
@@ -766,7 +776,7 @@
       if (!first) return null;
       sel.value = first;
       sel.addEventListener("change", function () {
-        S.L = null; S.C = null; S.ph = {};
+        S.L = null; S.C = null; S.ph = {}; cTyped = false;
         fieldError($("calc-C"), null); fieldError($("calc-L"), null);
         loadPage(sel.value, {});
       });
