@@ -10,6 +10,7 @@ from hybridplan.loading import (
     geometry_numbers,
     load,
     model_summary,
+    pools_payload,
     sizing_payload,
 )
 
@@ -48,6 +49,7 @@ def explain(command: LaunchCommand | str, *, budget=None, platform: Platform | N
         out["pool_budget_gib"] = None
         out["warnings"] = warnings
         return out
+    tl = None
     if budget is None and (gpu is not None or available_gib is not None or pre_load_gib is not None):
         from hybridplan.planner.timeline import for_loaded, memory_payload
 
@@ -65,7 +67,7 @@ def explain(command: LaunchCommand | str, *, budget=None, platform: Platform | N
                         "the pools; S, D, state/slot and KV/token above do not depend on it.")
     else:
         try:
-            out.update(sizing_payload(loaded, budget))
+            out.update(pools_payload(tl.sizing(), loaded) if tl is not None else sizing_payload(loaded, budget))
         except EngineRefusal as exc:
             out["error"] = exc.as_dict()
         if "memory" in out and "allocated" in out:  # where the card's memory goes, as `plan` shows it

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from hybridplan.engine import for_version
 from hybridplan.engine.args import EngineArgs, Platform
 from hybridplan.engine.command import LaunchCommand, parse_command
-from hybridplan.engine.flags import load_registry, parse_argv
-from hybridplan.engine.versions import engine_module
+from hybridplan.engine.types import PoolBudget, PoolSizing
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.models.loader import load_draft, load_model, resolve_config
@@ -44,12 +44,7 @@ class Loaded:
 def model_refs(command: LaunchCommand, version: str | None) -> tuple[str, str | None]:
     """--model-path and --speculative-draft-model-path as typed (argparse errors surface here first); the web keys
     uploaded configs by them (hybridplan.model_sources)."""
-    mod = engine_module(version)
-    reg = load_registry(mod.REGISTRY_PACKAGE)
-    try:
-        parsed = parse_argv(reg, command.argv)
-    except BadInput as exc:
-        raise BadInput(f"{reg.prog}: error: {exc.message}") from None
+    parsed = for_version(version).parse(command)
     return parsed.values["model_path"], parsed.values.get("speculative_draft_model_path")
 
 
@@ -67,21 +62,19 @@ def _dspark_subfolder(model_ref: str) -> DraftGeometry | None:
 def load(command: LaunchCommand | str, *, platform: Platform | None = None, version: str | None = None) -> Loaded:
     """Parse, load the model (and draft) configs, and resolve the engine arguments."""
     cmd = parse_command(command) if isinstance(command, str) else command
-    mod = engine_module(version)
-    model_ref, draft_ref = model_refs(cmd, mod.VERSION)
+    engine = for_version(version)
+    model_ref, draft_ref = model_refs(cmd, engine.version)
     geo = load_model(model_ref)
     draft = load_draft(draft_ref) if draft_ref else None
     if draft is None and any(a.upper() == "DSPARK" for a in cmd.argv):
         draft = _dspark_subfolder(model_ref)
-    args = mod.resolve(cmd, geo, draft, platform)
-    return Loaded(command=cmd, geometry=geo, draft=draft, args=args, version=mod.VERSION)
+    args = engine.resolve(cmd, geo, draft, platform)
+    return Loaded(command=cmd, geometry=geo, draft=draft, args=args, version=engine.version)
 
 
 def model_summary(geo: ModelGeometry, args: EngineArgs) -> dict:
     """The geometry as the output shows it, per state-TP rank."""
-    from hybridplan.engine.sglang_0_5_23.sizing import state_tp
-
-    tp = state_tp(args, geo)
+    tp = for_version(args.version).state_tp(args, geo)
     shape = geo.state_shape(tp)
     return {
         "source": geo.source,
@@ -108,8 +101,7 @@ def geometry_numbers(loaded: Loaded) -> dict:
     The engine checks some resolved combinations only when its pool configurator runs (e.g. extra_buffer_lazy
     without the overlap schedule): a number it refuses to compute is None, and the refusal comes back as `error`.
     """
-    from hybridplan.engine.sglang_0_5_23 import sizing
-
+    engine = for_version(loaded.version)
     args, geo = loaded.args, loaded.geometry
     refusals: dict[str, EngineRefusal] = {}
 
@@ -123,18 +115,18 @@ def geometry_numbers(loaded: Loaded) -> dict:
     def note(key: str, text) -> str:
         return f"the engine refuses: {refusals[key].message}" if key in refusals else text()
 
-    S = computed("slots_per_request", lambda: sizing.mamba_ratio(args))
-    D = computed("draft_states_per_request", lambda: sizing.draft_states_per_request(args, geo))
-    tp = sizing.state_tp(args, geo)
+    S = computed("slots_per_request", lambda: engine.slots_per_request(args))
+    D = computed("draft_states_per_request", lambda: engine.draft_states_per_request(args, geo))
+    tp = engine.state_tp(args, geo)
     per_slot = geo.state_bytes_per_slot(tp, args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"])
-    cell = computed("kv_bytes_per_token", lambda: sizing.binding_cell(args, geo, loaded.draft))
+    cell = computed("kv_bytes_per_token", lambda: engine.binding_cell(args, geo, loaded.draft))
     ring = (geo.replayssm_ring_bytes(tp, args["linear_replayssm_cache_len"], args["mamba_conv_dtype"])
-            if sizing.replayssm_active(args, geo) else 0)
+            if engine.replayssm_active(args, geo) else 0)
     prov = {
         "slots_per_request": Sourced(value=S, source=Source.ENGINE_RULE, note=note(
             "slots_per_request", lambda: "mem_cache/kv_cache_configurator.py::_calculate_mamba_ratio")),
         "draft_states_per_request": Sourced(value=D, source=Source.ENGINE_RULE, note=note("draft_states_per_request", lambda: (
-            "ReplaySSM spec-verify: no verify scratch" if sizing.replayssm_active(args, geo) and args["speculative_algorithm"]
+            "ReplaySSM spec-verify: no verify scratch" if engine.replayssm_active(args, geo) and args["speculative_algorithm"]
             else "speculative_num_draft_tokens" if D else "no speculative decoding"))),
         "state_bytes_per_slot": Sourced(value=per_slot, source=Source.ENGINE_RULE, note=(
             f"configs/mamba_utils.py::mamba_cache_per_req: {len(geo.linear_layer_ids)} layers x (conv "
@@ -154,14 +146,17 @@ def geometry_numbers(loaded: Loaded) -> dict:
     return out
 
 
-def sizing_payload(loaded: Loaded, budget) -> dict:
-    """Run the engine's sizing on a budget; a refusal becomes an `error` object."""
-    from hybridplan.engine.sglang_0_5_23 import logs, sizing
+def sizing_payload(loaded: Loaded, budget: PoolBudget | float) -> dict:
+    """The `sizing` object for the engine's sizing of a budget; a refusal raises EngineRefusal."""
+    engine = for_version(loaded.version)
+    return pools_payload(engine.size_pools(budget, loaded.args, loaded.geometry, loaded.draft), loaded)
 
-    mod = engine_module(loaded.version)
-    s = mod.size_pools(budget, loaded.args, loaded.geometry, loaded.draft)
-    alloc = logs.state_allocation(s, loaded.args, loaded.geometry)
-    kv_alloc = sizing.kv_bytes_allocated(s.max_total_num_tokens, loaded.args, loaded.geometry, s.cell.layers)
+
+def pools_payload(s: PoolSizing, loaded: Loaded) -> dict:
+    """The `sizing` object of `explain --json` for a pool sizing already computed (e.g. a timeline's)."""
+    engine = for_version(loaded.version)
+    alloc = engine.state_allocation(s, loaded.args, loaded.geometry)
+    kv_alloc = engine.kv_bytes_allocated(s.max_total_num_tokens, loaded.args, loaded.geometry, s.cell.layers)
     return {
         "pool_budget_gib": s.state.rest_before_gib,
         "max_mamba_cache_size": s.max_mamba_cache_size,
@@ -179,6 +174,6 @@ def sizing_payload(loaded: Loaded, budget) -> dict:
                       "intermediate_ssm_bytes": alloc.intermediate_ssm_bytes,
                       "intermediate_conv_window_bytes": alloc.intermediate_conv_window_bytes,
                       "kv_bytes": kv_alloc},
-        "log_lines": logs.predicted_lines(s, loaded.args, loaded.geometry),
+        "log_lines": engine.predicted_lines(s, loaded.args, loaded.geometry),
         "sizing_warnings": list(s.warnings),
     }

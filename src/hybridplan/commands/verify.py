@@ -109,13 +109,12 @@ def verify(
 
 
 def _sweeps(specs: List[str], version: str):
-    from hybridplan.engine.flags import load_registry
-    from hybridplan.engine.versions import engine_module
+    from hybridplan.engine import for_version
     from hybridplan.verify.sweep import parse_sweep
 
     if not specs:
         return []
-    registry = load_registry(engine_module(version).REGISTRY_PACKAGE)
+    registry = for_version(version).registry()
     return [parse_sweep(s, set(registry.by_option)) for s in specs]
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-E = "hybridplan.engine.sglang_0_5_23"
+from hybridplan.engine import for_version
+
+E = for_version().rules_package  # the modelled release's rules, as conformance reports name them
 M = "hybridplan.models"
 
 # field (section.name, or a section prefix) -> the hybridplan rule that computes it

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hybridplan.conformance.scenarios import Scenario
+from hybridplan.engine import for_version
 from hybridplan.engine.args import Platform
 from hybridplan.engine.command import LaunchCommand
 from hybridplan.errors import BadInput, EngineRefusal
@@ -22,8 +23,6 @@ def _refusal(stage: str, exc: EngineRefusal) -> dict:
 
 def predict(sc: Scenario) -> dict:
     """What hybridplan says the engine holds and allocates for this scenario (the driver's result schema)."""
-    from hybridplan.engine.sglang_0_5_23 import sizing
-    from hybridplan.engine.sglang_0_5_23.budget import pool_budget
     from hybridplan.loading import load
 
     out: dict = {"id": sc.id}
@@ -37,9 +36,10 @@ def predict(sc: Scenario) -> dict:
         out["error"] = _refusal("resolve", exc)
         return out
     args, geo, draft = loaded.args, loaded.geometry, loaded.draft
+    engine = for_version(loaded.version)
     out["resolved"] = {f: args.get(f) for f in RESOLVED}
     try:
-        tp = sizing.state_tp(args, geo)
+        tp = engine.state_tp(args, geo)
         shape = geo.state_shape(tp)
         ssm, conv = args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"]
         out["geometry"] = {
@@ -56,7 +56,7 @@ def predict(sc: Scenario) -> dict:
         out["error"] = _refusal("model", exc)
         return out
     try:
-        cells = [sizing.kv_cell(args, geo, draft, stage=s) for s in range(args["pp_size"])]
+        cells = [engine.kv_cell(args, geo, draft, stage=s) for s in range(args["pp_size"])]
         out["kv"] = {"kv_torch_dtype": args["kv_cache_torch_dtype"], "target_cells": [c.target for c in cells],
                      "cells": [c.total for c in cells]}
     except EngineRefusal as exc:
@@ -65,13 +65,13 @@ def predict(sc: Scenario) -> dict:
     if sc.available_gib is None:
         return out
     try:
-        S = sizing.mamba_ratio(args)
+        S = engine.slots_per_request(args)
     except EngineRefusal as exc:
         out["error"] = _refusal("sizing", exc)
         out["sizing"] = {"S": None}
         return out
     try:
-        s = sizing.size_pools(pool_budget(sc.available_gib, sc.pre_load_gib, args), args, geo, draft)
+        s = engine.size_pools(engine.pool_budget(sc.available_gib, sc.pre_load_gib, args), args, geo, draft)
     except EngineRefusal as exc:
         out["error"] = _refusal("sizing", exc)
         out["sizing"] = {"S": S}

@@ -46,7 +46,6 @@ class Fit:
 @lru_cache(maxsize=4096)
 def size_on_gpu(command, gpu_id: str, version: str, request_tokens: int = 1) -> Fit:
     """Size the pools of a command on a catalog GPU, and predict whether one request of `request_tokens` serves."""
-    from hybridplan.engine.versions import engine_module
     from hybridplan.hardware.catalog import lookup
     from hybridplan.planner.timeline import for_loaded
     from hybridplan.planner.verdict import predict
@@ -57,7 +56,7 @@ def size_on_gpu(command, gpu_id: str, version: str, request_tokens: int = 1) -> 
         return Fit(gpu=card.name, unloadable=loaded.message)
     try:
         tl, _ = for_loaded(loaded, gpu=card)
-        s = engine_module(version).size_pools(tl.budget, loaded.args, loaded.geometry, loaded.draft)
+        s = tl.sizing()
     except EngineRefusal as exc:
         return Fit(gpu=card.name, refusal=exc.message)
     return Fit(gpu=card.name, slots_per_request=s.slots_per_request, max_mamba_cache_size=s.max_mamba_cache_size,

@@ -207,10 +207,9 @@ def _check_cells(page: Page, out: _Collector) -> None:
 
 
 def _registry(page: Page):
-    from hybridplan.engine.flags import load_registry
-    from hybridplan.engine.versions import engine_module
+    from hybridplan.engine import for_version
 
-    return load_registry(engine_module(page.engine_version).REGISTRY_PACKAGE)
+    return for_version(page.engine_version).registry()
 
 
 def _check_flag(reg, flag: str, kind: str, values: dict) -> str | None:

@@ -1,1 +1,9 @@
-"""Engine layer: per-version flag registries, argument resolution and pool sizing (pure functions)."""
+"""Engine layer: per-version flag registries, argument resolution and pool sizing (pure functions).
+
+`for_version(v)` is the single entry point: it returns the release's `engine.api.Engine`; results are the
+version-neutral types of `engine.types`.
+"""
+
+from hybridplan.engine.versions import DEFAULT, SUPPORTED, for_version
+
+__all__ = ["DEFAULT", "SUPPORTED", "for_version"]

@@ -6,7 +6,7 @@ are estimates from the model's widths x the tokens in flight (a prefill chunk, t
 memory beyond the budget (engine-semantics.md §3.7) is the pools' own, so the timeline adds it, not this. The
 constants no engine rule gives come in as data (`planner.constants.PlannerConstants`). Pure over frozen inputs.
 
-`engine_reserve_mib` keeps the engine's own default-mem-fraction reserve, which is deliberately conservative; it is
+`engine_reserve` reports the engine's own default-mem-fraction reserve (an engine rule), which is deliberately conservative; it is
 reported beside the estimate, never used for the fit.
 """
 
@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from importlib import import_module
 
 from hybridplan.dtypes import itemsize
 from hybridplan.engine.args import EngineArgs
-from hybridplan.engine.versions import engine_module
+from hybridplan.engine import for_version
 from hybridplan.hardware.catalog import GPU
 from hybridplan.models.geometry import ModelGeometry
 from hybridplan.planner.constants import PlannerConstants
@@ -121,14 +120,12 @@ def _mlp_bytes(w: ModelWidths, tp: int, ab: int) -> int:
 def per_token_bytes(args: EngineArgs, geo: ModelGeometry, w: ModelWidths, consts: PlannerConstants,
                     *, prefill: bool) -> int:
     """Peak live activation bytes per token of one forward: the residual stream plus the widest layer."""
-    from hybridplan.engine.sglang_0_5_23.sizing import state_tp
-
     ab = itemsize(args["model_dtype"] or "bfloat16")
     chunk = FLA_CHUNK if (geo.is_gdn or geo.is_kda) else (geo.mamba_chunk_size or consts.mamba2_chunk_size)
     carried = 3 * w.hidden * ab  # residual, hidden states, normed copy
     widest = max(_attention_bytes(w, args["attn_tp_size"], ab, bool(geo.full_attention_layer_ids)),
                  _mlp_bytes(w, args["tp_size"], ab),
-                 _linear_bytes(geo, state_tp(args, geo), ab, chunk, prefill))
+                 _linear_bytes(geo, for_version(args.version).state_tp(args, geo), ab, chunk, prefill))
     return carried + widest
 
 
@@ -325,27 +322,7 @@ def estimate(args: EngineArgs, geo: ModelGeometry, widths: ModelWidths, *, draft
     return Headroom(parts=tuple(parts))
 
 
-def engine_reserve_mib(args: EngineArgs, geo: ModelGeometry, version: str | None = None) -> tuple[float, str]:
-    """The engine's default-mem-fraction reserve without its 10 GiB floor (arg_groups/memory_hook.py):
-    512 + 1.5 MiB per activation token + tp.pp/8 GiB + the graph reserve. Conservative by design."""
-    mod = engine_module(version).__name__
-    md = import_module(f"{mod}.memory_defaults")
-    cg = import_module(f"{mod}.cuda_graph")
-    g = cg.GraphConfig(decode_backend=args["cuda_graph_decode_backend"], decode_max_bs=args["cuda_graph_decode_max_bs"],
-                       prefill_backend=args["cuda_graph_prefill_backend"], prefill_max_bs=args["cuda_graph_prefill_max_bs"],
-                       prefill_bs=args["cuda_graph_prefill_bs"], prefill_rule="")
-    mode = args["disaggregation_mode"]
-    act = md.activation_tokens(pd_decode=mode == "decode", running=args["max_running_requests"] or g.decode_max_bs,
-                               draft_tokens=args["speculative_num_draft_tokens"], chunked=args["chunked_prefill_size"],
-                               max_prefill_tokens=args["max_prefill_tokens"])
-    graph = md.reserve_for_graph_mb(g, pd_mode=mode, attn_dp=args["attn_dp_size"], mla=geo.kv.kind == "mla",
-                                    deepep=args.get("moe_a2a_backend") == "deepep")
-    tp_pp = args["tp_size"] * args["pp_size"] / 8 * 1024
-    total = 512 + 1.5 * act + tp_pp + graph
-    return total, (f"512 + 1.5 x {act} activation tokens + {tp_pp:.0f} (tp.pp) + {graph:.0f} graph MiB: the engine's "
-                   "default-mem-fraction reserve (arg_groups/memory_hook.py), for reference only")
-
-
 def engine_reserve(args: EngineArgs, geo: ModelGeometry, version: str | None = None) -> Sourced:
-    mib, note = engine_reserve_mib(args, geo, version)
+    """The engine's own default-mem-fraction reserve (GiB), reported beside the estimate, never used for the fit."""
+    mib, note = for_version(version).default_fraction_reserve_mib(args, geo)
     return Sourced(value=mib / 1024, source=Source.ENGINE_RULE, note=note)

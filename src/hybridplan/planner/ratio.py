@@ -13,7 +13,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from hybridplan.engine import for_version
 from hybridplan.engine.command import LaunchCommand, parse_command
+from hybridplan.engine.types import PoolBudget, PoolSizing
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.planner.overrides import with_args
 
@@ -45,17 +47,16 @@ class Sizes:
 
 
 def sizes_of(loaded) -> Sizes:
-    from hybridplan.engine.sglang_0_5_23 import sizing
-
+    engine = for_version(loaded.version)
     args, geo = loaded.args, loaded.geometry
-    S = sizing.mamba_ratio(args)
-    D = sizing.draft_states_per_request(args, geo)
-    tp = sizing.state_tp(args, geo)
-    scale = sizing.pp_layer_scale(args, geo)
-    per = int(geo.state_bytes_per_slot(tp, args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"]) * scale)
-    if sizing.replayssm_active(args, geo) and geo.is_kda:
+    S = engine.slots_per_request(args)
+    D = engine.draft_states_per_request(args, geo)
+    tp = engine.state_tp(args, geo)
+    scale = engine.pp_layer_scale(args, geo)
+    per = engine.stage_per_req(args, geo)
+    if engine.replayssm_active(args, geo) and geo.is_kda:
         per += int(geo.replayssm_ring_bytes(tp, args["linear_replayssm_cache_len"], args["mamba_conv_dtype"]) * scale)
-    cell = sizing.binding_cell(args, geo, loaded.draft)
+    cell = engine.binding_cell(args, geo, loaded.draft)
     if args["max_mamba_cache_size"] is not None:
         branch = "max_mamba_cache_size"
     elif args["disable_radix_cache"] and args["max_running_requests"] is not None:
@@ -95,7 +96,7 @@ class Point:
     T: int
     state_conc: int  # K // S
     kv_conc: int  # logical KV tokens // L
-    sizing: object | None  # PoolSizing, None when the engine refuses
+    sizing: PoolSizing | None  # None when the engine refuses
     refusal: EngineRefusal | None = None
 
     @property
@@ -107,9 +108,7 @@ class Search:
     """The engine's own sizing as a function of the ratio (and of K, by inverting the ratio branch)."""
 
     def __init__(self, loaded, budget, g: Sizes, L: int):
-        from hybridplan.engine.sglang_0_5_23 import sizing
-
-        self.sizing = sizing
+        self.engine = for_version(loaded.version)
         self.loaded, self.budget, self.g, self.L = loaded, budget, g, L
         self.cache: dict[float, Point] = {}
 
@@ -118,7 +117,7 @@ class Search:
             return self.cache[r]
         args = with_args(self.loaded.args, mamba_full_memory_ratio=r)
         try:
-            s = self.sizing.size_pools(self.budget, args, self.loaded.geometry, self.loaded.draft)
+            s = self.engine.size_pools(self.budget, args, self.loaded.geometry, self.loaded.draft)
         except EngineRefusal as exc:
             K = self._k_only(args)
             pt = Point(ratio=r, K=K, T=0, state_conc=max(K, 0) // self.g.S, kv_conc=-1, sizing=None, refusal=exc)
@@ -132,15 +131,14 @@ class Search:
     def _k_only(self, args) -> int:
         """K from the ratio branch alone (before any KV-side refusal)."""
         try:
-            S = self.sizing.mamba_ratio(args)
-            return self.sizing.handle_max_mamba_cache(self.budget.rest_gib, args, self.loaded.geometry,
-                                                      S).max_mamba_cache_size
+            S = self.engine.slots_per_request(args)
+            return self.engine.state_plan(self.budget.rest_gib, args, self.loaded.geometry, S).max_mamba_cache_size
         except EngineRefusal:
             return 0
 
     def ratio_for_k(self, K: int) -> float:
         """The smallest ratio whose ratio branch yields at least K slots (B = rest x r/(1+r) inverted, then checked)."""
-        sz, args, geo = self.sizing, self.loaded.args, self.loaded.geometry
+        sz, args, geo = self.engine, self.loaded.args, self.loaded.geometry
         per = self.g.per_slot
         rest = self.budget.rest_gib * GIB
         replay_fixed = 0
@@ -259,10 +257,8 @@ def pool_split(loaded, budget, args) -> dict:
 
 def pin_needs(loaded, pin: int, C: int, L: int, g: Sizes) -> dict:
     """Bytes one rank needs for the pin: the state pool with its padding row, the verify scratch, C x L KV tokens."""
-    from hybridplan.engine.sglang_0_5_23.sizing import handle_max_mamba_cache
-
     args = with_args(loaded.args, max_mamba_cache_size=pin)
-    plan = handle_max_mamba_cache(0.0, args, loaded.geometry, g.S)
+    plan = for_version(loaded.version).state_plan(0.0, args, loaded.geometry, g.S)
     kv = math.ceil(C / g.dp) * L * g.cell // max(1, g.dcp)
     return {"state_pool_bytes": plan.state_bytes, "spec_scratch_bytes": plan.spec_scratch_bytes, "kv_bytes": kv,
             "total_bytes": plan.state_bytes + plan.spec_scratch_bytes + kv}
@@ -270,14 +266,12 @@ def pin_needs(loaded, pin: int, C: int, L: int, g: Sizes) -> dict:
 
 def pin_check(loaded, budget, pin: int, C: int, L: int, g: Sizes) -> dict:
     """Whether the engine starts with the pin and serves C requests of L tokens, and if not, why (in numbers)."""
-    from hybridplan.engine.sglang_0_5_23.sizing import size_pools
-
     args = with_args(loaded.args, max_mamba_cache_size=pin)
     per_rank = math.ceil(C / g.dp)
     needs = pin_needs(loaded, pin, C, L, g)
     out: dict = {"needs": needs, "budget_bytes": int(budget.rest_gib * GIB)}
     try:
-        s = size_pools(budget, args, loaded.geometry, loaded.draft)
+        s = for_version(loaded.version).size_pools(budget, args, loaded.geometry, loaded.draft)
     except EngineRefusal as exc:
         out.update({"fits": False, "rule": exc.rule, "reason": (
             f"the engine refuses to start ({exc.message.split('. ')[0]}): the pin's "
@@ -303,8 +297,6 @@ def pin_check(loaded, budget, pin: int, C: int, L: int, g: Sizes) -> dict:
 
 def _budget_for(loaded, budget, gpu):
     """A PoolBudget from the caller's number, or from the GPU's memory timeline; None without either."""
-    from hybridplan.engine.sglang_0_5_23.sizing import PoolBudget
-
     if budget is None and gpu is None:
         return None, None
     if budget is not None:

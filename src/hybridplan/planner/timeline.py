@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from importlib import import_module
 
+from hybridplan.engine import for_version
 from hybridplan.engine.args import EngineArgs
-from hybridplan.engine.versions import engine_module
+from hybridplan.engine.types import PoolBudget, PoolSizing
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
@@ -24,10 +24,6 @@ from hybridplan.provenance import Source, Sourced
 from hybridplan.weights.report import EAGLE_FAMILY, WeightReport, model_weights
 
 GIB = 1 << 30
-
-
-def _engine(version: str | None, part: str):
-    return import_module(f"{engine_module(version).__name__}.{part}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,14 +52,21 @@ class MemoryTimeline:
     engine_reserve_gib: Sourced  # the engine's own default-fraction reserve, for reference (not used to fit)
     max_safe_mem_fraction: Sourced  # the highest --mem-fraction-static whose slack still holds slack_need
     constants: PlannerConstants
+    pool_sizing: PoolSizing | None  # the engine's sizing of `budget` (computed once; None: refused)
+    refusal: EngineRefusal | None  # why the engine refuses to size the pools, when it does
 
     @property
-    def budget(self):
+    def budget(self) -> PoolBudget:
         """The engine's PoolBudget for size_pools."""
-        from hybridplan.engine.sglang_0_5_23.sizing import PoolBudget
-
         return PoolBudget(rest_gib=self.rest_gib.value, available_gib=self.available_gib.value,
                           pre_load_gib=self.pre_load_gib.value)
+
+    def sizing(self) -> PoolSizing:
+        """The engine's pool sizing on this budget; raises the engine's refusal where it refuses."""
+        if self.pool_sizing is None:
+            assert self.refusal is not None
+            raise self.refusal
+        return self.pool_sizing
 
     @property
     def slack_fits_headroom(self) -> bool:
@@ -107,19 +110,20 @@ class _Pools:
     running: int
     allocated_bytes: int | None
     draft_kv_bytes: int | None
+    sizing: PoolSizing | None
+    refusal: EngineRefusal | None
 
 
 def _pools(budget, args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, widths: ModelWidths,
            version: str | None) -> _Pools:
     """Size the pools (the engine's own sizing) and add up what they allocate, the draft's KV pool included."""
-    sizing = _engine(version, "sizing")
-    logs = _engine(version, "logs")
+    engine = for_version(version)
     try:
-        s = engine_module(version).size_pools(budget, args, geo, draft)
-    except EngineRefusal:
+        s = engine.size_pools(budget, args, geo, draft)
+    except EngineRefusal as exc:
         return _Pools(running=args["max_running_requests"] or args["cuda_graph_decode_max_bs"] or 1,
-                      allocated_bytes=None, draft_kv_bytes=None)
-    a = logs.state_allocation(s, args, geo)
+                      allocated_bytes=None, draft_kv_bytes=None, sizing=None, refusal=exc)
+    a = engine.state_allocation(s, args, geo)
     rows = s.max_total_num_tokens + args["page_size"]
     per_draft = s.cell.draft
     if per_draft == 0 and args["speculative_algorithm"] in EAGLE_FAMILY and s.cell.layers:
@@ -127,8 +131,9 @@ def _pools(budget, args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | 
         per_draft = s.cell.target // s.cell.layers * max(1, widths.mtp_layers)
     draft_kv = rows * per_draft
     allocated = (a.conv_bytes + a.ssm_bytes + (a.intermediate_ssm_bytes or 0) + (a.intermediate_conv_window_bytes or 0)
-                 + sizing.kv_bytes_allocated(s.max_total_num_tokens, args, geo, s.cell.layers) + draft_kv)
-    return _Pools(running=s.max_running_requests, allocated_bytes=allocated, draft_kv_bytes=draft_kv)
+                 + engine.kv_bytes_allocated(s.max_total_num_tokens, args, geo, s.cell.layers) + draft_kv)
+    return _Pools(running=s.max_running_requests, allocated_bytes=allocated, draft_kv_bytes=draft_kv, sizing=s,
+                  refusal=None)
 
 
 def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weights: WeightReport | None = None,
@@ -140,8 +145,7 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
     `draft` is the draft geometry (its KV shares the pools), `widths` the target's and draft's config widths (read
     from the configs when omitted), `constants` the estimate constants (the GPU's from the data file when omitted).
     """
-    budget = _engine(version, "budget")
-    reserves = _engine(version, "reserves")
+    engine = for_version(version)
     for name, v in (("--available-gib", available_gib), ("--pre-load-gib", pre_load_gib)):
         if v is not None and (not math.isfinite(v) or v <= 0):
             raise BadInput(f"{name} must be a positive number, got {v}")
@@ -182,9 +186,9 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
     mfs_s = Sourced(value=mfs, source=Source.EXPLICIT if args.explicit("mem_fraction_static") else Source.ENGINE_RULE,
                     note=arg.rule or "--mem-fraction-static")
     gpu_mib = gpu.memory_mib if gpu is not None else None
-    reserve = reserves.pre_capture_reserve_gib(args, gpu_mib)
-    pb = budget.pool_budget(A.value, P.value, args, reserve)
-    mm = budget.mm_reservation_gib(args)
+    reserve = engine.pre_capture_reserve_gib(args, gpu_mib)
+    pb = engine.pool_budget(A.value, P.value, args, reserve)
+    mm = engine.mm_reservation_gib(args)
     slack = P.value * (1 - mfs) if reserve is None else max(P.value * (1 - mfs), reserve)
     rest_src = A.source if A.source is not Source.MEASURED else Source.ENGINE_RULE
     rest = Sourced(value=pb.rest_gib, source=rest_src, note="A - slack - multimodal reservation (total_rest_memory)")
@@ -207,7 +211,7 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
                           note="P x (1 - mem_fraction_static)" + ("" if reserve is None else ", at least the reserve")
                                + " (kv_cache_configurator.py::_profile_available_bytes)"),
         pre_capture_reserve_gib=None if reserve is None else Sourced(
-            value=reserve, source=Source.ENGINE_RULE, note=reserves.RULE + " (post-capture KV sizing: slack floor)"),
+            value=reserve, source=Source.ENGINE_RULE, note=engine.pre_capture_reserve_rule + " (post-capture KV sizing: slack floor)"),
         mm_reservation_gib=Sourced(value=mm, source=Source.ENGINE_RULE,
                                    note="mm_runtime_reservation_gb" if mm else "not multimodal: none"),
         rest_gib=rest, pools_gib=pools_s,
@@ -224,7 +228,7 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
         engine_reserve_gib=hr.engine_reserve(args, geo, version),
         max_safe_mem_fraction=Sourced(value=safe, source=Source.ESTIMATE, note=(
             f"1 - (slack need + margin) / P = 1 - ({need:.2f} + {margin:.2f}) / {P.value:.2f}, rounded down")),
-        constants=consts,
+        constants=consts, pool_sizing=pools.sizing, refusal=pools.refusal,
     )
 
 

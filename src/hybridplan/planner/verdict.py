@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hybridplan.engine.versions import engine_module
 from hybridplan.errors import EngineRefusal
 from hybridplan.planner.timeline import GIB, MemoryTimeline
 
@@ -51,7 +50,7 @@ def predict(loaded, tl: MemoryTimeline, *, request_tokens: int, concurrency: int
             f"the weights leave {tl.available_gib.value:.2f} GiB of the {tl.pre_load_gib.value:.2f} GiB free "
             "before loading"))
     try:
-        s = engine_module(loaded.version).size_pools(tl.budget, loaded.args, loaded.geometry, loaded.draft)
+        s = tl.sizing()
     except EngineRefusal as exc:
         return Verdict(serves=False, phase=_refusal_phase(exc.message), why=f"the engine refuses: {exc.message}")
     sized = {"max_mamba_cache_size": s.max_mamba_cache_size, "max_total_num_tokens": s.max_total_num_tokens,

@@ -15,9 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from statistics import mean
+from typing import TYPE_CHECKING
 
 from hybridplan.errors import HybridPlanError
 from hybridplan.verify.store import Run
+
+if TYPE_CHECKING:
+    from hybridplan.planner.timeline import MemoryTimeline
 
 FAILED_FOR_HEADROOM = ("cuda_graph", "first_request")
 STRICT_GIB = 1e-6  # a slack that was not enough bounds the headroom strictly from below
@@ -92,12 +96,10 @@ def _timeline(o: Observation, pre_load_gib: float | None = None):
     return for_loaded(o.loaded, gpu=o.gpu, pre_load_gib=pre_load_gib)[0]
 
 
-def _pools(o: Observation, tl) -> tuple[int | None, int | None]:
+def _pools(tl: MemoryTimeline) -> tuple[int | None, int | None]:
     """K and KV tokens the engine sizes on the planner's budget (None: the engine would refuse)."""
-    from hybridplan.engine.versions import engine_module
-
     try:
-        s = engine_module(o.loaded.version).size_pools(tl.budget, o.loaded.args, o.loaded.geometry, o.loaded.draft)
+        s = tl.sizing()
     except HybridPlanError:
         return None, None
     return s.max_mamba_cache_size, s.max_total_num_tokens
@@ -155,8 +157,8 @@ def calibrate(runs: list[Run]) -> dict:
             before = _timeline(o)
             P_after = o.pre_load_gib + o.context_gib - fitted_ctx[o.world > 1]  # visible - fitted context
             after = _timeline(o, pre_load_gib=P_after)
-            k0, t0 = _pools(o, before)
-            k1, t1 = _pools(o, after)
+            k0, t0 = _pools(before)
+            k1, t1 = _pools(after)
             K, T = o.run.boot.get("max_mamba_cache_size"), o.run.boot.get("kv_tokens")
             rows.append({"run": o.run.id, "world": o.world, "observed_pre_load_gib": o.pre_load_gib,
                          "pre_load_gib": [before.pre_load_gib.value, P_after],

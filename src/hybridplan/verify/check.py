@@ -18,7 +18,9 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from hybridplan.engine import for_version
 from hybridplan.engine.command import LaunchCommand
+from hybridplan.engine.types import PoolBudget
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.loading import Loaded, load
 from hybridplan.provenance import Source, Sourced
@@ -83,6 +85,7 @@ class EngineView:
 
     def __init__(self, loaded: Loaded) -> None:
         self.loaded = loaded
+        self.engine = for_version(loaded.version)
         self._pinned: dict[int, Loaded] = {}
 
     @property
@@ -91,21 +94,15 @@ class EngineView:
 
     @cached_property
     def mm_gib(self) -> float:
-        from hybridplan.engine.sglang_0_5_23.budget import mm_reservation_gib
-
-        return mm_reservation_gib(self.args)
+        return self.engine.mm_reservation_gib(self.args)
 
     @cached_property
     def slots_per_request(self) -> int:
-        from hybridplan.engine.sglang_0_5_23.sizing import mamba_ratio
-
-        return mamba_ratio(self.args)
+        return self.engine.slots_per_request(self.args)
 
     def rest(self, A: float, P: float, *, mm: bool = True) -> float:
         """total_rest_memory = A - P x (1 - mfs) - mm (budget.pool_budget)."""
-        from hybridplan.engine.sglang_0_5_23.budget import pool_budget
-
-        rest = pool_budget(A, P, self.args).rest_gib
+        rest = self.engine.pool_budget(A, P, self.args).rest_gib
         return rest if mm else rest + self.mm_gib
 
     def pinned(self, K: int | None) -> Loaded:
@@ -123,16 +120,12 @@ class EngineView:
         """What the engine allocates on rank 0 for this pool budget, as the log reports it (GiB unrounded).
         Raises EngineRefusal where the engine would refuse."""
         from hybridplan.dtypes import torch_name
-        from hybridplan.engine.sglang_0_5_23.logs import state_allocation
-        from hybridplan.engine.sglang_0_5_23.sizing import PoolBudget, kv_bytes_allocated
-        from hybridplan.engine.versions import engine_module
-
         loaded = self.pinned(K)
-        s = engine_module(loaded.version).size_pools(
+        s = self.engine.size_pools(
             PoolBudget(rest_gib=rest_gib, available_gib=A, pre_load_gib=P), loaded.args, loaded.geometry,
             loaded.draft)
-        alloc = state_allocation(s, loaded.args, loaded.geometry)
-        kv = kv_bytes_allocated(s.max_total_num_tokens, loaded.args, loaded.geometry, s.cell.layers)
+        alloc = self.engine.state_allocation(s, loaded.args, loaded.geometry)
+        kv = self.engine.kv_bytes_allocated(s.max_total_num_tokens, loaded.args, loaded.geometry, s.cell.layers)
         mla = loaded.geometry.kv.kind == "mla"
         out = {
             "max_mamba_cache_size": s.max_mamba_cache_size, "conv_state_gib": alloc.conv_bytes / GIB,
@@ -147,25 +140,17 @@ class EngineView:
 
     def kv_gib(self, T: int) -> float:
         """K (or the one MLA) size the KV line prints for T tokens (memory_pool.py KV pools: T + page rows)."""
-        from hybridplan.engine.sglang_0_5_23.sizing import kv_bytes_allocated, kv_cell
-
-        cell = kv_cell(self.args, self.loaded.geometry, self.loaded.draft)
-        kv = kv_bytes_allocated(T, self.args, self.loaded.geometry, cell.layers)
+        cell = self.engine.kv_cell(self.args, self.loaded.geometry, self.loaded.draft)
+        kv = self.engine.kv_bytes_allocated(T, self.args, self.loaded.geometry, cell.layers)
         return kv / GIB if self.loaded.geometry.kv.kind == "mla" else kv / 2 / GIB
 
     def requests(self, T: int, K: int, S: int) -> int:
         """resolve_max_num_reqs for observed T and K under S slots per request."""
-        from hybridplan.engine.sglang_0_5_23.sizing import resolve_max_num_reqs
-
-        return resolve_max_num_reqs(T, K, S, self.args).max_running_requests
+        return self.engine.request_cap(T, K, S, self.args).max_running_requests
 
     def stage_per_req_mb(self) -> float:
         """stage_per_req / 2^20, as the state-cache refusal prints it (kv_cache_configurator.py::_handle_max_mamba_cache)."""
-        from hybridplan.engine.sglang_0_5_23.sizing import pp_layer_scale, state_tp
-
-        args, geo = self.args, self.loaded.geometry
-        per = geo.state_bytes_per_slot(state_tp(args, geo), args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"])
-        return int(per * pp_layer_scale(args, geo)) / (1 << 20)
+        return self.engine.stage_per_req(self.args, self.loaded.geometry) / (1 << 20)
 
 
 @dataclass

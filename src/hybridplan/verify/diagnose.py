@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from hybridplan.engine import for_version
+from hybridplan.engine.types import PoolBudget
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.loading import load
 from hybridplan.verify.logparse import BootLog, RankLog
@@ -69,10 +71,6 @@ class _Model:
 
     def size(self, flags: list[tuple[str, str]], rest_gib: float | None = None) -> dict | None:
         """K, T, max running requests and the pool budget with `flags` added; None where the engine refuses."""
-        from hybridplan.engine.sglang_0_5_23.budget import pool_budget
-        from hybridplan.engine.sglang_0_5_23.sizing import PoolBudget
-        from hybridplan.engine.versions import engine_module
-
         cmd = self.loaded.command
         argv = [*cmd.argv] + [t for kv in flags for t in kv]
         try:
@@ -80,10 +78,10 @@ class _Model:
             if rest_gib is None:
                 if self.A is None or self.P is None:
                     return None
-                budget = pool_budget(self.A, self.P, loaded.args)
+                budget = for_version(loaded.version).pool_budget(self.A, self.P, loaded.args)
             else:
                 budget = PoolBudget(rest_gib=rest_gib)
-            s = engine_module(loaded.version).size_pools(budget, loaded.args, loaded.geometry, loaded.draft)
+            s = for_version(loaded.version).size_pools(budget, loaded.args, loaded.geometry, loaded.draft)
         except (EngineRefusal, BadInput, ValueError):
             return None
         return {"pool_budget_gib": round(budget.rest_gib, 4), "max_mamba_cache_size": s.max_mamba_cache_size,
@@ -235,20 +233,15 @@ def _slots(boot: BootLog, model: _Model, message: str | None) -> _Slots | None:
         per_from = (f"the Mamba line: ({r.conv_state_gib:.2f} + {r.ssm_state_gib:.2f}) GiB over K + 1 = {K + 1} "
                     "rows")
     if per is None:
-        from hybridplan.verify.check import EngineView
-
-        per = EngineView(model.loaded).stage_per_req_mb() / 1024
+        per = _stage_per_req(model.loaded) / GIB
         per_from = "the engine model's; the log shows no Mamba line"
     if rest is None and model.A is not None and model.P is not None:
-        from hybridplan.engine.sglang_0_5_23.budget import pool_budget
-
-        rest, rest_from = pool_budget(model.A, model.P, model.args).rest_gib, "A - P x (1 - mfs) - mm"
+        rest = for_version(model.args.version).pool_budget(model.A, model.P, model.args).rest_gib
+        rest_from = "A - P x (1 - mfs) - mm"
     if K is None:
         return None
-    from hybridplan.engine.sglang_0_5_23.sizing import mamba_ratio
-
-    return _Slots(K=K, S=S or mamba_ratio(model.args), per_slot_gib=per, per_slot_from=per_from, rest_gib=rest,
-                  rest_from=rest_from)
+    return _Slots(K=K, S=S or for_version(model.args.version).slots_per_request(model.args), per_slot_gib=per,
+                  per_slot_from=per_from, rest_gib=rest, rest_from=rest_from)
 
 
 def _first_fit(model: _Model, base: list[tuple[str, str]], flag: str, values: list[str], want: int,
@@ -269,11 +262,14 @@ def _sized(fits: dict) -> str:
 
 def _per_slot_bf16(model: _Model, per_gib: float) -> float:
     """The per-slot GiB with a bfloat16 SSM state: the log's per-slot bytes x the engine model's bf16/fp32 ratio."""
-    from hybridplan.verify.check import EngineView
-
     cmd = model.loaded.command
     bf16 = load(cmd.with_argv([*cmd.argv, "--mamba-ssm-dtype", "bfloat16"]), version=model.loaded.version)
-    return per_gib * EngineView(bf16).stage_per_req_mb() / EngineView(model.loaded).stage_per_req_mb()
+    return per_gib * _stage_per_req(bf16) / _stage_per_req(model.loaded)
+
+
+def _stage_per_req(loaded) -> int:
+    """The engine model's state bytes per slot on the largest PP stage (stage_per_req)."""
+    return for_version(loaded.version).stage_per_req(loaded.args, loaded.geometry)
 
 
 def _state(boot: BootLog, model: _Model, message: str | None, want: int, stop: bool) -> list[Change]:

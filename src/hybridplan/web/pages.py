@@ -16,7 +16,7 @@ router = APIRouter(include_in_schema=False)
 
 
 def _context(request: Request, **extra) -> dict:
-    from hybridplan.engine.versions import DEFAULT, SUPPORTED
+    from hybridplan.engine import DEFAULT, SUPPORTED
 
     return {"request": request, "version": __version__, "engine_version": DEFAULT,
             "engine_versions": sorted(SUPPORTED), **extra}

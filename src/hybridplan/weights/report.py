@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from hybridplan.engine import for_version
 from hybridplan.engine.args import EngineArgs
 from hybridplan.errors import BadInput
 from hybridplan.models.geometry import ModelGeometry
@@ -112,8 +113,6 @@ def model_weights(args: EngineArgs, geo: ModelGeometry, *, hub: bool = False, ta
     `target_gib` overrides the target's bytes per rank (a boot log's "Load weight end ... mem usage");
     `checkpoint_bytes` gives the whole checkpoint's size (split across modules as estimated).
     """
-    from hybridplan.engine.sglang_0_5_23.sizing import pp_stages
-
     src = resolve_config(args["model_path"])
     if checkpoint_bytes is not None:
         if checkpoint_bytes <= 0:
@@ -123,7 +122,7 @@ def model_weights(args: EngineArgs, geo: ModelGeometry, *, hub: bool = False, ta
     else:
         inv, notes = inventory_of(src, estimator_family(geo), geo.full_attention_layer_ids, hub=hub, policy=policy)
     par = parallel_of(args, geo)
-    stages = pp_stages(args, geo)
+    stages = for_version(args.version).pp_stages(args, geo)
     parts = ("target", "vision") if args["is_multimodal"] else ("target",)
     target = per_rank_bytes(inv, par, parts, stages)
     if target_gib is not None:

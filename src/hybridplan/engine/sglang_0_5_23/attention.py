@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from hybridplan.engine.args import Platform, env_bool
 
 if TYPE_CHECKING:
-    from hybridplan.engine.sglang_0_5_23.resolve import _Resolver
+    from hybridplan.engine.sglang_0_5_23.resolver import Resolver
 
 HOOK = "arg_groups/attention_hook.py::handle_attention_backend_compatibility"
 AITER_CONTEXT = 8192  # above this context the aiter backend scales mem_fraction_static
@@ -64,12 +64,12 @@ def default_backend(platform: Platform, *, mla: bool, mla_heads: int, topk: int 
     return "flashinfer"
 
 
-def _mla_heads(r: "_Resolver") -> int:
+def _mla_heads(r: Resolver) -> int:
     """configs/model_config.py::get_num_kv_heads(tp_size): max(1, total KV heads // tp)."""
     return max(1, r.geo.kv.total_kv_heads // r["tp_size"])
 
 
-def resolve_attention_backend(r: "_Resolver") -> None:
+def resolve_attention_backend(r: Resolver) -> None:
     """overrides.py::_attention_backend_default and _attention_backend_fa3_fp8_fallback, then the aiter
     mem-fraction rule of handle_attention_backend_compatibility."""
     geo = r.geo
@@ -94,7 +94,7 @@ def resolve_attention_backend(r: "_Resolver") -> None:
     _aiter_fraction(r)
 
 
-def _aiter_fraction(r: "_Resolver") -> None:
+def _aiter_fraction(r: Resolver) -> None:
     """aiter above 8192 tokens of context scales mem_fraction_static by 0.85, a typed one too unless
     SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION is set."""
     mfs = r["mem_fraction_static"]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from hybridplan.errors import BadInput
 
 if TYPE_CHECKING:
-    from hybridplan.engine.sglang_0_5_23.resolve import _Resolver
+    from hybridplan.engine.sglang_0_5_23.resolver import Resolver
 
 HOOK = "arg_groups/cuda_graph_hook.py"
 FULL, BREAKABLE, DISABLED = "full", "breakable", "disabled"
@@ -50,13 +50,13 @@ def prefill_batch_sizes(max_bs: int) -> tuple[int, ...]:
     return tuple(s for s in sizes if s <= max_bs)
 
 
-def typed(r: "_Resolver", name: str, default: Any = None) -> Any:
+def typed(r: Resolver, name: str, default: Any = None) -> Any:
     """A flag's typed value for flags outside SIZING_FIELDS (absent: `default`, the registry default)."""
     arg = r.args.get(name)
     return default if arg is None else arg.value
 
 
-def _json_config(r: "_Resolver") -> dict:
+def _json_config(r: Resolver) -> dict:
     """--cuda-graph-config JSON (model_executor/cuda_graph_config.py::parse_cuda_graph_config_arg), per phase."""
     raw = typed(r, "cuda_graph_config")
     if raw is None:
@@ -70,7 +70,7 @@ def _json_config(r: "_Resolver") -> dict:
     return {k: v for k, v in data.items() if k in ("decode", "prefill") and isinstance(v, dict)}
 
 
-def _breakable_blocker(r: "_Resolver") -> str | None:
+def _breakable_blocker(r: Resolver) -> str | None:
     """disable_breakable_cudagraph_if_incompatible: the first rule that turns the default prefill BCG off."""
     geo = r.geo
     if geo.is_kda and geo.architecture != "Glm5NextForConditionalGeneration":
@@ -89,7 +89,7 @@ def _breakable_blocker(r: "_Resolver") -> str | None:
     return None
 
 
-def resolve_graph_config(r: "_Resolver", decode_max_bs: int | None) -> GraphConfig:
+def resolve_graph_config(r: Resolver, decode_max_bs: int | None) -> GraphConfig:
     """handle_cuda_graph_config (parse, compatibility cascade, PD roles) and the prefill max_bs / bs defaults."""
     js = _json_config(r)
     decode, prefill = js.get("decode", {}), js.get("prefill", {})
@@ -132,7 +132,7 @@ def resolve_graph_config(r: "_Resolver", decode_max_bs: int | None) -> GraphConf
                        prefill_rule=rule, **_prefill_buckets(r, prefill, p_backend))
 
 
-def _prefill_buckets(r: "_Resolver", prefill: dict, backend: str) -> dict:
+def _prefill_buckets(r: Resolver, prefill: dict, backend: str) -> dict:
     """memory_hook.py::handle_gpu_memory_settings: prefill max_bs (chunk, MLA cap, PP cap, max_total_tokens, llama-2)."""
     explicit_bs = prefill.get("bs") or typed(r, "cuda_graph_bs_prefill")
     max_bs = prefill.get("max_bs", typed(r, "cuda_graph_max_bs_prefill"))

@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from hybridplan.dtypes import itemsize, torch_name
 from hybridplan.engine.args import EngineArgs
-from hybridplan.engine.sglang_0_5_23.sizing import GIB, PoolSizing, kv_bytes_allocated, pp_stages, state_tp
+from hybridplan.engine.sglang_0_5_23.sizing import GIB, kv_bytes_allocated, pp_stages, state_tp
+from hybridplan.engine.types import PoolSizing, StateAllocation
 from hybridplan.models.geometry import ModelGeometry
-
-
-@dataclass(frozen=True, kw_only=True)
-class StateAllocation:
-    """Bytes the MambaPool allocates on rank 0 (stage 0): main state and the verify scratch."""
-
-    conv_bytes: int
-    ssm_bytes: int
-    intermediate_ssm_bytes: int | None  # None when no verify scratch is allocated at all
-    intermediate_conv_window_bytes: int | None
 
 
 def state_allocation(s: PoolSizing, args: EngineArgs, geo: ModelGeometry) -> StateAllocation:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hybridplan.engine.args import env_bool
+from hybridplan.engine.args import EngineArgs, env_bool
 from hybridplan.engine.sglang_0_5_23.cuda_graph import DISABLED, GraphConfig, resolve_graph_config, typed
+from hybridplan.engine.sglang_0_5_23.reserves import activation_tokens, post_capture_kv_sizing_planned
 
 if TYPE_CHECKING:
-    from hybridplan.engine.sglang_0_5_23.resolve import _Resolver
+    from hybridplan.engine.sglang_0_5_23.resolver import Resolver
+    from hybridplan.models.geometry import ModelGeometry
 
 RULE = "arg_groups/memory_hook.py::handle_gpu_memory_settings"
 VLM_RULE = "arg_groups/memory_hook.py::adjust_mem_fraction_for_vlm"
@@ -33,17 +35,6 @@ def tier(gpu_mem_mib: float | None, tp: int) -> tuple[int, int]:
     if gpu_mem_mib < 160 * 1024:
         return 8192, 256 if tp < 4 else 512
     return 16384, 512
-
-
-def activation_tokens(*, pd_decode: bool, running: int | None, draft_tokens: int | None, chunked: int,
-                      max_prefill_tokens: int) -> int:
-    """Tokens the activation working set scales with (handle_gpu_memory_settings and
-    runtime_context.py::pre_capture_activation_reserve_mb use the same rule)."""
-    if pd_decode:
-        return max((running or 1) * (draft_tokens or 1), 2048)
-    if chunked > 0:
-        return max(chunked, 2048)
-    return max(max_prefill_tokens, 2048)
 
 
 def reserve_for_graph_mb(g: GraphConfig, *, pd_mode: str, attn_dp: int, mla: bool, deepep: bool) -> float:
@@ -75,7 +66,7 @@ def vlm_factor(vision_layers: int | None, vision_hidden: int | None) -> float:
     return 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
 
 
-def _decode_max_bs(r: "_Resolver", gpu: float | None) -> int:
+def _decode_max_bs(r: Resolver, gpu: float | None) -> int:
     """The decode graph's max_bs: the flag, the explicit bs list, else the tier capped by a typed mrr."""
     bs_list = r.args.get("cuda_graph_bs_decode")
     if bs_list is not None and bs_list.value:
@@ -88,10 +79,8 @@ def _decode_max_bs(r: "_Resolver", gpu: float | None) -> int:
     return max_bs
 
 
-def _post_capture_planned(r: "_Resolver", g: GraphConfig) -> bool:
+def _post_capture_planned(r: Resolver, g: GraphConfig) -> bool:
     """overrides.py::post_capture_kv_sizing_planned for a hybrid (mambaish) model."""
-    from hybridplan.engine.sglang_0_5_23.reserves import post_capture_kv_sizing_planned
-
     return post_capture_kv_sizing_planned(
         enabled=env_bool(r.env, "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"),
         device=r.platform.device, dcp=r["dcp_size"], mla=r.geo.kv.kind == "mla",
@@ -100,7 +89,7 @@ def _post_capture_planned(r: "_Resolver", g: GraphConfig) -> bool:
         pd_mode=r["disaggregation_mode"], graph=g, chunked=r["chunked_prefill_size"])
 
 
-def _default_fraction(r: "_Resolver", g: GraphConfig, gpu: float | None) -> tuple[float, str]:
+def _default_fraction(r: Resolver, g: GraphConfig, gpu: float | None) -> tuple[float, str]:
     """The mem_fraction_static heuristic (graph-reserve or post-capture mode) and the VLM adjustment."""
     post = r["post_capture_kv_sizing_planned"]
     tp_pp = r["tp_size"] * r["pp_size"] / 8 * 1024
@@ -141,7 +130,7 @@ def _default_fraction(r: "_Resolver", g: GraphConfig, gpu: float | None) -> tupl
     return mfs, how
 
 
-def apply_memory_defaults(r: "_Resolver") -> None:
+def apply_memory_defaults(r: Resolver) -> None:
     """Fill chunked_prefill_size, the decode graph max_bs, the graph settings and (with a GPU) mem_fraction_static."""
     gpu = r.platform.gpu_memory_mib
     chunk, _ = tier(gpu, r["tp_size"])
@@ -161,3 +150,21 @@ def apply_memory_defaults(r: "_Resolver") -> None:
     if r["mem_fraction_static"] is None and gpu is not None:
         mfs, how = _default_fraction(r, g, gpu)
         r.set_default(how, mem_fraction_static=mfs)
+
+
+def default_fraction_reserve_mib(args: EngineArgs, geo: ModelGeometry) -> tuple[float, str]:
+    """The default-mem-fraction reserve without its 10 GiB floor (_default_fraction's graph-reserve mode, on resolved
+    args): 512 + 1.5 MiB per activation token + tp.pp/8 GiB + the graph reserve. Conservative by design."""
+    g = GraphConfig(decode_backend=args["cuda_graph_decode_backend"], decode_max_bs=args["cuda_graph_decode_max_bs"],
+                    prefill_backend=args["cuda_graph_prefill_backend"], prefill_max_bs=args["cuda_graph_prefill_max_bs"],
+                    prefill_bs=args["cuda_graph_prefill_bs"], prefill_rule="")
+    mode = args["disaggregation_mode"]
+    act = activation_tokens(pd_decode=mode == "decode", running=args["max_running_requests"] or g.decode_max_bs,
+                            draft_tokens=args["speculative_num_draft_tokens"], chunked=args["chunked_prefill_size"],
+                            max_prefill_tokens=args["max_prefill_tokens"])
+    graph = reserve_for_graph_mb(g, pd_mode=mode, attn_dp=args["attn_dp_size"], mla=geo.kv.kind == "mla",
+                                 deepep=args.get("moe_a2a_backend") == "deepep")
+    tp_pp = args["tp_size"] * args["pp_size"] / 8 * 1024
+    total = 512 + 1.5 * act + tp_pp + graph
+    return total, (f"512 + 1.5 x {act} activation tokens + {tp_pp:.0f} (tp.pp) + {graph:.0f} graph MiB: the engine's "
+                   "default-mem-fraction reserve (arg_groups/memory_hook.py), for reference only")

@@ -8,9 +8,19 @@ from __future__ import annotations
 
 from hybridplan.engine.args import EngineArgs
 from hybridplan.engine.sglang_0_5_23.cuda_graph import DISABLED, GraphConfig
-from hybridplan.engine.sglang_0_5_23.memory_defaults import activation_tokens
 
 RULE = "runtime_context.py::pre_capture_activation_reserve_mb"
+
+
+def activation_tokens(*, pd_decode: bool, running: int | None, draft_tokens: int | None, chunked: int,
+                      max_prefill_tokens: int) -> int:
+    """Tokens the activation working set scales with (handle_gpu_memory_settings and
+    runtime_context.py::pre_capture_activation_reserve_mb use the same rule)."""
+    if pd_decode:
+        return max((running or 1) * (draft_tokens or 1), 2048)
+    if chunked > 0:
+        return max(chunked, 2048)
+    return max(max_prefill_tokens, 2048)
 
 
 def post_capture_kv_sizing_planned(*, enabled: bool, device: str, dcp: int, mla: bool, blockers: tuple[str, ...],

@@ -5,37 +5,18 @@ Only the rules that change what the pools size are modelled; each step names the
 
 from __future__ import annotations
 
-from typing import Any
-
-from hybridplan.engine.args import Arg, EngineArgs, Platform, env_bool, freeze
+from hybridplan.engine.args import EngineArgs, Platform, env_bool, freeze
 from hybridplan.engine.command import LaunchCommand
-from hybridplan.engine.flags import load_registry, parse_argv
 from hybridplan.engine.sglang_0_5_23 import archs
-from hybridplan.errors import BadInput, EngineRefusal
+from hybridplan.engine.sglang_0_5_23.attention import resolve_attention_backend
+from hybridplan.engine.sglang_0_5_23.kv_dtype import target_kv_dtype
+from hybridplan.engine.sglang_0_5_23.memory_defaults import apply_memory_defaults
+from hybridplan.engine.sglang_0_5_23.resolver import VERSION, Resolver
+from hybridplan.engine.sglang_0_5_23.speculative import resolve_speculative
+from hybridplan.errors import BadInput
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.provenance import Source
 
-VERSION = "0.5.23"
-REGISTRY_PACKAGE = "hybridplan.engine.sglang_0_5_23"
-
-# The engine fields sizing reads (reported in `explain --json` `args`, in this order).
-SIZING_FIELDS = (
-    "model_path", "tp_size", "pp_size", "dp_size", "attn_dp_size", "attn_cp_size", "dcp_size",
-    "mem_fraction_static", "max_running_requests", "max_total_tokens", "max_mamba_cache_size",
-    "mamba_full_memory_ratio", "mamba_ssm_dtype", "mamba_radix_cache_strategy", "disable_radix_cache",
-    "disable_overlap_schedule", "page_size", "chunked_prefill_size", "max_prefill_tokens", "context_length",
-    "kv_cache_dtype", "dtype", "speculative_algorithm", "speculative_num_steps", "speculative_eagle_topk",
-    "speculative_num_draft_tokens", "speculative_draft_model_path", "speculative_dspark_block_size",
-    "speculative_dflash_block_size", "speculative_draft_kv_cache_dtype", "speculative_draft_attention_backend",
-    "speculative_adaptive", "enable_linear_replayssm_spec", "enable_linear_replayssm", "linear_replayssm_cache_len",
-    "mamba_track_interval", "linear_attn_backend", "linear_attn_decode_backend", "linear_attn_verify_backend",
-    "attention_backend", "disaggregation_mode", "cuda_graph_max_bs_decode", "mm_feature_transport",
-    "language_model_only", "enable_multimodal", "enable_unified_memory", "enable_kv_cache_sharding",
-    "enable_int8_mamba_checkpoint", "int8_mamba_ckpt_size", "uno_lora_path", "enable_dp_attention",
-    "enable_dp_lm_head", "speculative_ngram_max_bfs_breadth", "disable_cuda_graph", "disable_decode_cuda_graph",
-    "disable_prefill_cuda_graph", "cuda_graph_backend_decode", "cuda_graph_backend_prefill", "language_only",
-    "prefill_attention_backend", "decode_attention_backend",
-)
 # Flags whose memory effect hybridplan reports but does not model; explain warns when they are set.
 UNMODELLED = {
     "enable_unified_memory": "the unified memory arena floats the state/KV split at run time",
@@ -46,58 +27,7 @@ UNMODELLED = {
 PARSE_RULE = "server_args.py::prepare_server_args (argparse)"
 
 
-class _Resolver:
-    """Mutable scratch for one resolution; the result is frozen into EngineArgs."""
-
-    def __init__(self, command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None, platform: Platform):
-        reg = load_registry(REGISTRY_PACKAGE)
-        try:
-            parsed = parse_argv(reg, command.argv)
-        except BadInput as exc:
-            raise BadInput(f"{reg.prog}: error: {exc.message}") from None
-        self.reg = reg
-        self.geo = geo
-        self.draft = draft
-        self.platform = platform
-        self.env = command.env_dict
-        self.notes: list[str] = []
-        self.args: dict[str, Arg] = {}
-        for dest, value in parsed.values.items():
-            self.args[dest] = Arg(value=value, source=Source.EXPLICIT, rule=parsed.spelled[dest])
-        for dest in SIZING_FIELDS:
-            if dest not in self.args and dest in reg.by_dest:
-                self.args[dest] = Arg(value=reg.default(dest), source=Source.DEFAULT)
-        for dest in parsed.repeated:
-            self.notes.append(f"{reg.option_for(dest)} is given more than once; the last value wins")
-
-    def __getitem__(self, name: str) -> Any:
-        return self.args[name].value
-
-    def set(self, rule: str, **values: Any) -> None:
-        """declare_resolution: record a derived value and the rule that wrote it."""
-        for k, v in values.items():
-            self.args[k] = Arg(value=v, source=Source.DERIVED, rule=rule)
-
-    def set_default(self, rule: str, **values: Any) -> None:
-        for k, v in values.items():
-            self.args[k] = Arg(value=v, source=Source.DEFAULT, rule=rule)
-
-    def explicit(self, name: str) -> bool:
-        arg = self.args.get(name)
-        return arg is not None and arg.source is Source.EXPLICIT
-
-    def get_bool(self, name: str) -> bool:
-        arg = self.args.get(name)
-        return bool(arg.value) if arg is not None else False
-
-    def refuse(self, message: str, rule: str, kind: str = "ValueError") -> EngineRefusal:
-        return EngineRefusal(message, rule=rule, kind=kind)
-
-    def env_str(self, name: str, default: str | None) -> str | None:
-        return self.env.get(name, default)
-
-
-def _parallel(r: _Resolver) -> None:
+def _parallel(r: Resolver) -> None:
     """parallel_hook.py::_handle_deprecated_dp_attention and runtime_context.py::derive_attn_tp_size."""
     if r["enable_dp_attention"]:
         if r["attn_dp_size"] == 1:
@@ -113,7 +43,7 @@ def _parallel(r: _Resolver) -> None:
     r.set("runtime_context.py::derive_attn_tp_size", attn_tp_size=tp // dp // cp)
 
 
-def _model(r: _Resolver) -> None:
+def _model(r: Resolver) -> None:
     """configs/model_config.py: context length, model dtype, multimodality."""
     from hybridplan.dtypes import model_dtype
 
@@ -136,10 +66,8 @@ def _model(r: _Resolver) -> None:
     r.set("configs/model_config.py::ModelConfig.is_multimodal", is_multimodal=mm)
 
 
-def _memory(r: _Resolver) -> None:
+def _memory(r: Resolver) -> None:
     """arg_groups/memory_hook.py::handle_gpu_memory_settings (chunked prefill, decode graph, mem fraction)."""
-    from hybridplan.engine.sglang_0_5_23.memory_defaults import apply_memory_defaults
-
     apply_memory_defaults(r)
 
 
@@ -148,7 +76,7 @@ NEMOTRON_H_OVERRIDE_ARCHS = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM
 NEMOTRON_H_CONFIG_CLASSES = {"nemotron_h": "NemotronHConfig", "nemotron_h_puzzle": "NemotronHPuzzleConfig"}
 
 
-def _model_overrides(r: _Resolver) -> None:
+def _model_overrides(r: Resolver) -> None:
     """model_hook.py::handle_model_specific_adjustments -> nemotron_h.py::_nemotron_h_overrides.
 
     A ModelOpt checkpoint whose quantization resolves to modelopt (generic) or modelopt_mixed is re-read from
@@ -163,14 +91,14 @@ def _model_overrides(r: _Resolver) -> None:
                        "arg_groups/model_overrides/nemotron_h.py::_nemotron_h_overrides", "AttributeError")
 
 
-def _data_parallel(r: _Resolver) -> None:
+def _data_parallel(r: Resolver) -> None:
     """parallel_hook.py::handle_data_parallelism: under attention DP each rank prefills chunked_prefill_size // dp."""
     if r["attn_dp_size"] > 1 and r["chunked_prefill_size"] is not None:
         r.set("parallel_hook.py::handle_data_parallelism",
               chunked_prefill_size=r["chunked_prefill_size"] // r["attn_dp_size"])
 
 
-def _radix(r: _Resolver) -> None:
+def _radix(r: Resolver) -> None:
     """overrides.py::_mamba_radix_cache_resolution, then model_hook.py::handle_mamba_radix_cache validation."""
     geo = r.geo
     device = r.platform.device
@@ -194,7 +122,7 @@ def _radix(r: _Resolver) -> None:
             r.set(rule, mamba_radix_cache_strategy="no_buffer", disable_overlap_schedule=True)
 
 
-def _validate_radix(r: _Resolver) -> None:
+def _validate_radix(r: Resolver) -> None:
     """arg_groups/mamba_hook.py::validate_mamba_extra_buffer / validate_mamba_no_buffer.
 
     Runs before the page-size default and the speculative defaults, so only a typed --page-size or
@@ -232,14 +160,12 @@ def _validate_radix(r: _Resolver) -> None:
             raise r.refuse("no_buffer do not support trtllm_mha attention backend.", rule, "AssertionError")
 
 
-def _attention(r: _Resolver) -> None:
+def _attention(r: Resolver) -> None:
     """arg_groups/attention_hook.py::handle_attention_backend_compatibility (the backend and the aiter fraction)."""
-    from hybridplan.engine.sglang_0_5_23.attention import resolve_attention_backend
-
     resolve_attention_backend(r)
 
 
-def _page_size(r: _Resolver) -> None:
+def _page_size(r: Resolver) -> None:
     """overrides.py::_page_size_default: 1 on CUDA/HIP (64 on MUSA, and on HIP with the vectorized_5d aiter layout)."""
     if r["page_size"] is None:
         rule = "overrides.py::_page_size_default"
@@ -251,21 +177,19 @@ def _page_size(r: _Resolver) -> None:
         raise BadInput(f"--page-size must be >= 1, got {r['page_size']}")
 
 
-def _pp_overlap(r: _Resolver) -> None:
+def _pp_overlap(r: Resolver) -> None:
     """overrides.py::_pipeline_parallel_overlap_disable (runs after the radix strategy is chosen)."""
     if r["pp_size"] > 1 and not r["disable_overlap_schedule"]:
         r.set("overrides.py::_pipeline_parallel_overlap_disable", disable_overlap_schedule=True)
         r.notes.append("Pipeline parallelism is incompatible with overlap schedule.")
 
 
-def _spec(r: _Resolver) -> None:
+def _spec(r: Resolver) -> None:
     """arg_groups/speculative_hook.py::handle_speculative_decoding and the per-algorithm handlers."""
-    from hybridplan.engine.sglang_0_5_23.speculative import resolve_speculative
-
     resolve_speculative(r)
 
 
-def _linear_attn(r: _Resolver) -> None:
+def _linear_attn(r: Resolver) -> None:
     """arg_groups/attention_hook.py::handle_linear_attn_backend (ReplaySSM rules) and the SSM dtype export."""
     decode = r["linear_attn_decode_backend"] or r["linear_attn_backend"]
     if r["enable_linear_replayssm"]:
@@ -315,7 +239,7 @@ def _linear_attn(r: _Resolver) -> None:
                            "mem_cache/kv_cache_configurator.py::_build_hybrid_req_pool")
 
 
-def _state_dtypes(r: _Resolver) -> None:
+def _state_dtypes(r: Resolver) -> None:
     """configs/mamba_utils.py::mamba2_state_dtype, with the flag exported to the env (serving_hook.py)."""
     from hybridplan.dtypes import STATE_DTYPES
 
@@ -340,10 +264,8 @@ def _state_dtypes(r: _Resolver) -> None:
     r.set(f"configs/mamba_utils.py::mamba2_state_dtype ({how})", mamba_ssm_dtype_resolved=ssm)
 
 
-def _kv_dtype(r: _Resolver) -> None:
+def _kv_dtype(r: Resolver) -> None:
     """mem_cache/kv_cache_dtype.py::configure_kv_cache_dtype for the target."""
-    from hybridplan.engine.sglang_0_5_23.kv_dtype import target_kv_dtype
-
     dtype, why = target_kv_dtype(r["kv_cache_dtype"], r.geo.kv_cache_quant_algo, r["model_dtype"], r.platform.device)
     r.set(f"mem_cache/kv_cache_dtype.py::configure_kv_cache_dtype ({why})", kv_cache_torch_dtype=dtype)
     r.set("runtime_context.py::get_platform().is_sm100", platform_sm100=r.platform.is_sm100)
@@ -352,7 +274,7 @@ def _kv_dtype(r: _Resolver) -> None:
                        "--attention-backend to price another)")
 
 
-def _fallbacks(r: _Resolver) -> None:
+def _fallbacks(r: Resolver) -> None:
     """arg_groups/arg_utils.py::fallbacks_of: resolvable fields still None take their declared fallback."""
     for dest, arg in list(r.args.items()):
         flags = r.reg.by_dest.get(dest)
@@ -360,13 +282,13 @@ def _fallbacks(r: _Resolver) -> None:
             r.set_default("arg_groups/arg_utils.py::fallbacks_of", **{dest: flags[0].fallback})
 
 
-def _unmodelled(r: _Resolver) -> None:
+def _unmodelled(r: Resolver) -> None:
     for dest, why in UNMODELLED.items():
         if r.args.get(dest) is not None and r.args[dest].source is Source.EXPLICIT and r[dest]:
             r.notes.append(f"{r.reg.option_for(dest)} is set: not modelled ({why}); figures assume the separate pools")
 
 
-def _model_layers(r: _Resolver) -> None:
+def _model_layers(r: Resolver) -> None:
     """utils/common.py::make_layers (model construction, after the arguments): no more PP ranks than layers."""
     if r["pp_size"] > r.geo.num_hidden_layers:
         raise r.refuse("assert not pp_size or num_hidden_layers >= pp_size "
@@ -381,7 +303,7 @@ STEPS = (_parallel, _model, _memory, _model_overrides, _data_parallel, _radix, _
 def resolve(command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None = None,
             platform: Platform | None = None) -> EngineArgs:
     """Resolve a launch command against a model as sglang 0.5.23 does; refusals raise EngineRefusal."""
-    r = _Resolver(command, geo, draft, platform or Platform())
+    r = Resolver(command, geo, draft, platform or Platform())
     for step in STEPS:
         step(r)
     return EngineArgs(version=VERSION, args=freeze(r.args), env=freeze(command.env_dict), notes=tuple(r.notes))

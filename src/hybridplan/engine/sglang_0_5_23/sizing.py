@@ -7,11 +7,11 @@ Pure functions over frozen inputs; each mirrors the engine function named in its
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 from hybridplan.engine.args import EngineArgs
 from hybridplan.engine.sglang_0_5_23 import archs
 from hybridplan.engine.sglang_0_5_23.kv_dtype import draft_kv_dtype
+from hybridplan.engine.types import KVCell, PoolBudget, PoolSizing, RequestCap, StatePlan
 from hybridplan.errors import EngineRefusal
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry, StateTP
 
@@ -109,23 +109,6 @@ def pp_layer_scale(args: EngineArgs, geo: ModelGeometry) -> float:
     return biggest / max(len(layers), 1)
 
 
-@dataclass(frozen=True, kw_only=True)
-class KVCell:
-    """KV bytes per token on one rank: the target's full-attention layers plus the draft KV folded in."""
-
-    target: int  # this stage's full-attention layers (the smallest stage's T wins across PP)
-    draft: int  # the draft pool's bytes per token the engine adds to the target cell
-    total: int
-    layers: int
-    kv_dtype: str
-    draft_rule: str
-    draft_dtype: str | None = None
-
-    def as_dict(self) -> dict:
-        return {"target": self.target, "draft": self.draft, "total": self.total, "layers": self.layers,
-                "kv_dtype": self.kv_dtype, "draft_rule": self.draft_rule}
-
-
 def eagle_draft_layers(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None) -> tuple[int | None, str]:
     """eagle_draft_num_layers (spec_aux_hidden_state.py::_resolve_eagle_aux_hidden_state)."""
     if args["speculative_draft_model_path"] is None or draft is None:
@@ -217,31 +200,17 @@ def _draft_model_dtype(draft: DraftGeometry) -> str:
 # ---------------------------------------------------------------------------------------------- the state pool
 
 
-@dataclass(frozen=True, kw_only=True)
-class StatePlan:
-    """What _handle_max_mamba_cache decides: K, the branch, the bytes it charges, and the KV budget left."""
-
-    max_mamba_cache_size: int  # K per attention-DP rank
-    branch: str  # "max_mamba_cache_size" | "max_running_requests" | "ratio"
-    per_slot: int  # stage_per_req
-    extra_per_slot: int
-    replayssm_fixed: int
-    replayssm_ring_per_req: int
-    spec_rows: int  # capped requests + 1 the verify scratch is reserved for (0 if none)
-    spec_scratch_bytes: int
-    state_bytes: int  # (K + 1) x (per_slot + extra) + fixed
-    rest_before_gib: float
-    kv_budget_gib: float  # total_rest_memory after the state (and scratch) subtraction
-    ratio: float | None
-    state_budget_bytes: float | None  # B = rest x r/(1+r) x 2^30 on the ratio branch
+def stage_per_req(args: EngineArgs, geo: ModelGeometry) -> int:
+    """stage_per_req: one slot's state bytes on the largest PP stage (_handle_max_mamba_cache)."""
+    per_req = geo.state_bytes_per_slot(state_tp(args, geo), args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"])
+    return int(per_req * pp_layer_scale(args, geo))
 
 
 def handle_max_mamba_cache(rest_gib: float, args: EngineArgs, geo: ModelGeometry, S: int) -> StatePlan:
     """KVCacheConfigurator._handle_max_mamba_cache: fix K and subtract the state (and verify scratch) memory."""
     scale = pp_layer_scale(args, geo)
     tp = state_tp(args, geo)
-    per_req = geo.state_bytes_per_slot(tp, args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"])
-    stage = int(per_req * scale)
+    stage = stage_per_req(args, geo)
     dp = args["attn_dp_size"]
     mrr = args["max_running_requests"]
     replay = replayssm_active(args, geo)
@@ -337,19 +306,6 @@ def tokens_from_budget(budget_bytes: int, cell: int, args: EngineArgs, geo: Mode
     return T, notes
 
 
-@dataclass(frozen=True, kw_only=True)
-class RequestCap:
-    """resolve_max_num_reqs: the final max running requests per DP worker and what bound it."""
-
-    max_running_requests: int
-    requested: int | None
-    estimated: int
-    kv_cap: int  # T // 2
-    state_cap: int  # K // S
-    binding: str  # state_pool | kv_pool | max_running_requests | context_estimate
-    warnings: tuple[str, ...]
-
-
 def resolve_max_num_reqs(T: int, K: int, S: int, args: EngineArgs) -> RequestCap:
     """KVCacheConfigurator.resolve_max_num_reqs for a mambaish model."""
     estimated = max(min(int(T / args["context_length"] * 512), 4096), 2048)
@@ -387,38 +343,6 @@ def resolve_max_num_reqs(T: int, K: int, S: int, args: EngineArgs) -> RequestCap
 
 
 # ---------------------------------------------------------------------------------------------- the pipeline
-
-
-@dataclass(frozen=True, kw_only=True)
-class PoolSizing:
-    """What the engine allocates on one rank for this command and pool budget."""
-
-    slots_per_request: int  # S
-    draft_states_per_request: int  # D reserved per request (0 under ReplaySSM / no spec)
-    state_bytes_per_slot: int  # per-slot bytes over all state layers (global, per state-TP rank)
-    cell: KVCell
-    state: StatePlan
-    max_total_num_tokens: int
-    requests: RequestCap
-    kv_budget_bytes: int
-    warnings: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def max_mamba_cache_size(self) -> int:
-        return self.state.max_mamba_cache_size
-
-    @property
-    def max_running_requests(self) -> int:
-        return self.requests.max_running_requests
-
-
-@dataclass(frozen=True, kw_only=True)
-class PoolBudget:
-    """The engine's `total_rest_memory` (GiB) and, when known, the profile it came from (A and P, GiB)."""
-
-    rest_gib: float
-    available_gib: float | None = None  # A: free memory when the KV pool is sized
-    pre_load_gib: float | None = None  # P: pre_model_load_memory
 
 
 def no_kv_memory_refusal(budget: PoolBudget, mfs: float | None) -> EngineRefusal:
@@ -462,7 +386,7 @@ def size_pools(budget: PoolBudget | float, args: EngineArgs, geo: ModelGeometry,
     return PoolSizing(
         slots_per_request=S, draft_states_per_request=draft_states_per_request(args, geo), state_bytes_per_slot=per_req,
         cell=cell, state=state, max_total_num_tokens=T, requests=req, kv_budget_bytes=budget_bytes,
-        warnings=tuple(notes) + req.warnings,
+        engine_version=args.version, warnings=tuple(notes) + req.warnings,
     )
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from hybridplan.engine.sglang_0_5_23 import archs
 
 if TYPE_CHECKING:
-    from hybridplan.engine.sglang_0_5_23.resolve import _Resolver
+    from hybridplan.engine.sglang_0_5_23.resolver import Resolver
 
 HOOK = "arg_groups/speculative_hook.py"
 MRR_RESET = ("Max running requests is reset to 48 for speculative decoding. You can override this by "
@@ -15,13 +15,13 @@ MRR_RESET = ("Max running requests is reset to 48 for speculative decoding. You 
 DEFAULT_DSPARK_GAMMA = 7  # speculative/dspark_components/dspark_config.py::DEFAULT_DSPARK_GAMMA
 
 
-def _default_mrr(r: "_Resolver", handler: str) -> None:
+def _default_mrr(r: Resolver, handler: str) -> None:
     if r["max_running_requests"] is None:
         r.set(f"{HOOK}::{handler}", max_running_requests=48)
         r.notes.append(MRR_RESET)
 
 
-def _force_one(r: "_Resolver", algo: str, name: str) -> None:
+def _force_one(r: Resolver, algo: str, name: str) -> None:
     """DFLASH / DSPARK force steps and topk to 1 (warning when the user set something else)."""
     handler = f"{HOOK}::_handle_{algo.lower()}"
     if r[name] is None:
@@ -32,7 +32,7 @@ def _force_one(r: "_Resolver", algo: str, name: str) -> None:
         r.set(handler, **{name: 1})
 
 
-def resolve_speculative(r: "_Resolver") -> None:
+def resolve_speculative(r: Resolver) -> None:
     """handle_speculative_decoding: upper-case, resolve the NEXTN alias, dispatch to the algorithm's handler."""
     algo = r["speculative_algorithm"]
     if algo is None:
@@ -54,7 +54,7 @@ def resolve_speculative(r: "_Resolver") -> None:
     handler(r, name)
 
 
-def _eagle(r: "_Resolver", name: str) -> None:
+def _eagle(r: Resolver, name: str) -> None:
     """_handle_eagle_family: mrr 48, auto (steps, topk, D), D = steps + 1 when topk == 1."""
     rule = f"{HOOK}::_handle_eagle_family"
     if name == "STANDALONE" and r["attn_dp_size"] > 1:
@@ -92,7 +92,7 @@ def _eagle(r: "_Resolver", name: str) -> None:
         raise r.refuse("trtllm_mha backend only supports topk = 1 for speculative decoding.", rule)
 
 
-def _dflash(r: "_Resolver", name: str) -> None:
+def _dflash(r: Resolver, name: str) -> None:
     """_handle_dflash: needs a draft path, pp 1; D from the block-size flag, the draft config, else 16."""
     rule = f"{HOOK}::_handle_dflash"
     if r.platform.device not in ("cuda", "npu", "xpu"):
@@ -126,7 +126,7 @@ def _dflash(r: "_Resolver", name: str) -> None:
     _default_mrr(r, "_handle_dflash")
 
 
-def _dspark(r: "_Resolver", name: str) -> None:
+def _dspark(r: Resolver, name: str) -> None:
     """_handle_dspark: D = gamma + 1, gamma from the flag, else the draft checkpoint, else 7."""
     rule = f"{HOOK}::_handle_dspark"
     # cfg.device is server_args.device, which get_device() resolves to "cuda" on ROCm too (utils/common.py)
@@ -172,7 +172,7 @@ def _dspark(r: "_Resolver", name: str) -> None:
     _default_mrr(r, "_handle_dspark")
 
 
-def _ngram(r: "_Resolver", name: str) -> None:
+def _ngram(r: Resolver, name: str) -> None:
     """_handle_ngram: topk = max BFS breadth (10), D = 12, steps = D // topk; no DP attention."""
     rule = f"{HOOK}::_handle_ngram"
     if r.platform.device not in ("cuda", "cpu", "xpu"):
@@ -192,7 +192,7 @@ def _ngram(r: "_Resolver", name: str) -> None:
         raise r.refuse("Currently ngram speculative decoding does not support dp attention.", rule)
 
 
-def _uno(r: "_Resolver", name: str) -> None:
+def _uno(r: Resolver, name: str) -> None:
     """_handle_uno: CUDA, TP = PP = 1, its own LoRA, an explicit D; no max-running-requests default."""
     rule = f"{HOOK}::_handle_uno"
     if r.platform.device != "cuda":

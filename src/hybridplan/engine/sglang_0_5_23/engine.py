@@ -1,0 +1,101 @@
+"""sglang 0.5.23 behind the one engine API (hybridplan.engine.api.Engine): each method delegates to the module
+that mirrors the engine function."""
+
+from __future__ import annotations
+
+from hybridplan.engine.args import EngineArgs, Platform
+from hybridplan.engine.command import LaunchCommand
+from hybridplan.engine.flags import FlagRegistry, ParsedFlags, load_registry, parse_argv
+from hybridplan.engine.sglang_0_5_23 import budget, logs, memory_defaults, reserves, resolve, sizing
+from hybridplan.engine.sglang_0_5_23.resolver import REGISTRY_PACKAGE, VERSION
+from hybridplan.engine.types import KVCell, PoolBudget, PoolSizing, RequestCap, StateAllocation, StatePlan
+from hybridplan.errors import BadInput
+from hybridplan.models.geometry import DraftGeometry, ModelGeometry
+
+
+class Sglang0523:
+    """The sglang 0.5.23 implementation of hybridplan.engine.api.Engine."""
+
+    version = VERSION
+    rules_package = REGISTRY_PACKAGE
+    pre_capture_reserve_rule = reserves.RULE
+
+    def registry(self) -> FlagRegistry:
+        return load_registry(REGISTRY_PACKAGE)
+
+    def parse(self, command: LaunchCommand) -> ParsedFlags:
+        reg = load_registry(REGISTRY_PACKAGE)
+        try:
+            return parse_argv(reg, command.argv)
+        except BadInput as exc:
+            raise BadInput(f"{reg.prog}: error: {exc.message}") from None
+
+    def resolve(self, command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None = None,
+                platform: Platform | None = None) -> EngineArgs:
+        return resolve.resolve(command, geo, draft, platform)
+
+    def slots_per_request(self, args: EngineArgs) -> int:
+        return sizing.mamba_ratio(args)
+
+    def draft_states_per_request(self, args: EngineArgs, geo: ModelGeometry) -> int:
+        return sizing.draft_states_per_request(args, geo)
+
+    def state_tp(self, args: EngineArgs, geo: ModelGeometry) -> int:
+        return sizing.state_tp(args, geo)
+
+    def pp_stages(self, args: EngineArgs, geo: ModelGeometry) -> list[tuple[int, int]]:
+        return sizing.pp_stages(args, geo)
+
+    def pp_layer_scale(self, args: EngineArgs, geo: ModelGeometry) -> float:
+        return sizing.pp_layer_scale(args, geo)
+
+    def stage_per_req(self, args: EngineArgs, geo: ModelGeometry) -> int:
+        return sizing.stage_per_req(args, geo)
+
+    def replayssm_active(self, args: EngineArgs, geo: ModelGeometry) -> bool:
+        return sizing.replayssm_active(args, geo)
+
+    def reserves_spec_state(self, args: EngineArgs, geo: ModelGeometry) -> bool:
+        return sizing.reserves_spec_state(args, geo)
+
+    def kv_cell(self, args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, *, stage: int = 0) -> KVCell:
+        return sizing.kv_cell(args, geo, draft, stage=stage)
+
+    def binding_cell(self, args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None) -> KVCell:
+        return sizing.binding_cell(args, geo, draft)
+
+    def pool_budget(self, available_gib: float, pre_load_gib: float, args: EngineArgs,
+                    pre_capture_reserve_gib: float | None = None) -> PoolBudget:
+        return budget.pool_budget(available_gib, pre_load_gib, args, pre_capture_reserve_gib)
+
+    def mm_reservation_gib(self, args: EngineArgs) -> float:
+        return budget.mm_reservation_gib(args)
+
+    def pre_capture_reserve_gib(self, args: EngineArgs, gpu_mem_mib: float | None) -> float | None:
+        return reserves.pre_capture_reserve_gib(args, gpu_mem_mib)
+
+    def default_fraction_reserve_mib(self, args: EngineArgs, geo: ModelGeometry) -> tuple[float, str]:
+        return memory_defaults.default_fraction_reserve_mib(args, geo)
+
+    def state_plan(self, rest_gib: float, args: EngineArgs, geo: ModelGeometry, slots_per_request: int) -> StatePlan:
+        return sizing.handle_max_mamba_cache(rest_gib, args, geo, slots_per_request)
+
+    def request_cap(self, tokens: int, max_mamba_cache_size: int, slots_per_request: int,
+                    args: EngineArgs) -> RequestCap:
+        return sizing.resolve_max_num_reqs(tokens, max_mamba_cache_size, slots_per_request, args)
+
+    def size_pools(self, budget: PoolBudget | float, args: EngineArgs, geo: ModelGeometry,
+                   draft: DraftGeometry | None = None) -> PoolSizing:
+        return sizing.size_pools(budget, args, geo, draft)
+
+    def kv_bytes_allocated(self, tokens: int, args: EngineArgs, geo: ModelGeometry, layers: int) -> int:
+        return sizing.kv_bytes_allocated(tokens, args, geo, layers)
+
+    def state_allocation(self, pools: PoolSizing, args: EngineArgs, geo: ModelGeometry) -> StateAllocation:
+        return logs.state_allocation(pools, args, geo)
+
+    def predicted_lines(self, pools: PoolSizing, args: EngineArgs, geo: ModelGeometry) -> list[str]:
+        return logs.predicted_lines(pools, args, geo)
+
+
+ENGINE = Sglang0523()

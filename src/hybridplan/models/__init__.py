@@ -1,0 +1,1 @@
+"""Model layer: a checkpoint's config.json -> ModelGeometry (layer pattern, state shapes, KV), per family."""
