@@ -1,1 +1,1 @@
-"""CLI command modules; each registers its commands on `hybridplan.cli.app`."""
+"""CLI command modules; each registers its commands on `hybridplan.commands.app.app`."""

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from hybridplan.cli import app, emit_json, run_guarded
+from hybridplan.commands.app import app, emit_json, run_guarded
 from hybridplan.commands import options as opt
 
 

@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from hybridplan.cli import app, emit_json, run_guarded
+from hybridplan.commands.app import app, emit_json, run_guarded
 from hybridplan.commands import options as opt
 
 cookbook_app = typer.Typer(no_args_is_help=True, help="Deployment pages: verified launch commands per model, "

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from hybridplan.cli import COMMAND_HELP, app, command_tokens, emit_json, run_guarded
+from hybridplan.commands.app import COMMAND_HELP, app, command_tokens, emit_json, run_guarded
 from hybridplan.commands import options as opt
 
 logs_app = typer.Typer(no_args_is_help=True, help="SGLang boot logs: what the server allocated, and why.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 
-from hybridplan.cli import app, emit_json, run_guarded
+from hybridplan.commands.app import app, emit_json, run_guarded
 from hybridplan.commands import options as opt
 
 

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from hybridplan.cli import COMMAND_HELP, app, command_tokens, emit_json, run_guarded
+from hybridplan.commands.app import COMMAND_HELP, app, command_tokens, emit_json, run_guarded
 from hybridplan.commands import options as opt
 
 GIB = 1 << 30

@@ -8,7 +8,7 @@ from typing import List
 
 import typer
 
-from hybridplan.cli import app, run_guarded
+from hybridplan.commands.app import app, run_guarded
 
 
 @app.command()

@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from hybridplan.cli import app, run_guarded
+from hybridplan.commands.app import app, run_guarded
 from hybridplan.commands import options as opt
 from hybridplan.commands.logs import emit_result
 

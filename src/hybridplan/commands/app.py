@@ -1,0 +1,112 @@
+"""The typer app every command registers on, and the helpers the command modules share (errors, JSON, the
+launch command after `--`). `hybridplan.cli` imports the command modules; they import only this module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Callable, List, Optional, Sequence
+
+import typer
+from typer.core import TyperGroup
+
+try:  # typer >= 0.20 vendors click
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - older typer runs on click itself
+    from click import exceptions as click_errors
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    """`--json` among hybridplan's own arguments (before a `--` launch command)."""
+    own = list(argv)[:list(argv).index("--")] if "--" in argv else list(argv)
+    return "--json" in own
+
+
+def report_usage_error(exc: click_errors.ClickException, as_json: bool) -> None:
+    """A usage error (unknown option, missing argument, bad value) as one line, or an `error` object under --json."""
+    message = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    where = f"{ctx.command_path}: " if ctx is not None else ""
+    if as_json:
+        emit_json({"error": {"message": where + message, "type": "UsageError"}})
+    else:
+        sys.stderr.write(f"error: {where}{message}\n")
+
+
+class _Group(TyperGroup):
+    """The root command: usage errors become one line on stderr (a JSON `error` object on stdout under --json), exit 2."""
+
+    def main(self, args: Optional[Sequence[str]] = None, prog_name: Optional[str] = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        argv = sys.argv[1:] if args is None else list(args)
+        try:
+            code = super().main(args=argv, prog_name=prog_name, standalone_mode=False, **extra)
+        except click_errors.ClickException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # `hybridplan` or a group alone: its help
+                exc.show()
+            else:
+                report_usage_error(exc, _wants_json(argv))
+            code = exc.exit_code
+        except typer.Abort:
+            sys.stderr.write("Aborted!\n")
+            code = 1
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+app = typer.Typer(cls=_Group, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="How SGLang lays out GPU memory for hybrid (state + KV) models, and launch commands that fit.")
+
+COMMAND_HELP = "The launch command, after `--` (env assignments, program, flags)."
+
+
+def emit_json(obj: dict) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
+
+
+def run_guarded(fn: Callable[[], Optional[int]], as_json: bool) -> None:
+    """Run a command body; known errors become one line on stderr (or an `error` object) and an exit code.
+
+    Exit codes: 0 ok, 1 findings, 2 bad input, 3 the engine would refuse to start.
+    """
+    from hybridplan.errors import EngineRefusal, HybridPlanError
+
+    try:
+        code = fn() or 0
+    except EngineRefusal as exc:
+        if as_json:
+            emit_json({"error": exc.as_dict()})
+        else:
+            sys.stderr.write(f"engine refuses to start: {exc.message}\n  (rule: {exc.rule})\n")
+        raise typer.Exit(exc.exit_code) from None
+    except HybridPlanError as exc:
+        if as_json:
+            emit_json({"error": {"message": exc.message, "type": type(exc).__name__}})
+        else:
+            sys.stderr.write(f"error: {exc.message}\n")
+        raise typer.Exit(exc.exit_code) from None
+    raise typer.Exit(code)
+
+
+def command_tokens(command: Optional[List[str]]):
+    """The launch command after `--`: a token list, or one quoted string."""
+    from hybridplan.engine.command import parse_command
+    from hybridplan.errors import BadInput
+
+    if not command:
+        raise BadInput("no launch command given; put it after `--`, e.g. "
+                       "`hybridplan explain -- python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B`")
+    if len(command) == 1 and " " in command[0]:  # one quoted string: expand `~` as the shell would have
+        from dataclasses import replace
+
+        cmd = parse_command(command[0])
+        return replace(cmd, argv=tuple(_expand_tilde(a) for a in cmd.argv))
+    return parse_command(list(command))
+
+
+def _expand_tilde(word: str) -> str:
+    """`~` or `~/...` at the start of a word, as a shell expands it (the loaders never do)."""
+    return os.path.expanduser(word) if word == "~" or word.startswith("~/") else word
