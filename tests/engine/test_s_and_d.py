@@ -36,7 +36,7 @@ def test_s_table(env, flags, S):
 
 
 def test_auto_without_extra_buffer_support_goes_no_buffer_and_disables_overlap():
-    args, _, _ = resolve_cmd(f"--model-path Qwen/Qwen3.8-27B --linear-attn-backend flashinfer")
+    args, _, _ = resolve_cmd("--model-path Qwen/Qwen3.8-27B --linear-attn-backend flashinfer")
     assert args["mamba_radix_cache_strategy"] == "no_buffer" and args["disable_overlap_schedule"] is True
     assert args.arg("disable_overlap_schedule").source.value == "derived"
     assert mamba_ratio(args) == 3

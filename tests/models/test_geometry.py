@@ -7,7 +7,6 @@ import json
 import pytest
 
 from hybridplan.errors import BadInput, EngineRefusal
-from hybridplan.models.config_json import ConfigView, parse_config_text, text_config
 from hybridplan.models.loader import load_model, parse_geometry, resolve_config, ConfigSource
 
 

@@ -238,7 +238,7 @@ def test_an_upload_never_reaches_a_later_request(client):
 
 
 def test_an_uploaded_draft_config_stands_for_the_draft_path(client):
-    cmd = (f"--model-path Qwen/Qwen3.5-35B-A3B --speculative-algorithm DFLASH "
+    cmd = ("--model-path Qwen/Qwen3.5-35B-A3B --speculative-algorithm DFLASH "
            "--speculative-draft-model-path {draft} --speculative-num-draft-tokens 16")
     want = client.post("/api/explain", json={"command": cmd.format(draft="SpecForge/qwen3.5-35b-a3b-dflash"), **SIZED})
     got = client.post("/api/explain", json={"command": cmd.format(draft="my-draft"), **SIZED,

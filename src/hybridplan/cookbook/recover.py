@@ -218,11 +218,14 @@ def _scs(a: list[str], b: list[str]) -> list[str]:
     out, i, j = [], 0, 0
     while i < n and j < m:
         if a[i] == b[j]:
-            out.append(a[i]); i += 1; j += 1
+            out.append(a[i])
+            i, j = i + 1, j + 1
         elif dp[i + 1][j] >= dp[i][j + 1]:
-            out.append(a[i]); i += 1
+            out.append(a[i])
+            i += 1
         else:
-            out.append(b[j]); j += 1
+            out.append(b[j])
+            j += 1
     return out + a[i:] + b[j:]
 
 

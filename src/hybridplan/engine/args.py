@@ -19,7 +19,7 @@ class Arg:
     source: Source  # EXPLICIT, DEFAULT or DERIVED
     rule: str = ""  # the engine function that set or rewrote it
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = {"value": self.value, "source": self.source.value}
         if self.rule:
             out["rule"] = self.rule
@@ -76,7 +76,7 @@ class EngineArgs:
             raise BadInput(f"env {name}: {value} is outside int64")
         return value
 
-    def as_dict(self, names: tuple[str, ...] | None = None) -> dict:
+    def as_dict(self, names: tuple[str, ...] | None = None) -> dict[str, dict[str, Any]]:
         keys = names if names is not None else tuple(self.args)
         return {k: self.args[k].as_dict() for k in keys if k in self.args}
 
@@ -94,6 +94,6 @@ def env_bool(env: Mapping[str, str], name: str, default: bool = False) -> bool:
     return default
 
 
-def freeze(values: dict) -> Mapping:
+def freeze(values: Mapping[str, Any]) -> Mapping[str, Any]:
     """A read-only copy (resolved args, env) for the frozen EngineArgs."""
     return MappingProxyType(dict(values))

@@ -32,10 +32,10 @@ class Flag:
     kind: str  # value | store_true | store_false | store_const | bool_optional | deprecated... | ...
     nargs: Any
     type: str | None
-    choices: tuple | None
+    choices: tuple[Any, ...] | None
     default: Any
     const: Any
-    deprecated: dict | None
+    deprecated: dict[str, Any] | None
     help: str
     required: bool
     fallback: Any = None  # a resolvable field's value when neither input nor resolution sets it

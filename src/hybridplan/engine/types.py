@@ -8,6 +8,7 @@ version-neutral and are re-exported from where they live.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from hybridplan.engine.args import Arg, EngineArgs, Platform
 from hybridplan.errors import EngineRefusal
@@ -28,7 +29,7 @@ class KVCell:
     draft_rule: str
     draft_dtype: str | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"target": self.target, "draft": self.draft, "total": self.total, "layers": self.layers,
                 "kv_dtype": self.kv_dtype, "draft_rule": self.draft_rule}
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from importlib.abc import Traversable
+from typing import Any
 
 from hybridplan.errors import BadInput
 
@@ -26,13 +28,13 @@ class CatalogEntry:
     hf_id: str
     config_file: str
     hf_quant_config_file: str | None = None
-    overlay: dict = field(default_factory=dict)
+    overlay: dict[str, Any] = field(default_factory=dict)
     total_size: int | None = None
     weights: WeightsAsLoaded | None = None
     note: str = ""
 
 
-def _data_dir():
+def _data_dir() -> Traversable:
     return resources.files("hybridplan") / "data"
 
 
@@ -75,7 +77,7 @@ def catalog() -> dict[str, CatalogEntry]:
     return entries
 
 
-def _weights(hf_id: str, raw, names: set[str]) -> WeightsAsLoaded | None:
+def _weights(hf_id: str, raw: object, names: set[str]) -> WeightsAsLoaded | None:
     if raw is None:
         return None
     if not isinstance(raw, dict) or not str(raw.get("note", "")).strip():
@@ -96,4 +98,5 @@ def lookup(hf_id: str) -> CatalogEntry | None:
 
 
 def read_text(filename: str) -> str:
-    return (_data_dir() / "configs" / filename).read_text()
+    text: str = (_data_dir() / "configs" / filename).read_text()
+    return text

@@ -13,7 +13,7 @@ from hybridplan.limits import MAX_CONTEXT, MAX_JSON_DEPTH
 _MISSING = object()
 
 
-def parse_config_text(text: str, *, origin: str) -> dict:
+def parse_config_text(text: str, *, origin: str) -> dict[str, Any]:
     """Parse config.json text; JSON `Infinity`/`NaN` are accepted, as transformers accepts them.
 
     Nesting deeper than MAX_JSON_DEPTH is refused (Python's parser would raise RecursionError far deeper).
@@ -51,7 +51,7 @@ class ConfigView:
     Records which fields fell back to a class default, so the output can say so.
     """
 
-    data: dict
+    data: dict[str, Any]
     origin: str
     path: str = ""  # "text_config." when this is the nested text config
     defaulted: list[str] = field(default_factory=list)
@@ -83,7 +83,7 @@ class ConfigView:
         return ConfigView(value, self.origin, f"{self.path}{key}.", self.defaulted)
 
 
-def text_config(root: dict, origin: str) -> ConfigView:
+def text_config(root: dict[str, Any], origin: str) -> ConfigView:
     """The text sub-config the engine reads geometry from (`get_hf_text_config`), or the root."""
     view = ConfigView(root, origin)
     if isinstance(root.get("text_config"), dict):

@@ -7,7 +7,7 @@ of the right type and within the bounds of hybridplan.limits, and the error name
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
@@ -27,19 +27,19 @@ def _whole(value: object) -> object:
     return value
 
 
-def _count(lo: int, hi: int):
-    return Optional[Annotated[int, BeforeValidator(_whole), Field(ge=lo, le=hi)]]
+_WHOLE = BeforeValidator(_whole)
 
-
-def _number(hi: float):
-    return Optional[Annotated[float, Field(gt=0, le=hi, allow_inf_nan=False)]]
-
-
-Layers = _count(1, MAX_LAYERS)
-Heads = _count(1, MAX_HEADS)
-Dim = _count(1, MAX_DIM)
-Kernel = _count(1, MAX_CONV_KERNEL)
-Tokens = _count(1, MAX_CONTEXT)
+# optional config fields: whole numbers (or positive reals) within hybridplan.limits
+Layers = Optional[Annotated[int, _WHOLE, Field(ge=1, le=MAX_LAYERS)]]
+LayersOrZero = Optional[Annotated[int, _WHOLE, Field(ge=0, le=MAX_LAYERS)]]
+Heads = Optional[Annotated[int, _WHOLE, Field(ge=1, le=MAX_HEADS)]]
+Dim = Optional[Annotated[int, _WHOLE, Field(ge=1, le=MAX_DIM)]]
+DimOrZero = Optional[Annotated[int, _WHOLE, Field(ge=0, le=MAX_DIM)]]
+Kernel = Optional[Annotated[int, _WHOLE, Field(ge=1, le=MAX_CONV_KERNEL)]]
+Tokens = Optional[Annotated[int, _WHOLE, Field(ge=1, le=MAX_CONTEXT)]]
+SpecTokens = Optional[Annotated[int, _WHOLE, Field(ge=1, le=MAX_SPEC_TOKENS)]]
+HeadsReal = Optional[Annotated[float, Field(gt=0, le=MAX_HEADS, allow_inf_nan=False)]]
+Ratio = Optional[Annotated[float, Field(gt=0, le=MAX_RATIO, allow_inf_nan=False)]]
 LayerNames = Optional[Annotated[list[str], Field(max_length=MAX_LAYERS)]]
 
 
@@ -48,14 +48,14 @@ class _Fields(BaseModel):
 
 
 class RopeFields(_Fields):
-    factor: _number(MAX_RATIO) = None
+    factor: Ratio = None
     original_max_position_embeddings: Tokens = None
 
 
 class LinearAttnFields(_Fields):
     """Kimi's `linear_attn_config`."""
 
-    kda_layers: Optional[Annotated[list[Annotated[int, BeforeValidator(_whole), Field(ge=1, le=MAX_LAYERS)]],
+    kda_layers: Optional[Annotated[list[Annotated[int, _WHOLE, Field(ge=1, le=MAX_LAYERS)]],
                                    Field(max_length=MAX_LAYERS)]] = None
     num_heads: Heads = None
     head_dim: Dim = None
@@ -66,7 +66,7 @@ class TextFields(_Fields):
     """The text config (or the root when there is no `text_config`)."""
 
     num_hidden_layers: Layers = None
-    num_nextn_predict_layers: _count(0, MAX_LAYERS) = None
+    num_nextn_predict_layers: LayersOrZero = None
     full_attention_interval: Layers = None
     layer_types: LayerNames = None
     layers_block_type: LayerNames = None
@@ -96,8 +96,8 @@ class TextFields(_Fields):
     state_size: Dim = None
     kv_lora_rank: Dim = None
     qk_rope_head_dim: Dim = None
-    mamba_expand: _number(MAX_HEADS) = None
-    expand: _number(MAX_HEADS) = None
+    mamba_expand: HeadsReal = None
+    expand: HeadsReal = None
     linear_conv_kernel_dim: Kernel = None
     conv_kernel: Kernel = None
     mamba_d_conv: Kernel = None
@@ -123,21 +123,21 @@ class VisionFields(_Fields):
 
 
 class DraftBlockFields(_Fields):
-    block_size: _count(1, MAX_SPEC_TOKENS) = None
-    markov_rank: _count(0, MAX_DIM) = None
+    block_size: SpecTokens = None
+    markov_rank: DimOrZero = None
 
 
 class RootFields(_Fields):
     architectures: Optional[Annotated[list[str], Field(max_length=64)]] = None
     model_type: Optional[str] = None
     vision_config: Optional[VisionFields] = None
-    block_size: _count(1, MAX_SPEC_TOKENS) = None
-    dspark_block_size: _count(1, MAX_SPEC_TOKENS) = None
+    block_size: SpecTokens = None
+    dspark_block_size: SpecTokens = None
     dflash_config: Optional[DraftBlockFields] = None
     dspark_config: Optional[DraftBlockFields] = None
 
 
-def _validate(model: type[_Fields], data: dict, origin: str, prefix: str) -> None:
+def _validate(model: type[_Fields], data: dict[str, Any], origin: str, prefix: str) -> None:
     try:
         model.model_validate({k: data[k] for k in model.model_fields if k in data})
     except ValidationError as exc:
@@ -147,7 +147,7 @@ def _validate(model: type[_Fields], data: dict, origin: str, prefix: str) -> Non
         raise BadInput(f"{origin}: `{prefix}{loc}`: {err['msg']}") from None
 
 
-def check_config(config: dict, origin: str) -> None:
+def check_config(config: dict[str, Any], origin: str) -> None:
     """Refuse a config whose geometry fields have the wrong type or lie outside the bounds."""
     _validate(RootFields, config, origin, "")
     text = config.get("text_config")

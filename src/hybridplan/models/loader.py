@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_CONFIG_BYTES, MAX_PATH_CHARS
@@ -25,8 +26,8 @@ class ConfigSource:
     """A resolved config: the parsed JSON, an optional ModelOpt sidecar, and where both came from."""
 
     ref: str
-    config: dict
-    hf_quant_config: dict | None
+    config: dict[str, Any]
+    hf_quant_config: dict[str, Any] | None
     origin: str  # "catalog:<id>", a path, or "hf-cache:<path>"
     checkpoint_dir: Path | None  # local directory with weights, when there is one
     entry: cat.CatalogEntry | None = None
@@ -62,12 +63,12 @@ def hf_cache_snapshot(ref: str) -> Path | None:
     return None
 
 
-def read_json(path: Path) -> dict:
+def read_json(path: Path) -> dict[str, Any]:
     """A config file as JSON: a bounded regular file, strict UTF-8 (hybridplan.textfile)."""
     return parse_config_text(read_text(path, limit=MAX_CONFIG_BYTES), origin=str(path))
 
 
-def _sidecar(path: Path) -> dict | None:
+def _sidecar(path: Path) -> dict[str, Any] | None:
     """The ModelOpt `hf_quant_config.json` beside a config, when there is one."""
     return read_json(path) if lookup(path) is not None else None
 
@@ -166,7 +167,7 @@ def parse_geometry(src: ConfigSource) -> ModelGeometry:
     return geo
 
 
-def _with_note(geo, note: str):
+def _with_note(geo: ModelGeometry, note: str) -> ModelGeometry:
     from dataclasses import replace
 
     return replace(geo, notes=(note, *geo.notes))
@@ -175,6 +176,11 @@ def _with_note(geo, note: str):
 def load_model(ref: str) -> ModelGeometry:
     """The target model's geometry from a --model-path value."""
     return parse_geometry(resolve_config(ref))
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    """A config sub-object, or {} where it is absent or not an object."""
+    return value if isinstance(value, dict) else {}
 
 
 def parse_draft(src: ConfigSource) -> DraftGeometry:
@@ -186,8 +192,8 @@ def parse_draft(src: ConfigSource) -> DraftGeometry:
     text = text_config(src.config, src.origin)
     archs = src.config.get("architectures") or text.data.get("architectures") or ["?"]
     n_layers = text.int("num_hidden_layers")
-    dflash = src.config.get("dflash_config") if isinstance(src.config.get("dflash_config"), dict) else {}
-    dspark = src.config.get("dspark_config") if isinstance(src.config.get("dspark_config"), dict) else {}
+    dflash = _mapping(src.config.get("dflash_config"))
+    dspark = _mapping(src.config.get("dspark_config"))
     block = dflash.get("block_size", src.config.get("block_size"))
     merged = {**dflash, **dspark}
     if text.has("num_key_value_heads") or text.has("num_attention_heads"):

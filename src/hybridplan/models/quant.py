@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -16,7 +17,7 @@ class QuantInfo:
     engine_method: str | None = None  # ModelConfig.quantization for the checkpoint (e.g. modelopt_mixed)
 
 
-def _kv_from_modelopt(cfg: dict) -> str | None:
+def _kv_from_modelopt(cfg: dict[str, Any]) -> str | None:
     """KV algo of a ModelOpt config, flat (config.json) or nested (hf_quant_config.json).
 
     Mirrors layers/quantization/modelopt_quant.py::ModelOpt*Config.from_config.
@@ -36,14 +37,14 @@ def _kv_from_modelopt(cfg: dict) -> str | None:
     return None
 
 
-def _has_nvfp4_layers(qc: dict) -> bool:
+def _has_nvfp4_layers(qc: dict[str, Any]) -> bool:
     """A MIXED_PRECISION map with NVFP4 layers (configs/model_config.py::_parse_modelopt_quant_config)."""
     layers = qc.get("quantized_layers") or {}
     return any(str(v.get("quant_algo", "")).upper() in ("NVFP4", "W4A16_NVFP4") for v in layers.values()
                if isinstance(v, dict))
 
 
-def _modelopt_method(cfg: dict) -> str | None:
+def _modelopt_method(cfg: dict[str, Any]) -> str | None:
     """The method a ModelOpt quant_algo names (configs/model_config.py::_parse_modelopt_quant_config after
     unwrap_modelopt_quantization_config, on hf_quant_config.json or {"quantization": config.json's block});
     None: an algo the engine does not map."""
@@ -51,14 +52,16 @@ def _modelopt_method(cfg: dict) -> str | None:
     flat = flat if isinstance(flat, dict) else {}
     flat = flat["quantization"] if isinstance(flat.get("quantization"), dict) else flat
     algo = flat.get("quant_algo")
+    if not isinstance(algo, str):
+        return None
     if algo == "MIXED_PRECISION":
         return "modelopt_mixed" if _has_nvfp4_layers(flat) else "w4afp8"
-    if algo and "FP4" in algo:
+    if "FP4" in algo:
         return "modelopt_fp4"
     return {"FP8": "modelopt_fp8", "MXFP8": "mxfp8"}.get(algo)
 
 
-def _mixed_falls_through(qc: dict, hf_quant_config: dict | None) -> bool:
+def _mixed_falls_through(qc: dict[str, Any], hf_quant_config: dict[str, Any] | None) -> bool:
     """A modelopt_mixed config.json quantization_config without KV metadata: the engine reads hf_quant_config.json.
 
     Mirrors model_loader/weight_utils.py::get_quant_config (modelopt_mixed_config_incomplete).
@@ -67,7 +70,7 @@ def _mixed_falls_through(qc: dict, hf_quant_config: dict | None) -> bool:
             and "kv_cache_scheme" not in qc and isinstance(hf_quant_config, dict))
 
 
-def quant_info(config: dict, hf_quant_config: dict | None) -> QuantInfo:
+def quant_info(config: dict[str, Any], hf_quant_config: dict[str, Any] | None) -> QuantInfo:
     """Resolve the quantization the engine sees (configs/model_config.py::_parse_quant_hf_config order).
 
     config.json `quantization_config` (root, else text config) wins; without one, a ModelOpt
@@ -80,7 +83,7 @@ def quant_info(config: dict, hf_quant_config: dict | None) -> QuantInfo:
         method = qc.get("quant_method")
         if method is None or method == "modelopt":
             engine = _modelopt_method({"quantization": qc}) or "modelopt"
-            if _mixed_falls_through(qc, hf_quant_config):
+            if _mixed_falls_through(qc, hf_quant_config) and hf_quant_config is not None:
                 return QuantInfo(method="modelopt", algo=qc.get("quant_algo"), engine_method=engine,
                                  kv_cache_quant_algo=_kv_from_modelopt(hf_quant_config), source="hf_quant_config.json")
             return QuantInfo(method="modelopt", algo=qc.get("quant_algo"), kv_cache_quant_algo=_kv_from_modelopt(qc),

@@ -44,7 +44,7 @@ def default_backend(platform: Platform, *, mla: bool, mla_heads: int, topk: int 
     hip = platform.device == "hip"
     if not hip and (platform.device != "cuda" or platform.sm is None):
         return None
-    hopper = not hip and 90 <= platform.sm < 100  # is_hopper_with_cuda_12_3
+    hopper = not hip and platform.sm is not None and 90 <= platform.sm < 100  # is_hopper_with_cuda_12_3
     sm100 = not hip and platform.is_sm100
     if mla:
         if hopper:
@@ -66,7 +66,8 @@ def default_backend(platform: Platform, *, mla: bool, mla_heads: int, topk: int 
 
 def _mla_heads(r: Resolver) -> int:
     """configs/model_config.py::get_num_kv_heads(tp_size): max(1, total KV heads // tp)."""
-    return max(1, r.geo.kv.total_kv_heads // r["tp_size"])
+    heads: int = r.geo.kv.total_kv_heads // r["tp_size"]
+    return max(1, heads)
 
 
 def resolve_attention_backend(r: Resolver) -> None:
@@ -86,7 +87,7 @@ def resolve_attention_backend(r: Resolver) -> None:
                           attention_backend=backend)
             override, every_blackwell = BLACKWELL_OVERRIDES.get(geo.architecture, ("", False))
             if override and r.platform.device == "cuda" and (r.platform.is_sm100 or (
-                    every_blackwell and 100 <= r.platform.sm < 130)):
+                    every_blackwell and r.platform.sm is not None and 100 <= r.platform.sm < 130)):
                 r.notes.append(f"arg_groups/model_overrides/{override} may choose another attention backend (and "
                                f"page size) for {geo.architecture} on Blackwell; not modelled, priced for {backend}")
     if r["attention_backend"] == "fa3" and r["kv_cache_dtype"] == "fp8_e5m2":

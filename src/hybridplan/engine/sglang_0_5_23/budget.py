@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hybridplan.engine.args import EngineArgs
-from hybridplan.engine.sglang_0_5_23.sizing import PoolBudget
+from hybridplan.engine.types import PoolBudget
 
 KVC = "mem_cache/kv_cache_configurator.py"
 

@@ -56,7 +56,7 @@ def typed(r: Resolver, name: str, default: Any = None) -> Any:
     return default if arg is None else arg.value
 
 
-def _json_config(r: Resolver) -> dict:
+def _json_config(r: Resolver) -> dict[str, Any]:
     """--cuda-graph-config JSON (model_executor/cuda_graph_config.py::parse_cuda_graph_config_arg), per phase."""
     raw = typed(r, "cuda_graph_config")
     if raw is None:
@@ -132,7 +132,7 @@ def resolve_graph_config(r: Resolver, decode_max_bs: int | None) -> GraphConfig:
                        prefill_rule=rule, **_prefill_buckets(r, prefill, p_backend))
 
 
-def _prefill_buckets(r: Resolver, prefill: dict, backend: str) -> dict:
+def _prefill_buckets(r: Resolver, prefill: dict[str, Any], backend: str) -> dict[str, Any]:
     """memory_hook.py::handle_gpu_memory_settings: prefill max_bs (chunk, MLA cap, PP cap, max_total_tokens, llama-2)."""
     explicit_bs = prefill.get("bs") or typed(r, "cuda_graph_bs_prefill")
     max_bs = prefill.get("max_bs", typed(r, "cuda_graph_max_bs_prefill"))

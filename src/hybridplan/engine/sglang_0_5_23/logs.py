@@ -48,7 +48,7 @@ def predicted_lines(s: PoolSizing, args: EngineArgs, geo: ModelGeometry) -> list
     a = state_allocation(s, args, geo)
     mamba = (f"Mamba Cache is allocated. max_mamba_cache_size: {s.max_mamba_cache_size}, "
              f"conv_state size: {a.conv_bytes / GIB:.2f}GB, ssm_state size: {a.ssm_bytes / GIB:.2f}GB ")
-    if a.intermediate_ssm_bytes is not None:
+    if a.intermediate_ssm_bytes is not None and a.intermediate_conv_window_bytes is not None:
         mamba += (f"intermediate_ssm_state_cache size: {a.intermediate_ssm_bytes / GIB:.2f}GB "
                   f"intermediate_conv_window_cache size: {a.intermediate_conv_window_bytes / GIB:.2f}GB ")
     T = s.max_total_num_tokens

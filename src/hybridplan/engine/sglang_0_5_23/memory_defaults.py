@@ -70,9 +70,9 @@ def _decode_max_bs(r: Resolver, gpu: float | None) -> int:
     """The decode graph's max_bs: the flag, the explicit bs list, else the tier capped by a typed mrr."""
     bs_list = r.args.get("cuda_graph_bs_decode")
     if bs_list is not None and bs_list.value:
-        return max(bs_list.value)
+        return int(max(bs_list.value))
     if r["cuda_graph_max_bs_decode"] is not None:
-        return r["cuda_graph_max_bs_decode"]
+        return int(r["cuda_graph_max_bs_decode"])
     _, max_bs = tier(gpu, r["tp_size"])
     if r.explicit("max_running_requests") and r["max_running_requests"] < max_bs:
         max_bs = r["max_running_requests"]

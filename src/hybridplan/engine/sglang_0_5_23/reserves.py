@@ -47,7 +47,7 @@ def pre_capture_activation_reserve_mb(args: EngineArgs, gpu_mem_mib: float | Non
                             running=args["max_running_requests"] or args["cuda_graph_decode_max_bs"],
                             draft_tokens=args["speculative_num_draft_tokens"], chunked=args["chunked_prefill_size"],
                             max_prefill_tokens=args["max_prefill_tokens"])
-    reserved = 512 + act * 1.5 + args["tp_size"] * args["pp_size"] / 8 * 1024
+    reserved: float = 512 + act * 1.5 + args["tp_size"] * args["pp_size"] / 8 * 1024
     if gpu_mem_mib is not None and gpu_mem_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
     return reserved

@@ -72,10 +72,10 @@ def draft_states_per_request(args: EngineArgs, geo: ModelGeometry) -> int:
 def state_tp(args: EngineArgs, geo: ModelGeometry) -> int:
     """The TP width that shards the state (configs/*.py mamba2_cache_params; runtime_context.py)."""
     if geo.state_tp is StateTP.TP:
-        return args["tp_size"]
+        return int(args["tp_size"])
     if geo.state_tp is StateTP.LINEAR_ATTN_TP and args.get("enable_cp_tp_group_sharing"):
-        return args["tp_size"]
-    return args["attn_tp_size"]
+        return int(args["tp_size"])
+    return int(args["attn_tp_size"])
 
 
 def pp_indices(num_layers: int, rank: int, pp: int, partition: str | None) -> tuple[int, int]:
@@ -394,7 +394,7 @@ def kv_bytes_allocated(T: int, args: EngineArgs, geo: ModelGeometry, layers: int
     """Bytes the KV pool allocates: (T + page) rows per layer (memory_pool.py MHA/MLA pools; v_dim = head_dim)."""
     from hybridplan.dtypes import itemsize
 
-    rows = T + args["page_size"]
+    rows: int = T + args["page_size"]
     size = itemsize(args["kv_cache_torch_dtype"])
     if geo.kv.kind == "mla":
         return layers * rows * (geo.kv.kv_lora_rank + geo.kv.qk_rope_head_dim) * size

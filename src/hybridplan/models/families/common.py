@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hybridplan.models.config_json import ConfigView, context_length, model_dtype_field
 from hybridplan.models.geometry import VisionTower
 from hybridplan.models.quant import QuantInfo
@@ -29,7 +31,7 @@ VISION_CLASSES: dict[str, dict[str, tuple[str, int | None]]] = {
 }
 
 
-def vision_tower(root: dict) -> VisionTower | None:
+def vision_tower(root: dict[str, Any]) -> VisionTower | None:
     """hf_config.vision_config as the engine loads it (read by memory_hook.py::adjust_mem_fraction_for_vlm).
 
     The classes in VISION_CLASSES always build one, with their own aliases and defaults; any other config carries
@@ -47,7 +49,7 @@ def vision_tower(root: dict) -> VisionTower | None:
 
 
 def shared_fields(root: ConfigView, text: ConfigView, *, quant: QuantInfo, source: str,
-                  default_max_position: int | None = None, rope_override: dict | None = None) -> dict:
+                  default_max_position: int | None = None, rope_override: dict[str, Any] | None = None) -> dict[str, Any]:
     """Keyword arguments for ModelGeometry that do not depend on the family."""
     arch = (root.data.get("architectures") or text.data.get("architectures") or ["?"])[0]
     # configs/model_config.py: multimodal arch, or an hf_config whose text config is a sub-config
