@@ -1,0 +1,61 @@
+"""Each sglang release's `serve` flags, from the newest release's registry and the per-release history.
+
+flag_history.json (scripts/gen_flag_history.py) lists, for each release a -> b, the flag records b added, the
+records a had that b removed, and a's records of flags whose parsing b changed. Walking it backwards from the base
+registry (engine/sglang_0_5_23/flags.json) gives any release's registry in the same JSON shape, so a flag a release
+lacks is refused with that release's own parser message (engine/flags.py parses with argparse's rules).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from hybridplan.engine.behaviours import VERSIONS, check_version
+
+BASE_PACKAGE = "hybridplan.engine.sglang_0_5_23"
+
+
+def _key(flag: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+    return flag["dest"], tuple(flag["options"])
+
+
+@lru_cache(maxsize=1)
+def history() -> dict[str, Any]:
+    """flag_history.json as stored."""
+    return json.loads((resources.files("hybridplan.engine") / "flag_history.json").read_text())
+
+
+@lru_cache(maxsize=1)
+def _base() -> dict[str, Any]:
+    return json.loads((resources.files(BASE_PACKAGE) / "flags.json").read_text())
+
+
+@lru_cache(maxsize=None)
+def registry_json(version: str) -> dict[str, Any]:
+    """The flag registry of `version`, shaped like flags.json (engine, version, prog, allow_abbrev, flags)."""
+    check_version(version)
+    base, hist = _base(), history()
+    flags = {_key(f): f for f in base["flags"]}
+    for step in reversed(hist["releases"]):
+        if VERSIONS.index(step["to"]) <= VERSIONS.index(version):
+            break
+        for f in step["added"]:
+            flags.pop(_key(f), None)
+        for f in step["removed"] + step["changed"]:
+            flags[_key(f)] = f
+    ordered = sorted(flags.values(), key=lambda f: (f["dest"], f["options"][0] if f["options"] else ""))
+    return {**base, "version": version, "allow_abbrev": hist["allow_abbrev"][version], "flags": ordered}
+
+
+def release_delta(version: str) -> dict[str, tuple[str, ...]]:
+    """Option strings `version` added and removed relative to the release before it (empty for the oldest)."""
+    check_version(version)
+    step = next((s for s in history()["releases"] if s["to"] == version), None)
+    if step is None:
+        return {"added": (), "removed": ()}
+    old = {o for f in step["removed"] for o in f["options"]}
+    new = {o for f in step["added"] for o in f["options"]}
+    return {"added": tuple(sorted(new - old)), "removed": tuple(sorted(old - new))}
