@@ -25,12 +25,14 @@ def _key(flag: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
 @lru_cache(maxsize=1)
 def history() -> dict[str, Any]:
     """flag_history.json as stored."""
-    return json.loads((resources.files("hybridplan.engine") / "flag_history.json").read_text())
+    data: dict[str, Any] = json.loads((resources.files("hybridplan.engine") / "flag_history.json").read_text())
+    return data
 
 
 @lru_cache(maxsize=1)
 def _base() -> dict[str, Any]:
-    return json.loads((resources.files(BASE_PACKAGE) / "flags.json").read_text())
+    data: dict[str, Any] = json.loads((resources.files(BASE_PACKAGE) / "flags.json").read_text())
+    return data
 
 
 @lru_cache(maxsize=None)
