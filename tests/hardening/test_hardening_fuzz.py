@@ -17,9 +17,9 @@ FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 
 
 def _flags() -> list[str]:
-    from hybridplan.engine.flags import load_registry
+    from hybridplan.engine import for_version
 
-    reg = load_registry("hybridplan.engine.sglang_0_5_23")
+    reg = for_version("0.5.23").registry()
     return sorted(o for o in reg.by_option if o.startswith("--") and o not in ("--model-path", "--model"))
 
 

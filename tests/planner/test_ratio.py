@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hybridplan.engine.command import parse_command
-from hybridplan.engine.sglang_0_5_23.sizing import size_pools
+from hybridplan.engine import for_version
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.explain import explain
 from hybridplan.planner.ratio import balanced_ratio, ratio_text
@@ -131,7 +131,7 @@ def _resolved(cmd: str):
 def _served(cmd: str, budget: float, r: float, L: int) -> int:
     args, geo, draft = _resolved(f"{cmd} --mamba-full-memory-ratio {r!r}")
     try:
-        s = size_pools(budget, args, geo, draft)
+        s = for_version(args.version).size_pools(budget, args, geo, draft)
     except EngineRefusal:
         return -1
     return min(s.max_mamba_cache_size // s.slots_per_request, s.max_total_num_tokens // L)

@@ -19,13 +19,14 @@ def test_kimi_k3_docs_worked_values_with_and_without_dcp():
 
 
 def test_pp_reports_the_binding_stage_cell():
-    from hybridplan.engine.sglang_0_5_23.sizing import binding_cell, kv_cell
+    from hybridplan.engine import for_version
 
     # Nemotron Nano 9B v2: attention layers 14, 21, 30, 39 of 56 -> PP3 stages [0,18) [18,37) [37,56) hold 1, 2, 1
     args, geo, draft = resolve_cmd("--model-path nvidia/NVIDIA-Nemotron-Nano-9B-v2 --pp-size 3")
-    cells = [kv_cell(args, geo, draft, stage=s) for s in range(3)]
+    engine = for_version(args.version)
+    cells = [engine.kv_cell(args, geo, draft, stage=s) for s in range(3)]
     assert [c.layers for c in cells] == [1, 2, 1]
-    assert binding_cell(args, geo, draft).layers == 2
+    assert engine.binding_cell(args, geo, draft).layers == 2
 
 
 def test_explain_warns_when_the_slack_cannot_hold_the_headroom(cli_json):

@@ -44,27 +44,62 @@ def driver_path() -> Path:
     return Path(str(resources.files("hybridplan.conformance") / "oracle_driver.py"))
 
 
-def run_oracle(python: str, scenarios: list[Scenario], timeout: float = 1800) -> tuple[dict, dict]:
-    """(header, {scenario id: engine result}) from the driver run by `python`."""
-    payload = "".join(json.dumps(sc.payload()) + "\n" for sc in scenarios)
-    try:
-        proc = subprocess.run([python, str(driver_path())], input=payload, capture_output=True, text=True,
-                              timeout=timeout, env=_clean_env())
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise NoEngine(f"cannot run the oracle with {python}: {exc}") from None
-    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+def oracle_workers() -> int:
+    """How many driver processes share a batch: HYBRIDPLAN_ORACLE_WORKERS, else one per core up to 2."""
+    import os
+
+    given = os.environ.get("HYBRIDPLAN_ORACLE_WORKERS", "")
+    return max(1, int(given)) if given.isdigit() else max(1, min(2, os.cpu_count() or 1))
+
+
+def run_oracle(python: str, scenarios: list[Scenario], timeout: float = 1800,
+               workers: int | None = None) -> tuple[dict, dict]:
+    """(header, {scenario id: engine result}) from the driver run by `python`, the batch dealt round-robin over
+    `workers` driver processes running at once (each pays the engine's import once)."""
+    n = max(1, min(workers or oracle_workers(), len(scenarios)))
+    with tempfile.TemporaryDirectory(prefix="hybridplan-oracle-") as tmp:
+        procs = []
+        try:
+            for w in range(n):
+                base = Path(tmp) / str(w)
+                (base.with_suffix(".in")).write_text("".join(json.dumps(sc.payload()) + "\n"
+                                                             for sc in scenarios[w::n]))
+                with open(base.with_suffix(".in")) as fin, open(base.with_suffix(".out"), "w") as fout, \
+                        open(base.with_suffix(".err"), "w") as ferr:
+                    procs.append((base, subprocess.Popen([python, str(driver_path())], stdin=fin, stdout=fout,
+                                                         stderr=ferr, text=True, env=_clean_env())))
+            for _, proc in procs:
+                proc.wait(timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            for _, proc in procs:
+                proc.kill()
+                proc.wait()
+            raise NoEngine(f"cannot run the oracle with {python}: {exc}") from None
+        header: dict = {}
+        results: dict = {}
+        for base, proc in procs:
+            h, r = _read_driver(python, proc.returncode, base.with_suffix(".out").read_text(),
+                                base.with_suffix(".err").read_text())
+            header = header or h
+            results.update(r)
+    missing = [sc.id for sc in scenarios if sc.id not in results]
+    if missing:
+        raise NoEngine(f"the oracle stopped after {len(results)} of {len(scenarios)} scenarios")
+    return header, results
+
+
+def _read_driver(python: str, returncode: int, stdout: str, stderr: str) -> tuple[dict, dict]:
+    """One driver process's header and results; NoEngine where it did not run or stopped early."""
+    lines = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    tail = " | ".join(stderr.strip().splitlines()[-3:])
     if not lines or not lines[0].get("header"):
-        tail = proc.stderr.strip().splitlines()[-3:]
-        raise NoEngine(f"{python} did not run the oracle driver (exit {proc.returncode}): {' | '.join(tail)}")
+        raise NoEngine(f"{python} did not run the oracle driver (exit {returncode}): {tail}")
     header = lines[0]
     if header.get("engine") is None:
         raise NoEngine(f"no usable sglang in {python}: {header.get('error')}")
-    results = {r["id"]: r for r in lines[1:]}
-    missing = [sc.id for sc in scenarios if sc.id not in results]
-    if missing:
-        tail = proc.stderr.strip().splitlines()[-3:]
-        raise NoEngine(f"the oracle stopped after {len(results)} of {len(scenarios)} scenarios: {' | '.join(tail)}")
-    return header, results
+    if returncode != 0:
+        raise NoEngine(f"the oracle stopped after {len(lines) - 1} scenarios (exit {returncode}): {tail}")
+    return header, {r["id"]: r for r in lines[1:]}
 
 
 def _clean_env() -> dict:
