@@ -3,6 +3,7 @@ that mirrors the engine function."""
 
 from __future__ import annotations
 
+from hybridplan.engine.api import Engine
 from hybridplan.engine.args import EngineArgs, Platform
 from hybridplan.engine.command import LaunchCommand
 from hybridplan.engine.flags import FlagRegistry, ParsedFlags, load_registry, parse_argv
@@ -98,4 +99,4 @@ class Sglang0523:
         return logs.predicted_lines(pools, args, geo)
 
 
-ENGINE = Sglang0523()
+ENGINE: Engine = Sglang0523()  # mypy checks the class against the Protocol here
