@@ -864,7 +864,7 @@
     if (notes) out.appendChild(notes);
     if (r.log_lines && r.log_lines.length) {
       out.appendChild(el("h3", {text: "Boot-log lines to expect (rank 0)"}));
-      out.appendChild(el("pre", {id: "explain-log-lines", text: r.log_lines.join("\n")}));
+      out.appendChild(el("pre", {id: "explain-log-lines", tabindex: "0", "aria-label": "boot-log lines", text: r.log_lines.join("\n")}));
     }
     out.appendChild(argsTable(r.args));
     var mem = clear($("explain-memory"));
@@ -1039,7 +1039,7 @@
     if (warn) out.appendChild(warn);
     if (d.log_lines && d.log_lines.length) {
       out.appendChild(el("h3", {text: "Boot-log lines to expect (rank 0)"}));
-      out.appendChild(el("pre", {text: d.log_lines.join("\n")}));
+      out.appendChild(el("pre", {id: "plan-log-lines", tabindex: "0", "aria-label": "boot-log lines", text: d.log_lines.join("\n")}));
     }
   }
   function planBody() {

@@ -1,0 +1,32 @@
+"""axe-core (vendored offline: tests/web/vendor/axe.min.js, axe-core 4.14.1 from npm, MPL-2.0) finds no serious or
+critical accessibility violation on the page, at phone and desktop widths, in both themes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
+
+
+@pytest.mark.parametrize("width,theme", [(375, "light"), (1280, "dark")])
+def test_axe_reports_no_serious_violations(browser, live_server, width, theme):
+    # the page's CSP forbids injected scripts; this context bypasses it to load axe
+    context = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=True)
+    try:
+        pg = context.new_page()
+        pg.add_init_script(f"localStorage.setItem('hybridplan-theme', '{theme}')")
+        pg.goto(live_server + "/?page=kimi-k3&hw=gb300")
+        pg.wait_for_selector("#memory-pools .stat", timeout=20_000)
+        pg.wait_for_selector("#plan-out #plan-command, #plan-out #plan-why", timeout=20_000)
+        pg.wait_for_load_state("networkidle")
+        pg.add_script_tag(path=str(AXE))
+        result = pg.evaluate("axe.run(document, {resultTypes: ['violations']})")
+        serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]
+                   if v["impact"] in ("serious", "critical")]
+        assert serious == [], serious
+    finally:
+        context.close()
