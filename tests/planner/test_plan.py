@@ -21,6 +21,8 @@ def check_against_explain(r: dict, gpu: str, C: int, L: int) -> dict:
     assert d["max_mamba_cache_size"] // S >= C
     assert d["max_total_num_tokens"] >= C * L
     assert (d["max_mamba_cache_size"], d["max_total_num_tokens"]) == (r["max_mamba_cache_size"], r["max_total_num_tokens"])
+    # what plan says it serves is what the command lets run at once, never more than its request cap
+    assert C <= r["served_concurrency"] == min(r["pool_capacity"], d["max_running_requests"])
     return d
 
 

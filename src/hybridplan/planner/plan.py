@@ -409,7 +409,9 @@ def plan(t: Target) -> dict:
         "split": {"kind": s["kind"], "mamba_full_memory_ratio": s["ratio"],
                   "mamba_full_memory_ratio_text": rt.ratio_text(s["ratio"]) if s["ratio"] is not None else None,
                   "max_mamba_cache_size_pin": s["pin"], "binding_pool": s["binding_pool"]},
-        "served_concurrency": best.served, "binding_limit": sizing["binding_limit"],
+        # what runs at once is capped by the command's request cap; the pools alone would hold `pool_capacity`
+        "served_concurrency": min(best.served, sizing["max_running_requests"]), "pool_capacity": best.served,
+        "binding_limit": sizing["binding_limit"],
         "max_mamba_cache_size": sizing["max_mamba_cache_size"], "max_total_num_tokens": sizing["max_total_num_tokens"],
         "max_running_requests": sizing["max_running_requests"], "pool_budget_gib": sizing["pool_budget_gib"],
         "breakdown": breakdown(best), "timeline": best.timeline.as_dict(), "log_lines": sizing["log_lines"],

@@ -1033,7 +1033,7 @@
       stat("max_total_num_tokens", "KV pool", fmtInt(d.max_total_num_tokens) + " tokens", d.max_total_num_tokens, {source: "engine rule"}),
       // what the command serves is the engine's max_running_requests (its cap included); the pools may hold more
       stat("max_running_requests", "serves", fmtInt(d.max_running_requests) + " requests", d.max_running_requests, {source: "engine rule", note: "bound by " + d.binding_limit}, "binding"),
-      d.served_concurrency !== d.max_running_requests ? stat("served_concurrency", "the pools would hold", fmtInt(d.served_concurrency) + " requests", d.served_concurrency, {source: "engine rule", note: "min(K // S, KV pool / L): more than the command's --max-running-requests lets run"}) : null));
+      d.pool_capacity !== d.max_running_requests ? stat("pool_capacity", "the pools would hold", fmtInt(d.pool_capacity) + " requests", d.pool_capacity, {source: "engine rule", note: "min(K // S, KV pool / L): more than the command's --max-running-requests lets run"}) : null));
     out.appendChild(memoryPicture(d.breakdown, d.timeline, (((d.target || {}).gpu || {}).name || "GPU") + " running the plan", "memory-plan"));
     var warn = listBlock("plan-warnings", "Warnings", d.warnings, "warnings");
     if (warn) out.appendChild(warn);
