@@ -77,15 +77,21 @@ def test_arch_list_sizes_per_release():
     assert [len(bh.switches(v).mamba_extra_buffer_archs) for v in bh.VERSIONS] == [12, 15, 18, 21, 21, 22]
 
 
-def test_0_5_23_data_equals_the_modelled_engine():
-    """The newest release's switches are the rules engine/sglang_0_5_23 implements."""
-    s = bh.switches(V23)
-    assert s.mamba_radix_cache_archs == archs.MAMBA_RADIX_CACHE_ARCHS
-    assert s.mamba_extra_buffer_archs == archs.MAMBA_EXTRA_BUFFER_ARCHS
+@pytest.mark.parametrize("version", bh.VERSIONS)
+def test_the_model_reads_each_release_tier(version):
+    """The memory tier the model resolves with is the release's switch (24 GiB card, TP 1 and TP 4)."""
+    s = bh.switches(version)
     chunk, bs_small, bs_large = s.mid_tier_chunk_and_graph
-    assert memory_defaults.tier(24 * 1024, 1) == (chunk, bs_small)
-    assert memory_defaults.tier(24 * 1024, 4) == (chunk, bs_large)
-    assert memory_defaults.DEFAULT_FRACTION_UNKNOWN_GPU == s.unknown_gpu_mem_fraction
+    assert memory_defaults.tier(24 * 1024, 1, s) == (chunk, bs_small)
+    assert memory_defaults.tier(24 * 1024, 4, s) == (chunk, bs_large)
+
+
+def test_radix_gates_read_each_release_lists():
+    """Text-only Qwen3.5 (Qwen3_5ForCausalLM) is gated out in 0.5.18 and in from 0.5.19."""
+    assert [archs.uses_mamba_radix_cache("Qwen3_5ForCausalLM", True, bh.switches(v)) for v in bh.VERSIONS] == \
+        [False] + [True] * 5
+    assert [archs.supports_extra_buffer("Qwen3_5ForCausalLM", "triton", "cuda", bh.switches(v))
+            for v in bh.VERSIONS] == [False] + [True] * 5
 
 
 def test_rule_for_names_the_release_that_set_the_value():

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from hybridplan.engine.behaviours import Switches, switches
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_INT
 from hybridplan.provenance import Source
@@ -50,6 +51,11 @@ class EngineArgs:
 
     def __getitem__(self, name: str) -> Any:
         return self.args[name].value
+
+    @property
+    def switches(self) -> Switches:
+        """The release's behaviour switches (engine/behaviours.py), which sizing reads with these args."""
+        return switches(self.version)
 
     def get(self, name: str, default: Any = None) -> Any:
         arg = self.args.get(name)

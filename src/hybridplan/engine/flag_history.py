@@ -14,6 +14,7 @@ from importlib import resources
 from typing import Any
 
 from hybridplan.engine.behaviours import VERSIONS, check_version
+from hybridplan.engine.flags import FlagRegistry, registry_from_json
 
 BASE_PACKAGE = "hybridplan.engine.sglang_0_5_23"
 
@@ -50,6 +51,12 @@ def registry_json(version: str) -> dict[str, Any]:
             flags[_key(f)] = f
     ordered = sorted(flags.values(), key=lambda f: (f["dest"], f["options"][0] if f["options"] else ""))
     return {**base, "version": version, "allow_abbrev": hist["allow_abbrev"][version], "flags": ordered}
+
+
+@lru_cache(maxsize=None)
+def registry(version: str) -> FlagRegistry:
+    """The flag registry of `version`, indexed for parsing (its own options, defaults and argparse messages)."""
+    return registry_from_json(registry_json(version))
 
 
 def release_delta(version: str) -> dict[str, tuple[str, ...]]:

@@ -79,7 +79,11 @@ class FlagRegistry:
 @lru_cache(maxsize=None)
 def load_registry(package: str) -> FlagRegistry:
     """Load `flags.json` from an engine-version package (e.g. hybridplan.engine.sglang_0_5_23)."""
-    raw = json.loads((resources.files(package) / "flags.json").read_text())
+    return registry_from_json(json.loads((resources.files(package) / "flags.json").read_text()))
+
+
+def registry_from_json(raw: dict[str, Any]) -> FlagRegistry:
+    """A registry from its JSON shape (engine, version, prog, allow_abbrev, flags), indexed for parsing."""
     flags = tuple(
         Flag(dest=f["dest"], options=tuple(f["options"]), kind=f["kind"], nargs=f["nargs"], type=f["type"],
              choices=tuple(f["choices"]) if f["choices"] is not None else None, default=f["default"],

@@ -1,21 +1,24 @@
-"""Engine versions hybridplan models; the default is the newest whose conformance suite passes."""
+"""Engine versions hybridplan models: every release in behaviours.VERSIONS, one model with per-release switches."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from importlib import import_module
 
 from hybridplan.engine.api import Engine
-from hybridplan.errors import BadInput
+from hybridplan.engine.behaviours import VERSIONS, check_version
 
-# version -> the module whose ENGINE implements engine.api.Engine for it (imported on first use)
-SUPPORTED = {"0.5.23": "hybridplan.engine.sglang_0_5_23.engine"}
-DEFAULT = "0.5.23"
+SUPPORTED = VERSIONS
+DEFAULT = VERSIONS[-1]
+MODEL = "hybridplan.engine.sglang_0_5_23.engine"  # the rules every release shares (imported on first use)
 
 
 def for_version(version: str | None = None) -> Engine:
     """The engine API of one release (the default when None); BadInput names the supported ones."""
-    version = version or DEFAULT
-    if version not in SUPPORTED:
-        raise BadInput(f"unsupported engine version {version!r}; supported: {', '.join(sorted(SUPPORTED))}")
-    engine: Engine = import_module(SUPPORTED[version]).ENGINE
+    return _engine(check_version(version or DEFAULT))
+
+
+@lru_cache(maxsize=None)
+def _engine(version: str) -> Engine:
+    engine: Engine = import_module(MODEL).engine_for(version)
     return engine

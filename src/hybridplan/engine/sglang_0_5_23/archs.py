@@ -1,31 +1,9 @@
-"""Architecture lists of sglang 0.5.23 that decide radix-cache handling and speculative defaults."""
+"""Architecture lists of sglang 0.5.23 that decide speculative defaults, and the radix-cache gates over a release's
+lists (engine/behaviours.py: mamba_radix_cache_archs, mamba_extra_buffer_archs)."""
 
 from __future__ import annotations
 
-# arg_groups/overrides.py::_MAMBA_RADIX_CACHE_ARCHS (GraniteMoeHybrid joins when it has mamba layers)
-MAMBA_RADIX_CACHE_ARCHS = frozenset({
-    "KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "BailingMoeV2_5ForCausalLM",
-    "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration", "Qwen3NextForCausalLM",
-    "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
-    "InternS2MobiusForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
-    "Qwen3_5ForCausalLM", "Qwen4ExpForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration",
-    "MiniCPMV4_7ForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM",
-    "NemotronH_Omni_Reasoning_V3", "FalconH1ForCausalLM", "JetNemotronForCausalLM",
-    "JetVLMForConditionalGeneration", "Lfm2ForCausalLM", "Lfm2MoeForCausalLM", "ZayaForCausalLM",
-    "Glm5NextForConditionalGeneration",
-})
-
-# arg_groups/overrides.py::_MAMBA_EXTRA_BUFFER_ARCHS
-MAMBA_EXTRA_BUFFER_ARCHS = frozenset({
-    "KimiLinearForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
-    "Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", "Qwen3NextForCausalLM", "Qwen4ExpForConditionalGeneration",
-    "InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration",
-    "MiniCPMV4_7ForConditionalGeneration", "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM",
-    "BailingMoeV3VLForConditionalGeneration", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
-    "Glm5NextForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM",
-    "NemotronH_Omni_Reasoning_V3", "KimiK3ForConditionalGeneration", "InklingForConditionalGeneration",
-    "InklingForConditionalGenerationMTP",
-})
+from hybridplan.engine.behaviours import Switches
 
 # configs/model_config.py::_config_draft_model: archs whose draft-mode config sets num_nextn_predict_layers = 1
 DRAFT_MODE_ONE_NEXTN_LAYER = frozenset({
@@ -57,13 +35,13 @@ SPEC_ALGORITHMS = ("EAGLE", "EAGLE3", "STANDALONE", "NGRAM", "DFLASH", "DSPARK",
 SPEC_ALIASES = {"NEXTN": "EAGLE"}
 
 
-def uses_mamba_radix_cache(architecture: str, has_mamba_layers: bool) -> bool:
-    """overrides.py::_mamba_radix_cache_resolution gate."""
+def uses_mamba_radix_cache(architecture: str, has_mamba_layers: bool, sw: Switches) -> bool:
+    """overrides.py::_mamba_radix_cache_resolution gate (GraniteMoeHybrid joins when it has mamba layers)."""
     if architecture == "GraniteMoeHybridForCausalLM":
         return has_mamba_layers
-    return architecture in MAMBA_RADIX_CACHE_ARCHS
+    return architecture in sw.mamba_radix_cache_archs
 
 
-def supports_extra_buffer(architecture: str, linear_attn_backend: str, device: str) -> bool:
+def supports_extra_buffer(architecture: str, linear_attn_backend: str, device: str, sw: Switches) -> bool:
     """overrides.py::supports_mamba_cache_extra_buffer: arch listed, triton backend, not XPU."""
-    return device != "xpu" and architecture in MAMBA_EXTRA_BUFFER_ARCHS and linear_attn_backend == "triton"
+    return device != "xpu" and architecture in sw.mamba_extra_buffer_archs and linear_attn_backend == "triton"

@@ -1,31 +1,37 @@
-"""sglang 0.5.23 behind the one engine API (hybridplan.engine.api.Engine): each method delegates to the module
-that mirrors the engine function."""
+"""sglang 0.5.18-0.5.23 behind the one engine API (hybridplan.engine.api.Engine): 0.5.23's model, parameterized by
+a release's switches (engine/behaviours.py) and flag registry (engine/flag_history.py); each method delegates to the
+module that mirrors the engine function."""
 
 from __future__ import annotations
 
 from hybridplan.engine.api import Engine
 from hybridplan.engine.args import EngineArgs, Platform
 from hybridplan.engine.command import LaunchCommand
-from hybridplan.engine.flags import FlagRegistry, ParsedFlags, load_registry, parse_argv
+from hybridplan.engine.behaviours import Switches, switches
+from hybridplan.engine.flag_history import registry
+from hybridplan.engine.flags import FlagRegistry, ParsedFlags, parse_argv
 from hybridplan.engine.sglang_0_5_23 import budget, logs, memory_defaults, reserves, resolve, sizing
-from hybridplan.engine.sglang_0_5_23.resolver import REGISTRY_PACKAGE, VERSION
+from hybridplan.engine.sglang_0_5_23.resolver import REGISTRY_PACKAGE
 from hybridplan.engine.types import KVCell, PoolBudget, PoolSizing, RequestCap, StateAllocation, StatePlan
 from hybridplan.errors import BadInput
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 
 
-class Sglang0523:
-    """The sglang 0.5.23 implementation of hybridplan.engine.api.Engine."""
+class SglangRelease:
+    """One release's implementation of hybridplan.engine.api.Engine: 0.5.23's rules with the release's switches."""
 
-    version = VERSION
     rules_package = REGISTRY_PACKAGE
     pre_capture_reserve_rule = reserves.RULE
 
+    def __init__(self, sw: Switches):
+        self.sw = sw
+        self.version = sw.version
+
     def registry(self) -> FlagRegistry:
-        return load_registry(REGISTRY_PACKAGE)
+        return registry(self.version)
 
     def parse(self, command: LaunchCommand) -> ParsedFlags:
-        reg = load_registry(REGISTRY_PACKAGE)
+        reg = registry(self.version)
         try:
             return parse_argv(reg, command.argv)
         except BadInput as exc:
@@ -33,7 +39,7 @@ class Sglang0523:
 
     def resolve(self, command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None = None,
                 platform: Platform | None = None) -> EngineArgs:
-        return resolve.resolve(command, geo, draft, platform)
+        return resolve.resolve(command, geo, self.sw, draft, platform)
 
     def slots_per_request(self, args: EngineArgs) -> int:
         return sizing.mamba_ratio(args)
@@ -99,4 +105,6 @@ class Sglang0523:
         return logs.predicted_lines(pools, args, geo)
 
 
-ENGINE: Engine = Sglang0523()  # mypy checks the class against the Protocol here
+def engine_for(version: str) -> Engine:
+    """The engine API of `version` (one of behaviours.VERSIONS); mypy checks the class against the Protocol here."""
+    return SglangRelease(switches(version))

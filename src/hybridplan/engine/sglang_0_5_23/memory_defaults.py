@@ -1,4 +1,6 @@
-"""GPU-memory-dependent defaults of sglang 0.5.23 (arg_groups/memory_hook.py::handle_gpu_memory_settings).
+"""GPU-memory-dependent defaults (arg_groups/memory_hook.py::handle_gpu_memory_settings; server_args.py's
+_handle_gpu_memory_settings before 0.5.20), with a release's switches: the 20-35 GiB tier, the unknown-GPU fraction,
+the XPU reserve and whether a typed --max-running-requests caps the decode graph.
 
 chunked_prefill_size and the decode graph max_bs by memory tier, the CUDA-graph reserve, and the default
 --mem-fraction-static (with the VLM adjustment). They run where the engine runs them: before the radix and
@@ -10,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hybridplan.engine.args import EngineArgs, env_bool
+from hybridplan.engine.behaviours import Switches
 from hybridplan.engine.sglang_0_5_23.cuda_graph import DISABLED, GraphConfig, resolve_graph_config, typed
 from hybridplan.engine.sglang_0_5_23.reserves import activation_tokens, post_capture_kv_sizing_planned
 
@@ -19,17 +22,17 @@ if TYPE_CHECKING:
 
 RULE = "arg_groups/memory_hook.py::handle_gpu_memory_settings"
 VLM_RULE = "arg_groups/memory_hook.py::adjust_mem_fraction_for_vlm"
-DEFAULT_FRACTION_UNKNOWN_GPU = 0.95
 
 
-def tier(gpu_mem_mib: float | None, tp: int) -> tuple[int, int]:
+def tier(gpu_mem_mib: float | None, tp: int, sw: Switches) -> tuple[int, int]:
     """(chunked_prefill_size, decode cuda-graph max_bs) by GPU memory tier."""
     if gpu_mem_mib is None:
         return 4096, 160
     if gpu_mem_mib < 20 * 1024:
         return 2048, 8
     if gpu_mem_mib < 35 * 1024:
-        return 4096, 48 if tp < 4 else 160
+        chunk, small_tp, large_tp = sw.mid_tier_chunk_and_graph
+        return chunk, small_tp if tp < 4 else large_tp
     if gpu_mem_mib < 60 * 1024:
         return 4096, 32 if tp < 4 else 160
     if gpu_mem_mib < 160 * 1024:
@@ -67,14 +70,14 @@ def vlm_factor(vision_layers: int | None, vision_hidden: int | None) -> float:
 
 
 def _decode_max_bs(r: Resolver, gpu: float | None) -> int:
-    """The decode graph's max_bs: the flag, the explicit bs list, else the tier capped by a typed mrr."""
+    """The decode graph's max_bs: the flag, the explicit bs list, else the tier (capped by a typed mrr from 0.5.22)."""
     bs_list = r.args.get("cuda_graph_bs_decode")
     if bs_list is not None and bs_list.value:
         return int(max(bs_list.value))
     if r["cuda_graph_max_bs_decode"] is not None:
         return int(r["cuda_graph_max_bs_decode"])
-    _, max_bs = tier(gpu, r["tp_size"])
-    if r.explicit("max_running_requests") and r["max_running_requests"] < max_bs:
+    _, max_bs = tier(gpu, r["tp_size"], r.sw)
+    if r.sw.decode_graph_capped_by_mrr and r.explicit("max_running_requests") and r["max_running_requests"] < max_bs:
         max_bs = r["max_running_requests"]
     return max_bs
 
@@ -111,11 +114,11 @@ def _default_fraction(r: Resolver, g: GraphConfig, gpu: float | None) -> tuple[f
         if mode != "prefill" and g.decode_backend != DISABLED and a2a == "deepep":  # reserve_for_deepep_a2a_mb
             reserved += 2 * 1024
         if r.platform.device == "xpu":
-            reserved += 2 * 1024
+            reserved += r.sw.xpu_extra_reserve_mib
         how = (f"reserved {reserved:.0f} MiB = max(512 + 1.5 x {act} activation tokens + tp.pp/8 x 1024 + "
                f"{graph:.0f} graph, 10 GiB floor above 60 GiB)")
     if gpu is None:
-        return DEFAULT_FRACTION_UNKNOWN_GPU, f"{RULE} (GPU memory unknown: 0.95)"
+        return r.sw.unknown_gpu_mem_fraction, f"{RULE} (GPU memory unknown: {r.sw.unknown_gpu_mem_fraction})"
     mfs = round((gpu - reserved) / gpu, 3)
     how = f"{RULE}: round(({gpu:g} - {reserved:.0f}) / {gpu:g}, 3) = {mfs} ({how})"
     vlm = (r["is_multimodal"] and not r["language_only"] and not r["language_model_only"] and mode != "decode")
@@ -133,7 +136,7 @@ def _default_fraction(r: Resolver, g: GraphConfig, gpu: float | None) -> tuple[f
 def apply_memory_defaults(r: Resolver) -> None:
     """Fill chunked_prefill_size, the decode graph max_bs, the graph settings and (with a GPU) mem_fraction_static."""
     gpu = r.platform.gpu_memory_mib
-    chunk, _ = tier(gpu, r["tp_size"])
+    chunk, _ = tier(gpu, r["tp_size"], r.sw)
     if r["chunked_prefill_size"] is None:
         why = RULE if gpu is not None else f"{RULE} (GPU memory unknown: the engine's own fallback)"
         r.set_default(why, chunked_prefill_size=chunk)

@@ -1,4 +1,4 @@
-"""sglang 0.5.23 argument resolution, in the engine's order (arg_groups/pipeline.py::run_resolution_pipeline).
+"""Argument resolution (sglang 0.5.23's, a release's switches applied), in the engine's order (arg_groups/pipeline.py::run_resolution_pipeline).
 
 Only the rules that change what the pools size are modelled; each step names the engine function it mirrors.
 """
@@ -6,12 +6,13 @@ Only the rules that change what the pools size are modelled; each step names the
 from __future__ import annotations
 
 from hybridplan.engine.args import EngineArgs, Platform, env_bool, freeze
+from hybridplan.engine.behaviours import Switches
 from hybridplan.engine.command import LaunchCommand
 from hybridplan.engine.sglang_0_5_23 import archs
 from hybridplan.engine.sglang_0_5_23.attention import resolve_attention_backend
 from hybridplan.engine.sglang_0_5_23.kv_dtype import target_kv_dtype
 from hybridplan.engine.sglang_0_5_23.memory_defaults import apply_memory_defaults
-from hybridplan.engine.sglang_0_5_23.resolver import VERSION, Resolver
+from hybridplan.engine.sglang_0_5_23.resolver import Resolver
 from hybridplan.engine.sglang_0_5_23.speculative import resolve_speculative
 from hybridplan.errors import BadInput
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
@@ -102,12 +103,12 @@ def _radix(r: Resolver) -> None:
     """overrides.py::_mamba_radix_cache_resolution, then model_hook.py::handle_mamba_radix_cache validation."""
     geo = r.geo
     device = r.platform.device
-    uses = archs.uses_mamba_radix_cache(geo.architecture, bool(geo.linear_layer_ids))
+    uses = archs.uses_mamba_radix_cache(geo.architecture, bool(geo.linear_layer_ids), r.sw)
     strategy = r["mamba_radix_cache_strategy"]
     extra = strategy in ("extra_buffer", "extra_buffer_lazy")
     rule = "overrides.py::_mamba_radix_cache_resolution"
     if not uses or r["disable_radix_cache"]:
-        if not uses and extra:
+        if not uses and extra and r.sw.extra_buffer_on_stateless_arch_refused:
             raise r.refuse(f"--mamba-radix-cache-strategy {strategy} needs mamba state, got {geo.architecture}.",
                            "arg_groups/model_hook.py::handle_mamba_radix_cache")
         r.set(rule, uses_mamba_radix_cache=False)
@@ -116,7 +117,7 @@ def _radix(r: Resolver) -> None:
     if strategy == "auto":
         wants_overlap = not r["disable_overlap_schedule"]
         wants_paging = r["page_size"] is not None and r["page_size"] > 1
-        if (wants_overlap or wants_paging) and archs.supports_extra_buffer(geo.architecture, r["linear_attn_backend"], device):
+        if (wants_overlap or wants_paging) and archs.supports_extra_buffer(geo.architecture, r["linear_attn_backend"], device, r.sw):
             r.set(rule, mamba_radix_cache_strategy="extra_buffer")
         else:
             r.set(rule, mamba_radix_cache_strategy="no_buffer", disable_overlap_schedule=True)
@@ -133,7 +134,7 @@ def _validate_radix(r: Resolver) -> None:
     strategy = r["mamba_radix_cache_strategy"]
     rule = "arg_groups/mamba_hook.py::validate_mamba_" + ("extra_buffer" if strategy.startswith("extra") else "no_buffer")
     if strategy in ("extra_buffer", "extra_buffer_lazy"):
-        if not archs.supports_extra_buffer(r.geo.architecture, r["linear_attn_backend"], r.platform.device):
+        if not archs.supports_extra_buffer(r.geo.architecture, r["linear_attn_backend"], r.platform.device, r.sw):
             raise r.refuse(f"extra_buffer is not supported for {r.geo.architecture}; use no_buffer.", rule, "AssertionError")
         if strategy == "extra_buffer_lazy" and r["disaggregation_mode"] != "null":
             raise r.refuse("extra_buffer_lazy unsupported under PD disaggregation; use "
@@ -300,11 +301,11 @@ STEPS = (_parallel, _model, _memory, _model_overrides, _data_parallel, _radix, _
          _page_size, _pp_overlap, _spec, _linear_attn, _state_dtypes, _kv_dtype, _fallbacks, _unmodelled, _model_layers)
 
 
-def resolve(command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None = None,
+def resolve(command: LaunchCommand, geo: ModelGeometry, sw: Switches, draft: DraftGeometry | None = None,
             platform: Platform | None = None) -> EngineArgs:
-    """Resolve a launch command against a model as sglang 0.5.23 does; refusals raise EngineRefusal."""
-    r = Resolver(command, geo, draft, platform or Platform())
+    """Resolve a launch command against a model as release `sw.version` does; refusals raise EngineRefusal."""
+    r = Resolver(command, geo, draft, platform or Platform(), sw)
     for step in STEPS:
         step(r)
-    return EngineArgs(version=VERSION, args=freeze(r.args), env=freeze(command.env_dict), notes=tuple(r.notes))
+    return EngineArgs(version=sw.version, args=freeze(r.args), env=freeze(command.env_dict), notes=tuple(r.notes))
 

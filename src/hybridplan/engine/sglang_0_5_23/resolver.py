@@ -1,4 +1,5 @@
-"""The mutable scratch of one sglang 0.5.23 argument resolution, shared by resolve.py and its hook modules."""
+"""The mutable scratch of one argument resolution (sglang 0.5.23's model, a release's switches and flag registry),
+shared by resolve.py and its hook modules."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ from typing import Any
 
 from hybridplan.engine.args import Arg, Platform
 from hybridplan.engine.command import LaunchCommand
+from hybridplan.engine.behaviours import Switches
+from hybridplan.engine.flag_history import registry
 from hybridplan.engine.flags import load_registry, parse_argv
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.provenance import Source
 
-VERSION = "0.5.23"
 REGISTRY_PACKAGE = "hybridplan.engine.sglang_0_5_23"
 
 # The engine fields sizing reads (reported in `explain --json` `args`, in this order).
@@ -35,13 +37,15 @@ SIZING_FIELDS = (
 class Resolver:
     """Mutable scratch for one resolution; the result is frozen into EngineArgs."""
 
-    def __init__(self, command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None, platform: Platform):
-        reg = load_registry(REGISTRY_PACKAGE)
+    def __init__(self, command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None, platform: Platform,
+                 sw: Switches):
+        reg = registry(sw.version)
         try:
             parsed = parse_argv(reg, command.argv)
         except BadInput as exc:
             raise BadInput(f"{reg.prog}: error: {exc.message}") from None
         self.reg = reg
+        self.sw = sw
         self.geo = geo
         self.draft = draft
         self.platform = platform
@@ -50,9 +54,13 @@ class Resolver:
         self.args: dict[str, Arg] = {}
         for dest, value in parsed.values.items():
             self.args[dest] = Arg(value=value, source=Source.EXPLICIT, rule=parsed.spelled[dest])
+        newest = load_registry(REGISTRY_PACKAGE)
         for dest in SIZING_FIELDS:
             if dest not in self.args and dest in reg.by_dest:
                 self.args[dest] = Arg(value=reg.default(dest), source=Source.DEFAULT)
+            elif dest not in self.args and dest in newest.by_dest:  # a field the release lacks: the flag's off value
+                self.args[dest] = Arg(value=newest.default(dest), source=Source.DEFAULT,
+                                      rule=f"not a field of sglang {sw.version}")
         for dest in parsed.repeated:
             self.notes.append(f"{reg.option_for(dest)} is given more than once; the last value wins")
 

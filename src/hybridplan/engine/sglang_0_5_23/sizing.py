@@ -51,8 +51,9 @@ def replayssm_active(args: EngineArgs, geo: ModelGeometry) -> bool:
 
 
 def pd_prefill_skips_spec_state(args: EngineArgs, device: str = "cuda") -> bool:
-    """_pd_prefill_skips_mamba_spec_state: a PD prefill server keeps no verify snapshots."""
-    return (args["disaggregation_mode"] == "prefill" and not args.get("enable_pd_role_switch", False)
+    """_pd_prefill_skips_mamba_spec_state (from 0.5.22): a PD prefill server keeps no verify snapshots."""
+    return (args.switches.pd_prefill_skips_spec_state and args["disaggregation_mode"] == "prefill"
+            and not args.get("enable_pd_role_switch", False)
             and not args["enable_unified_memory"] and device != "npu")
 
 
@@ -171,7 +172,8 @@ def kv_cell(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, *
         ddtype, dwhy = draft_kv_dtype(args["kv_cache_dtype"], args["speculative_draft_kv_cache_dtype"],
                                       _draft_model_dtype(draft), args["speculative_draft_attention_backend"],
                                       "cuda")
-        n_kv = draft.kv.kv_heads_per_rank(attn_tp)  # draft attn TP (speculative/draft_parallel.py), no DCP
+        # draft attn TP (speculative/draft_parallel.py), no DCP; the whole TP before 0.5.22
+        n_kv = draft.kv.kv_heads_per_rank(attn_tp if args.switches.dflash_draft_kv_per_attn_tp_rank else args["tp_size"])
         per_token = n_kv * (draft.kv.head_dim + draft.kv.v_head_dim) * draft.num_hidden_layers * itemsize(ddtype)
         if per_token > 0 and layers > 0:
             draft_bytes = per_token * dcp
@@ -206,6 +208,12 @@ def stage_per_req(args: EngineArgs, geo: ModelGeometry) -> int:
     return int(per_req * pp_layer_scale(args, geo))
 
 
+def mrr_per_worker(mrr: int, args: EngineArgs) -> int:
+    """--max-running-requests per attention-DP worker: max(1, mrr // dp) from 0.5.23, mrr // dp before."""
+    per = mrr // int(args["attn_dp_size"])
+    return max(1, per) if args.switches.mrr_per_dp_floor_one else per
+
+
 def handle_max_mamba_cache(rest_gib: float, args: EngineArgs, geo: ModelGeometry, S: int) -> StatePlan:
     """KVCacheConfigurator._handle_max_mamba_cache: fix K and subtract the state (and verify scratch) memory."""
     scale = pp_layer_scale(args, geo)
@@ -223,7 +231,7 @@ def handle_max_mamba_cache(rest_gib: float, args: EngineArgs, geo: ModelGeometry
             raise EngineRefusal("unsupported operand type(s) for //: 'NoneType' and 'int' "
                                 "(--enable-linear-replayssm-spec on a GDN model sizes its ring by --max-running-requests)",
                                 rule=f"{KVC}::_handle_max_mamba_cache", kind="TypeError")
-        fixed, extra = ring * (max(1, mrr // dp) + 1), 0
+        fixed, extra = ring * (mrr_per_worker(mrr, args) + 1), 0
     reserves = reserves_spec_state(args, geo)
     D = args["speculative_num_draft_tokens"]
     if spec_on(args) and (D is None or mrr is None):
@@ -238,12 +246,12 @@ def handle_max_mamba_cache(rest_gib: float, args: EngineArgs, geo: ModelGeometry
         branch = "max_mamba_cache_size"
         K = args["max_mamba_cache_size"] // dp
         if reserves:
-            spec_rows = min(max(1, mrr // dp), K // S) + 1
+            spec_rows = min(mrr_per_worker(mrr, args), K // S) + 1
             scratch = stage * spec_rows * D
             rest = rest - (scratch / GIB)
     elif args["disable_radix_cache"] and mrr is not None:
         branch = "max_running_requests"
-        K = max(1, mrr // dp)
+        K = mrr_per_worker(mrr, args)
         if reserves:
             spec_rows = K + 1
             scratch = stage * spec_rows * D
@@ -257,7 +265,7 @@ def handle_max_mamba_cache(rest_gib: float, args: EngineArgs, geo: ModelGeometry
         budget_bytes = budget * (1 << 30)
         if reserves:
             K = int((budget_bytes - stage * (1 + D) - extra) // (stage * (1 + D / S) + extra))
-            spec_rows = min(max(1, mrr // dp), K // S) + 1
+            spec_rows = min(mrr_per_worker(mrr, args), K // S) + 1
             scratch = stage * spec_rows * D
             rest = rest - (scratch / GIB)
         else:
@@ -310,10 +318,9 @@ def resolve_max_num_reqs(T: int, K: int, S: int, args: EngineArgs) -> RequestCap
     """KVCacheConfigurator.resolve_max_num_reqs for a mambaish model."""
     estimated = max(min(int(T / args["context_length"] * 512), 4096), 2048)
     mrr = args["max_running_requests"]
-    dp = args["attn_dp_size"]
     warnings: list[str] = []
     if mrr is not None:
-        requested = max(1, mrr // dp)
+        requested = mrr_per_worker(mrr, args)
         n = min(requested, T // 2)
         binding = "max_running_requests" if requested <= T // 2 else "kv_pool"
     else:

@@ -1,0 +1,79 @@
+"""Every release 0.5.18-0.5.23 behind engine.for_version: 0.5.23's model run with the release's switches and flag
+registry. Worked values per release (hand-checked against each release's own rules, engine/behaviours.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hybridplan.engine import DEFAULT, SUPPORTED, for_version
+from hybridplan.engine.behaviours import VERSIONS
+from hybridplan.errors import BadInput, EngineRefusal
+from hybridplan.hardware.catalog import lookup
+from hybridplan.loading import load
+
+LAUNCH = "python -m sglang.launch_server --model-path"
+QWEN38_TEXT = f"{LAUNCH} Qwen/Qwen3.8-2.4T-A95B --tp 8"  # Qwen3_5MoeForCausalLM: text-only Qwen3.5-family
+QNEXT = f"{LAUNCH} Qwen/Qwen3-Next-80B-A3B-Thinking"
+RTX5090 = lookup("rtx5090").platform()  # 32607 MiB: the 20-35 GiB tier
+
+
+def test_every_release_is_supported_and_the_newest_is_the_default():
+    assert SUPPORTED == VERSIONS and DEFAULT == "0.5.23"
+    assert [for_version(v).version for v in VERSIONS] == list(VERSIONS)
+    with pytest.raises(BadInput, match="unsupported engine version '0.5.17'; supported: 0.5.18, 0.5.19"):
+        for_version("0.5.17")
+
+
+@pytest.mark.parametrize("version,slots,strategy", [
+    ("0.5.18", 3, "auto"), ("0.5.19", 5, "extra_buffer"), ("0.5.22", 5, "extra_buffer"), ("0.5.23", 5, "extra_buffer")])
+def test_text_only_qwen35_joins_the_radix_archs_in_0_5_19(version, slots, strategy):
+    """0.5.18 has no Qwen3_5MoeForCausalLM in _MAMBA_RADIX_CACHE_ARCHS: S = 3 (no tracking slots), strategy untouched;
+    from 0.5.19 auto resolves to extra_buffer with overlap on: S = 3 + 2."""
+    args = load(QWEN38_TEXT, version=version).args
+    assert for_version(version).slots_per_request(args) == slots
+    assert args["mamba_radix_cache_strategy"] == strategy
+
+
+def test_no_buffer_with_overlap_is_refused_from_0_5_19():
+    cmd = f"{QWEN38_TEXT} --mamba-radix-cache-strategy no_buffer"
+    assert load(cmd, version="0.5.18").args["mamba_radix_cache_strategy"] == "no_buffer"
+    with pytest.raises(EngineRefusal, match="no_buffer do not support overlap schedule"):
+        load(cmd, version="0.5.19")
+
+
+@pytest.mark.parametrize("version,chunk,max_bs,fraction", [
+    # 512 + 1.5 x 2048 + 128 + (24 x 2 + 42 buckets x 8) = 4096 MiB; round((32607 - 4096) / 32607, 3)
+    ("0.5.19", 2048, 24, 0.874),
+    # 512 + 1.5 x 4096 + 128 + (48 x 2 + 50 buckets x 8) = 7280 MiB; round((32607 - 7280) / 32607, 3)
+    ("0.5.20", 4096, 48, 0.777),
+    ("0.5.23", 4096, 48, 0.777),
+])
+def test_the_mid_memory_tier_on_a_32_gb_card(version, chunk, max_bs, fraction):
+    args = load(QNEXT, platform=RTX5090, version=version).args
+    assert (args["chunked_prefill_size"], args["cuda_graph_decode_max_bs"], args["mem_fraction_static"]) == \
+        (chunk, max_bs, fraction)
+
+
+@pytest.mark.parametrize("version,max_bs", [("0.5.21", 48), ("0.5.22", 16), ("0.5.23", 16)])
+def test_a_typed_mrr_caps_the_decode_graph_from_0_5_22(version, max_bs):
+    args = load(f"{QNEXT} --max-running-requests 16", platform=RTX5090, version=version).args
+    assert args["cuda_graph_decode_max_bs"] == max_bs
+
+
+def test_cuda_graph_bs_is_accepted_by_0_5_19_and_refused_by_0_5_20_with_its_parser_message():
+    """--cuda-graph-bs is a deprecated alias of --cuda-graph-bs-decode until 0.5.19; 0.5.20 removed it, so argparse's
+    prefix matching finds two candidates."""
+    args = load(f"{QNEXT} --cuda-graph-bs 1 2 4", platform=RTX5090, version="0.5.19").args
+    assert args["cuda_graph_decode_max_bs"] == 4
+    with pytest.raises(BadInput) as exc:
+        load(f"{QNEXT} --cuda-graph-bs 1 2 4", version="0.5.20")
+    assert exc.value.message == ("sglang serve: error: ambiguous option: --cuda-graph-bs could match "
+                                 "--cuda-graph-bs-decode, --cuda-graph-bs-prefill")
+
+
+def test_fields_a_release_lacks_take_the_flags_off_value():
+    """--attn-dp-size arrives in 0.5.22; before it the model reads attn_dp_size 1 (its dp from --enable-dp-attention)."""
+    args = load(f"{QNEXT} --tp 4 --dp 2 --enable-dp-attention", version="0.5.21").args
+    assert args["attn_dp_size"] == 2 and args["attn_tp_size"] == 2
+    with pytest.raises(BadInput, match="unrecognized arguments: --attn-dp-size"):
+        load(f"{QNEXT} --tp 4 --attn-dp-size 2", version="0.5.21")
