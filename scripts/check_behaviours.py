@@ -48,6 +48,8 @@ PROBES: dict[str, tuple[tuple[str, ...], dict[object, str]]] = {
                                           False: r"re:tp_size=(server_args|get_parallel\(\))\.tp_size\b"}),
     "dflash_with_attn_dp": (("arg_groups/speculative_hook.py",),
                             {True: "DFLASH with dp attention requires --enable-dp-lm-head."}),
+    "dflash_attn_dp_npu_exempt": (("arg_groups/speculative_hook.py",), {
+        True: r're:(enable_dp_attention|attn_dp_enabled_of\(cfg\)) and (not cfg\.device == |cfg\.device != )"npu"'}),
     "dspark_pp_on_pd_prefill": (("arg_groups/speculative_hook.py",), {True: "DSpark pipeline parallelism requires PD prefill"}),
     "attn_dp_size_flag": (("arg_groups/fields/parallel.py", "server_args.py"), {True: "Deprecated spelling of `attn_dp_size`"}),
     "mambaish_pure_mamba": (("configs/hybrid_arch.py",), {True: "FalconMambaConfig"}),

@@ -31,6 +31,7 @@ EXPECTED = {
     "post_capture_exempts_capped_full_prefill": [False] * 4 + [True] * 2,
     "dflash_draft_kv_per_attn_tp_rank": [False] * 4 + [True] * 2,
     "dflash_with_attn_dp": [False] * 5 + [True],
+    "dflash_attn_dp_npu_exempt": [False] * 2 + [True] * 4,
     "dspark_pp_on_pd_prefill": [False] * 3 + [True] * 3,
     "attn_dp_size_flag": [False] * 4 + [True] * 2,
     "mambaish_pure_mamba": [False] * 2 + [True] * 4,

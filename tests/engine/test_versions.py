@@ -77,3 +77,50 @@ def test_fields_a_release_lacks_take_the_flags_off_value():
     assert args["attn_dp_size"] == 2 and args["attn_tp_size"] == 2
     with pytest.raises(BadInput, match="unrecognized arguments: --attn-dp-size"):
         load(f"{QNEXT} --tp 4 --attn-dp-size 2", version="0.5.21")
+
+
+def test_mrr_below_attention_dp_sizes_one_slot_only_from_0_5_23():
+    """_handle_max_mamba_cache with --disable-radix-cache: K = mrr // dp = 0 refuses in 0.5.22; max(1, ..) in 0.5.23."""
+    cmd = f"{QNEXT} --tp 4 --dp 4 --enable-dp-attention --max-running-requests 2 --disable-radix-cache"
+    new = load(cmd, version="0.5.23")
+    assert for_version("0.5.23").size_pools(20.0, new.args, new.geometry).state.max_mamba_cache_size == 1
+    old = load(cmd, version="0.5.22")
+    with pytest.raises(EngineRefusal, match="Computed max_mamba_cache_size=0"):
+        for_version("0.5.22").size_pools(20.0, old.args, old.geometry)
+
+
+@pytest.mark.parametrize("version,draft_states", [("0.5.21", 4), ("0.5.22", 0)])
+def test_a_pd_prefill_server_reserves_no_spec_state_from_0_5_22(version, draft_states):
+    """MTP (EAGLE auto: 3 steps, topk 1, D = 4) on a PD prefill server."""
+    loaded = load(f"{QNEXT} --disaggregation-mode prefill --speculative-algorithm EAGLE --max-running-requests 8",
+                  version=version)
+    assert for_version(version).draft_states_per_request(loaded.args, loaded.geometry) == draft_states
+
+
+@pytest.mark.parametrize("version,draft_cell", [("0.5.21", 1 * 512 * 5 * 2), ("0.5.22", 2 * 512 * 5 * 2)])
+def test_dflash_draft_kv_is_sized_per_attention_tp_rank_from_0_5_22(version, draft_cell):
+    """4 draft KV heads x (256 + 256) x 5 layers x bf16 under TP 4 with attention DP 2 (attention TP 2), on NPU where
+    DFLASH with attention DP is validated: per TP rank (1 head) before 0.5.22, per attention-TP rank (2) from it."""
+    from hybridplan.engine.args import Platform
+
+    loaded = load(f"{LAUNCH} Qwen/Qwen3.5-27B --speculative-algorithm DFLASH --speculative-draft-model-path "
+                  "SpecForge/qwen3.5-27b-dflash --tp 4 --dp 2 --enable-dp-attention", platform=Platform(device="npu"),
+                  version=version)
+    assert for_version(version).kv_cell(loaded.args, loaded.geometry, loaded.draft).draft == draft_cell
+
+
+@pytest.mark.parametrize("version,refusal", [
+    ("0.5.18", "Currently DFLASH speculative decoding does not support dp attention."),
+    ("0.5.20", "Currently DFLASH speculative decoding does not support dp attention on non-NPU devices."),
+    ("0.5.22", "Currently DFLASH speculative decoding does not support dp attention on non-NPU devices."),
+    ("0.5.23", None),
+])
+def test_dflash_with_attention_dp_is_accepted_on_cuda_from_0_5_23(version, refusal):
+    cmd = (f"{LAUNCH} Qwen/Qwen3.5-27B --speculative-algorithm DFLASH --speculative-draft-model-path "
+           "SpecForge/qwen3.5-27b-dflash --tp 4 --dp 2 --enable-dp-attention --enable-dp-lm-head")
+    if refusal is None:
+        assert load(cmd, version=version).args["attn_dp_size"] == 2
+        return
+    with pytest.raises(EngineRefusal) as exc:
+        load(cmd, version=version)
+    assert exc.value.message == refusal

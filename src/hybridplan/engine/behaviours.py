@@ -55,6 +55,7 @@ class Switches:
     # speculative decoding
     dflash_draft_kv_per_attn_tp_rank: bool  # DFLASH/DSPARK draft KV heads divided by attention TP (else TP)
     dflash_with_attn_dp: bool  # DFLASH with attention DP accepted on CUDA (needs --enable-dp-lm-head)
+    dflash_attn_dp_npu_exempt: bool  # the DFLASH attention-DP check spares NPU (its refusal says "on non-NPU devices")
     dspark_pp_on_pd_prefill: bool  # DSPARK with PP > 1 accepted on a PD prefill server
     # parallelism and arguments
     attn_dp_size_flag: bool  # --attn-dp-size; --enable-dp-attention --dp N resolves to attn_dp_size N, dp_size 1
@@ -120,6 +121,7 @@ CHANGES: tuple[Change, ...] = (
     Change("0.5.18", "dflash_draft_kv_per_attn_tp_rank", False,
            "model_executor/model_runner_components/spec_aux_hidden_state.py::_resolve_dflash_draft_cell_size"),
     Change("0.5.18", "dflash_with_attn_dp", False, f"{_SPEC}::_handle_dflash"),
+    Change("0.5.18", "dflash_attn_dp_npu_exempt", False, f"{_SPEC}::_handle_dflash"),
     Change("0.5.18", "dspark_pp_on_pd_prefill", False, f"{_SPEC}::_handle_dspark"),
     Change("0.5.18", "attn_dp_size_flag", False, "arg_groups/parallel_hook.py (attn_dp_size derived from dp_size)"),
     Change("0.5.18", "mambaish_pure_mamba", False, "configs/hybrid_arch.py::mamba2_config"),
@@ -151,6 +153,7 @@ CHANGES: tuple[Change, ...] = (
            "configs/mamba_utils.py::BaseLinearStateParams.replayssm_ring_bytes_per_req"),
     Change("0.5.20", "replayssm_gdn_ring_length", "cache_len", f"{_KVC}::_handle_max_mamba_cache"),
     Change("0.5.20", "mambaish_pure_mamba", True, "configs/hybrid_arch.py::mamba2_config"),
+    Change("0.5.20", "dflash_attn_dp_npu_exempt", True, f"{_SPEC}::_handle_dflash"),
     # 0.5.21
     Change("0.5.21", "mamba_radix_cache_archs", frozenset({"BailingMoeV3VLForConditionalGeneration"}),
            f"{_OV}::_MAMBA_RADIX_CACHE_ARCHS"),

@@ -97,8 +97,13 @@ def _dflash(r: Resolver, name: str) -> None:
     rule = f"{HOOK}::_handle_dflash"
     if r.platform.device not in ("cuda", "npu", "xpu"):
         raise r.refuse(f"DFLASH speculative decoding is not supported on device {r.platform.device!r}.", rule)
-    if r["attn_dp_size"] > 1 and r.platform.device != "npu" and not r["enable_dp_lm_head"]:
-        raise r.refuse("DFLASH with dp attention requires --enable-dp-lm-head.", rule)
+    npu_spared = r.sw.dflash_attn_dp_npu_exempt and r.platform.device == "npu"
+    if r["attn_dp_size"] > 1 and not npu_spared:
+        if not r.sw.dflash_with_attn_dp:  # before 0.5.23: refused outright
+            raise r.refuse("Currently DFLASH speculative decoding does not support dp attention"
+                           + (" on non-NPU devices." if r.sw.dflash_attn_dp_npu_exempt else "."), rule)
+        if not r["enable_dp_lm_head"]:
+            raise r.refuse("DFLASH with dp attention requires --enable-dp-lm-head.", rule)
     if r["pp_size"] != 1:
         raise r.refuse("Currently DFLASH speculative decoding only supports pp_size == 1.", rule)
     if r["speculative_draft_model_path"] is None:
