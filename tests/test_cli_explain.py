@@ -114,3 +114,26 @@ def test_refusal_at_sizing_in_text_lists_the_resolved_arguments(cli, extra, sour
     assert f"engine refuses to start: {LAZY_REFUSAL}" in flat and "153,944,064 B" in flat and f"{kv:,} B" in flat
     assert "disable_overlap_schedule = True (" + source + (f" by {rule})" if source == "derived" else ")") in flat
     assert "mamba_radix_cache_strategy = 'extra_buffer_lazy' (explicit)" in flat
+
+
+@pytest.mark.parametrize("version,slots", [("0.5.18", 3), ("0.5.19", 5), ("0.5.20", 5), ("0.5.21", 5), ("0.5.22", 5),
+                                           ("0.5.23", 5)])
+def test_engine_version_models_that_release(cli_json, version, slots):
+    """Text-only Qwen3.5-family (Qwen3_5MoeForCausalLM) gets the radix tracking slots from 0.5.19."""
+    code, d = cli_json("explain", "--json", "--engine-version", version, "--pool-budget-gib", "40", "--",
+                       "sglang", "serve", "Qwen/Qwen3.8-2.4T-A95B", "--tp", "8")
+    assert code == 0
+    assert d["engine"]["version"] == version and d["slots_per_request"] == slots
+
+
+def test_engine_version_refusals(cli_json):
+    code, d = cli_json("explain", "--json", "--engine-version", "0.5.17", "--pool-budget-gib", "40", "--",
+                       "sglang", "serve", "Qwen/Qwen3.5-9B")
+    assert code == 2 and d["error"]["message"].startswith("unsupported engine version '0.5.17'; supported: 0.5.18")
+    code, d = cli_json("explain", "--json", "--engine-version", "0.5.20", "--pool-budget-gib", "40", "--",
+                       "sglang", "serve", "Qwen/Qwen3.5-9B", "--cuda-graph-bs", "1", "2")
+    assert code == 2 and d["error"]["message"] == ("sglang serve: error: ambiguous option: --cuda-graph-bs could "
+                                                   "match --cuda-graph-bs-decode, --cuda-graph-bs-prefill")
+    code, d = cli_json("explain", "--json", "--engine-version", "0.5.19", "--pool-budget-gib", "40", "--",
+                       "sglang", "serve", "Qwen/Qwen3.5-9B", "--cuda-graph-bs", "1", "2")
+    assert code == 0 and d["engine"]["version"] == "0.5.19"
