@@ -21,14 +21,15 @@ def _refusal(stage: str, exc: EngineRefusal) -> dict:
     return {"stage": stage, "type": exc.kind, "message": exc.message, "rule": exc.rule}
 
 
-def predict(sc: Scenario) -> dict:
-    """What hybridplan says the engine holds and allocates for this scenario (the driver's result schema)."""
+def predict(sc: Scenario, version: str | None = None) -> dict:
+    """What hybridplan's model of release `version` (default the newest) says the engine holds and allocates for this
+    scenario (the driver's result schema)."""
     from hybridplan.loading import load
 
     out: dict = {"id": sc.id}
     cmd = LaunchCommand(env=sc.env, argv=sc.argv)
     try:
-        loaded = load(cmd, platform=Platform(device="cuda", sm=90, gpu_memory_mib=sc.gpu_mib))
+        loaded = load(cmd, platform=Platform(device="cuda", sm=90, gpu_memory_mib=sc.gpu_mib), version=version)
     except BadInput as exc:
         out["error"] = {"stage": "parse", "type": "SystemExit", "message": exc.message}
         return out

@@ -26,6 +26,9 @@ import types
 
 # Import-only dependencies: imported at module level by sglang/transformers, never called on the sizing paths.
 STUB_PACKAGES = ("torchvision", "tvm_ffi", "sentencepiece", "gguf", "sgl_kernel")
+# Per release, import-only packages its modules import unconditionally (stubbed only there: a stub answers
+# find_spec, so where the engine merely probes for a package the stub would change its choices).
+RELEASE_STUBS = {"0.5.21": ("flashinfer",), "0.5.22": ("flashinfer",)}
 GPU_MIB = int(os.environ.get("ORACLE_GPU_MIB", "143771"))  # the stand-in GPU of a scenario that names none
 _GPU = {"mib": GPU_MIB}  # the stand-in GPU of the scenario being run
 
@@ -71,8 +74,11 @@ class _StubModule(types.ModuleType):
 
 
 class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self, packages: tuple[str, ...]):
+        self.packages = packages
+
     def find_spec(self, name, path, target=None):
-        if name.split(".")[0] in STUB_PACKAGES:
+        if name.split(".")[0] in self.packages:
             try:  # a real install wins
                 if name == name.split(".")[0] and importlib.machinery.PathFinder.find_spec(name) is not None:
                     return None
@@ -282,7 +288,7 @@ class Engine:
             speculative_draft_kv_cache_dtype=spec.speculative_draft_kv_cache_dtype)
         par = self.rc.get_parallel()
         pp = par.pp_size
-        post_capture = self.is_post_capture_kv_active(server_args=server_args, is_draft_worker=False,
+        post_capture = _call_with(self.is_post_capture_kv_active, server_args=server_args, is_draft_worker=False,
                                                        spec_algorithm=algo, token_to_kv_pool_allocator=None)
         out = []
         for rank in range(pp):
@@ -349,6 +355,14 @@ class Engine:
                 "max_total_num_tokens": int(config.max_total_num_tokens), "max_running_requests": int(mrr)}
 
 
+def _call_with(fn, **kwargs):
+    """fn with the keyword arguments its release's signature takes (older releases take fewer)."""
+    import inspect
+
+    params = inspect.signature(fn).parameters
+    return fn(**{k: v for k, v in kwargs.items() if k in params})
+
+
 def _reset_env(base: dict, env: dict) -> None:
     """The process env as it started plus this scenario's variables (resolution exports some flags to the env)."""
     os.environ.clear()
@@ -357,7 +371,13 @@ def _reset_env(base: dict, env: dict) -> None:
 
 
 def main() -> int:
-    sys.meta_path.insert(0, _StubFinder())
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("sglang")
+    except PackageNotFoundError:
+        release = None
+    sys.meta_path.insert(0, _StubFinder(STUB_PACKAGES + RELEASE_STUBS.get(release, ())))
     real_stdout = sys.stdout
     sys.stdout = sys.stderr  # engine prints go to stderr; stdout carries only JSON lines
     try:

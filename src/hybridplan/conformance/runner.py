@@ -9,11 +9,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Callable
 
 from hybridplan.conformance.compare import Drift, compare, tally
 from hybridplan.conformance.fixtures import materialize
 from hybridplan.conformance.model_side import predict
-from hybridplan.conformance.scenarios import Scenario, default_fraction_grid, generate
+from hybridplan.conformance.scenarios import Scenario, default_fraction_grid, generate, release_scenarios
 
 class NoEngine(Exception):
     """The interpreter has no usable sglang (exit 2 of check-engine)."""
@@ -52,10 +53,21 @@ def oracle_workers() -> int:
     return max(1, int(given)) if given.isdigit() else max(1, min(2, os.cpu_count() or 1))
 
 
+def release_pythonpath(python: str, version: str) -> str | None:
+    """The PYTHONPATH under which the oracle interpreter imports release `version` (unpacked by
+    conformance/setup_releases.sh into <venv>/releases/<version>/sys_path.txt); None for its installed release."""
+    listing = Path(python).absolute().parent.parent / "releases" / version / "sys_path.txt"
+    if not listing.exists():
+        raise NoEngine(f"release {version} is not unpacked: run conformance/setup_releases.sh")
+    paths = [line for line in listing.read_text().splitlines() if line.strip()]
+    return ":".join(paths) or None
+
+
 def run_oracle(python: str, scenarios: list[Scenario], timeout: float = 1800,
-               workers: int | None = None) -> tuple[dict, dict]:
-    """(header, {scenario id: engine result}) from the driver run by `python`, the batch dealt round-robin over
-    `workers` driver processes running at once (each pays the engine's import once)."""
+               workers: int | None = None, pythonpath: str | None = None) -> tuple[dict, dict]:
+    """(header, {scenario id: engine result}) from the driver run by `python` (with `pythonpath`: another release),
+    the batch dealt round-robin over `workers` driver processes running at once (each pays the engine's import
+    once)."""
     n = max(1, min(workers or oracle_workers(), len(scenarios)))
     with tempfile.TemporaryDirectory(prefix="hybridplan-oracle-") as tmp:
         procs = []
@@ -67,7 +79,7 @@ def run_oracle(python: str, scenarios: list[Scenario], timeout: float = 1800,
                 with open(base.with_suffix(".in")) as fin, open(base.with_suffix(".out"), "w") as fout, \
                         open(base.with_suffix(".err"), "w") as ferr:
                     procs.append((base, subprocess.Popen([python, str(driver_path())], stdin=fin, stdout=fout,
-                                                         stderr=ferr, text=True, env=_clean_env())))
+                                                         stderr=ferr, text=True, env=_clean_env(pythonpath))))
             for _, proc in procs:
                 proc.wait(timeout=timeout)
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -102,11 +114,12 @@ def _read_driver(python: str, returncode: int, stdout: str, stderr: str) -> tupl
     return header, {r["id"]: r for r in lines[1:]}
 
 
-def _clean_env() -> dict:
-    """The caller's environment without the engine variables a scenario sets itself."""
+def _clean_env(pythonpath: str | None = None) -> dict:
+    """The caller's environment without the engine variables a scenario sets itself (PYTHONPATH: `pythonpath`)."""
     import os
 
-    return {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_") and k != "PYTHONPATH"}
+    return env | ({"PYTHONPATH": pythonpath} if pythonpath else {})
 
 
 def check(python: str, *, n: int = 500, seed: int = 0, workdir: Path | None = None) -> Report:
@@ -122,3 +135,20 @@ def check(python: str, *, n: int = 500, seed: int = 0, workdir: Path | None = No
         families = {k: f"{load_model(m.path).family}:{m.architecture}" for k, m in models.items() if not m.is_draft}
         drifts = [d for sc in scenarios for d in compare(engine[sc.id], predict(sc))]
         return Report(engine=header, scenarios=scenarios, drifts=drifts, counts=tally(scenarios, engine, families))
+
+
+def check_release(python: str, version: str, *, n: int = 100, seed: int = 0,
+                  skip: Callable[[Scenario], bool] | None = None) -> Report:
+    """The release-difference scenarios and `n` sampled ones (less those `skip` names), run through release
+    `version`'s own code (unpacked beside the oracle venv) and through hybridplan's model of it, compared."""
+    from hybridplan.models.loader import load_model
+
+    with tempfile.TemporaryDirectory(prefix="hybridplan-conformance-") as tmp:
+        models = materialize(Path(tmp) / "models")
+        scenarios = [sc for sc in release_scenarios(models) + generate(models, n, seed=seed)
+                     if skip is None or not skip(sc)]
+        header, engine = run_oracle(python, scenarios, pythonpath=release_pythonpath(python, version))
+        families = {k: f"{load_model(m.path).family}:{m.architecture}" for k, m in models.items() if not m.is_draft}
+        drifts = [d for sc in scenarios for d in compare(engine[sc.id], predict(sc, version))]
+        return Report(engine=header, scenarios=scenarios, drifts=drifts, counts=tally(scenarios, engine, families))
+

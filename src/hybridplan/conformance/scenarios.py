@@ -204,3 +204,47 @@ def generate(models: dict[str, ModelDir], n: int, seed: int = 0) -> list[Scenari
                             available_gib=available, pre_load_gib=pre, record_len=rng.choice([4, 8, 16]),
                             gpu_mib=gpu_mib, tags=tuple(t for t in tags if t)))
     return out
+
+
+# Commands where releases 0.5.18-0.5.23 differ (engine/behaviours.py): text-only Qwen3.5-family archs, the 20-35 GiB
+# tier with and without a typed --max-running-requests, --max-running-requests below attention DP, DFLASH with
+# attention DP, PD prefill with MTP, and flags a release removed or added.
+RELEASE_MODELS = ("Qwen/Qwen3.8-2.4T-A95B", "Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3.5-27B")
+_MID_TIER_MIB = 24564
+RELEASE_CASES: dict[str, tuple[str, tuple[str, ...], int]] = {
+    # name: (model, flags after --model-path, stand-in GPU MiB)
+    "text-qwen35-auto": ("Qwen/Qwen3.8-2.4T-A95B", ("--tp-size", "8"), H200_MIB),
+    "text-qwen35-no-buffer": ("Qwen/Qwen3.8-2.4T-A95B", ("--tp-size", "8", "--mamba-radix-cache-strategy",
+                                                           "no_buffer"), H200_MIB),
+    "mid-tier": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "4"), _MID_TIER_MIB),
+    "mid-tier-tp8": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "8"), _MID_TIER_MIB),
+    "mid-tier-mrr": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "4", "--max-running-requests", "16"),
+                     _MID_TIER_MIB),
+    "mrr-below-dp": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "4", "--enable-dp-attention", "--dp", "4",
+                                                          "--max-running-requests", "2", "--disable-radix-cache"),
+                     H200_MIB),
+    "dflash-attn-dp": ("Qwen/Qwen3.5-27B", ("--tp-size", "4", "--enable-dp-attention", "--dp", "2",
+                                            "--enable-dp-lm-head", "--speculative-algorithm", "DFLASH",
+                                            "--speculative-draft-model-path", "SpecForge/qwen3.5-27b-dflash"),
+                       H200_MIB),
+    "pd-prefill-mtp": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "4", "--disaggregation-mode", "prefill",
+                                                            "--speculative-algorithm", "EAGLE",
+                                                            "--max-running-requests", "8"), H200_MIB),
+    "removed-cuda-graph-bs": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "4", "--cuda-graph-bs", "1", "2",
+                                                                   "4"), H200_MIB),
+    "added-attn-dp-size": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "4", "--attn-dp-size", "2"),
+                           H200_MIB),
+}
+
+
+def release_scenarios(models: dict[str, ModelDir]) -> list[Scenario]:
+    """RELEASE_CASES as scenarios (draft ids become their materialized directories), sized on a roomy profile."""
+    out = []
+    for name, (key, flags, gpu_mib) in RELEASE_CASES.items():
+        argv = tuple(models[f].path if f in models else f for f in flags)
+        pre = round(gpu_mib * GIB_PER_MIB * 0.98, 4)
+        out.append(Scenario(id=f"release-{name}", model=key, argv=("--model-path", models[key].path, *argv),
+                            gpu_mib=gpu_mib, pre_load_gib=pre, available_gib=round(pre * 0.45, 4),
+                            tags=("release", name)))
+    return out
+

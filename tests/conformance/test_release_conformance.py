@@ -1,0 +1,52 @@
+"""hybridplan's model of releases 0.5.21 and 0.5.22 equals each release's own code (unpacked beside the oracle venv
+by conformance/setup_releases.sh) on the release-difference scenarios and a sample of generated ones."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hybridplan.conformance.runner import check_release
+
+pytestmark = pytest.mark.conformance
+ROOT = Path(__file__).resolve().parents[2]
+N = 60  # keeps each release's batch well under 30 s on 2 cores
+# DSpark drafts that nest their fields under dflash_config: releases before 0.5.23 read markov_rank from
+# dspark_config only (speculative/dspark_components/dspark_config.py::_get_dspark_config) and refuse the draft;
+# hybridplan's draft loader reads both, so these are not modelled per release yet.
+NESTED_DSPARK_DRAFTS = ("SpecForge__qwen3.6-27b-dspark",)
+
+
+def _nested_dspark(sc) -> bool:
+    return any(arg.endswith(NESTED_DSPARK_DRAFTS) for arg in sc.argv)
+
+
+@pytest.fixture(scope="module")
+def releases(oracle_python):
+    """The oracle interpreter, with 0.5.21 and 0.5.22 unpacked beside it."""
+    venv = Path(oracle_python).absolute().parent.parent
+    proc = subprocess.run(["bash", str(ROOT / "conformance" / "setup_releases.sh"), str(venv), "0.5.21", "0.5.22"],
+                          capture_output=True, text=True, timeout=1500)
+    if proc.returncode != 0:
+        why = f"the releases could not be unpacked: {proc.stderr.strip().splitlines()[-1:]}"
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+    return oracle_python
+
+
+@pytest.mark.parametrize("version", ["0.5.21", "0.5.22"])
+def test_every_field_equals_the_release(releases, version):
+    report = check_release(releases, version, n=N, seed=0, skip=_nested_dspark)
+    print(f"\nsglang {report.engine['version']}: {len(report.scenarios)} scenarios, every one compared")
+    assert report.engine["version"] == version
+    assert sum(1 for sc in report.scenarios if "release" in sc.tags) == 10
+    lines = [f"{d.scenario} {d.field}: engine {d.engine!r} != hybridplan {d.hybridplan!r} ({d.rule})"
+             for d in report.drifts]
+    assert not lines, "\n".join(lines[:40])
+    outcomes = report.counts["outcome"]
+    assert outcomes["refused:parse:SystemExit"] >= 1  # a flag the release lacks or removed
+    assert sum(v for k, v in outcomes.items() if k.startswith("branch:")) >= 30
