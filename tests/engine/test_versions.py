@@ -34,6 +34,14 @@ def test_text_only_qwen35_joins_the_radix_archs_in_0_5_19(version, slots, strate
     assert args["mamba_radix_cache_strategy"] == strategy
 
 
+def test_an_explicit_extra_buffer_outside_the_lists_counts_before_0_5_21():
+    """0.5.18 keeps --mamba-radix-cache-strategy extra_buffer on an arch its lists lack, and the ratio counts it
+    (model_override_base.py::mamba_extra_buffer_of has no arch gate): S = 3 + 2 with overlap on."""
+    args = load(f"{QWEN38_TEXT} --mamba-radix-cache-strategy extra_buffer", version="0.5.18").args
+    assert args["uses_mamba_radix_cache"] is False
+    assert for_version("0.5.18").slots_per_request(args) == 5
+
+
 def test_no_buffer_with_overlap_is_refused_from_0_5_19():
     cmd = f"{QWEN38_TEXT} --mamba-radix-cache-strategy no_buffer"
     assert load(cmd, version="0.5.18").args["mamba_radix_cache_strategy"] == "no_buffer"

@@ -28,7 +28,7 @@ import types
 STUB_PACKAGES = ("torchvision", "tvm_ffi", "sentencepiece", "gguf", "sgl_kernel")
 # Per release, import-only packages its modules import unconditionally (stubbed only there: a stub answers
 # find_spec, so where the engine merely probes for a package the stub would change its choices).
-RELEASE_STUBS = {"0.5.21": ("flashinfer",), "0.5.22": ("flashinfer",)}
+RELEASE_STUBS = {v: ("flashinfer",) for v in ("0.5.19", "0.5.20", "0.5.21", "0.5.22")}
 GPU_MIB = int(os.environ.get("ORACLE_GPU_MIB", "143771"))  # the stand-in GPU of a scenario that names none
 _GPU = {"mib": GPU_MIB}  # the stand-in GPU of the scenario being run
 
@@ -78,7 +78,10 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self.packages = packages
 
     def find_spec(self, name, path, target=None):
-        if name.split(".")[0] in self.packages:
+        top = name.split(".")[0]
+        if top in self.packages:
+            if name != top and top in sys.modules and not isinstance(sys.modules[top], _StubModule):
+                return None  # a real package's submodules are real too
             try:  # a real install wins
                 if name == name.split(".")[0] and importlib.machinery.PathFinder.find_spec(name) is not None:
                     return None
@@ -171,6 +174,8 @@ class Engine:
         from sglang.srt.server_args import prepare_server_args
         from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
+        if hasattr(kvc_mod, "get_world_group"):  # before 0.5.21 the configurator asks for the WORLD group itself
+            kvc_mod.get_world_group = lambda: types.SimpleNamespace(world_size=1, cpu_group=None)
         self.torch = torch
         self.version = getattr(sglang, "__version__", "unknown")
         self.__dict__.update({k: v for k, v in locals().items() if k != "self"})
@@ -191,7 +196,8 @@ class Engine:
             return out
         self.rc.publish(server_args, role="scheduler")
         # no process groups are built: the WORLD group is a handle nothing is sent over
-        self.rc.get_parallel().override_permanently(world_group=types.SimpleNamespace(cpu_group=None))
+        if hasattr(self.rc.get_parallel(), "override_permanently"):  # 0.5.20 on; older releases hold no world group
+            self.rc.get_parallel().override_permanently(world_group=types.SimpleNamespace(cpu_group=None))
         out["resolved"] = {f: _plain(self.resolution_result(server_args, f, None)) for f in RESOLVED_FIELDS}
         par = self.rc.get_parallel()
         out["resolved"].update(attn_tp_size=par.attn_tp_size, attn_dp_size=par.attn_dp_size, pp_size=par.pp_size)
@@ -294,8 +300,10 @@ class Engine:
         for rank in range(pp):
             start, end = self.get_pp_indices(model_config.num_hidden_layers, rank, pp)
             layer_info = self.ModelLayerInfo(start_layer=start, end_layer=end, num_effective_layers=end - start)
-            out.append(self.kvc_mod.KVCacheConfigurator(
-                device="cuda", gpu_id=0, attn_dp_size=par.attn_dp_size, pp_size=pp, pp_group=None, model=model,
+            out.append(_call_with(
+                self.kvc_mod.KVCacheConfigurator, device="cuda", gpu_id=0, attn_dp_size=par.attn_dp_size, pp_size=pp,
+                pp_group=None, ps=types.SimpleNamespace(attn_dp_size=par.attn_dp_size, pp_size=pp, pp_group=None),
+                model=model,
                 model_config=model_config, server_args=server_args, kv_cache_dtype=kv_dtype,
                 kv_cache_dtype_str=resolved if resolved is not None else self.rc.get_model().kv_cache_dtype,
                 model_dtype=model_config.dtype, page_size=self.rc.get_schedule().page_size,

@@ -30,7 +30,10 @@ def mamba_ratio(args: EngineArgs) -> int:
     skip = args.env_bool("SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK")
     base = 3 - (1 if skip else 0)
     strategy = args["mamba_radix_cache_strategy"]
-    extra = args.get("uses_mamba_radix_cache", False) and strategy in ("extra_buffer", "extra_buffer_lazy")
+    # before 0.5.21 an explicit extra_buffer on an arch outside the radix lists stays set and counts
+    # (arg_groups/model_override_base.py::mamba_extra_buffer_of has no arch gate)
+    gated = args.get("uses_mamba_radix_cache", False) or not args.switches.extra_buffer_on_stateless_arch_refused
+    extra = gated and strategy in ("extra_buffer", "extra_buffer_lazy")
     if extra:
         lazy = strategy == "extra_buffer_lazy"
         if args["disable_overlap_schedule"] and lazy:
