@@ -200,6 +200,7 @@ class Engine:
             self.rc.get_parallel().override_permanently(world_group=types.SimpleNamespace(cpu_group=None))
         out["resolved"] = {f: _plain(self.resolution_result(server_args, f, None)) for f in RESOLVED_FIELDS}
         par = self.rc.get_parallel()
+        self._stamp_widths(par, server_args)
         out["resolved"].update(attn_tp_size=par.attn_tp_size, attn_dp_size=par.attn_dp_size, pp_size=par.pp_size)
         try:
             model_config = self.ModelConfig.from_server_args(server_args)
@@ -225,6 +226,25 @@ class Engine:
         except Exception as exc:
             out["error"] = _error("pool", exc)
         return out
+
+    def _stamp_widths(self, par, server_args) -> None:
+        """0.5.19 answers the derived widths only once the process groups are built: stamp what
+        initialize_model_parallel would, from the engine's own derive_parallel_widths (the last scenario's stamp
+        cleared first)."""
+        if getattr(self, "stamped", False):
+            par.clear_derived_widths()
+        try:
+            par.attn_tp_size
+            return
+        except RuntimeError:
+            pass
+        sa = server_args
+        dcp = getattr(sa, "dcp_size", 1) or 1
+        par.stamp_derived_widths(**self.rc.derive_parallel_widths(
+            tp_size=sa.tp_size, attn_cp_size=getattr(sa, "attn_cp_size", 1) or 1,
+            attn_dp_size=sa.dp_size if sa.enable_dp_attention else 1, moe_ep_size=sa.ep_size,
+            moe_dp_size=getattr(sa, "moe_dp_size", 1) or 1, dcp_size=dcp, dcp_enabled=dcp > 1))
+        self.stamped = True
 
     def req_pool_guards(self, kvc) -> None:
         """The checks _build_hybrid_req_pool makes before allocating (the pool itself is a no-op stand-in)."""
