@@ -14,7 +14,7 @@ from hybridplan.conformance.runner import check_release
 pytestmark = pytest.mark.conformance
 ROOT = Path(__file__).resolve().parents[2]
 VERSIONS = ("0.5.20", "0.5.21", "0.5.22")  # 0.5.18/0.5.19: the driver does not run them yet
-N = 60  # keeps each release's batch well under 30 s on 2 cores
+N = 30  # sampled scenarios per release beside its release cases: each batch stays near 10 s on 2 cores
 # DSpark drafts that nest their fields under dflash_config: releases before 0.5.23 read markov_rank from
 # dspark_config only (speculative/dspark_components/dspark_config.py::_get_dspark_config) and refuse the draft;
 # hybridplan's draft loader reads both, so these are not modelled per release yet.
@@ -50,4 +50,4 @@ def test_every_field_equals_the_release(releases, version):
     assert not lines, "\n".join(lines[:40])
     outcomes = report.counts["outcome"]
     assert outcomes["refused:parse:SystemExit"] >= 1  # a flag the release lacks or removed
-    assert sum(v for k, v in outcomes.items() if k.startswith("branch:")) >= 30
+    assert sum(v for k, v in outcomes.items() if k.startswith("branch:")) >= 20  # most reach the sizing branches

@@ -117,9 +117,16 @@ def test_literal_rules_allow_code_inside_functions():
     ("export const config = { a: eval('1') };", "Code generation from strings disallowed"),
     ("export const notconfig = {};", "no `export const config`"),
 ])
-def test_the_sandbox_refuses(text, words):
-    with pytest.raises(BadInput, match=words):
-        evaluate_source(text, "x.jsx")
+def test_the_sandbox_refuses(text, words, monkeypatch):
+    from hybridplan.cookbook import node_eval
+
+    monkeypatch.setattr(node_eval, "EVAL_MS", 500)  # the vm's time limit, shortened so the endless loop ends soon
+    node_eval.node_command.cache_clear()
+    try:
+        with pytest.raises(BadInput, match=words):
+            evaluate_source(text, "x.jsx")
+    finally:
+        node_eval.node_command.cache_clear()
 
 
 def test_too_many_selections_are_refused():

@@ -88,11 +88,11 @@ def _expected(text: str) -> bool:
 def page(browser, live_server):
     """A fresh page on the live server; console errors fail the test. Screenshots land under artifacts/web/."""
     context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    context.set_default_timeout(45_000)  # waits end when met; the margin is for a loaded 2-core CI machine
     pg = context.new_page()
     errors: list[str] = []
     pg.on("console", lambda m: errors.append(m.text) if m.type == "error" and not _expected(m.text) else None)
     pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.set_default_timeout(15_000)
     pg.base = live_server
     yield pg
     context.close()
