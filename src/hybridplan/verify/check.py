@@ -14,7 +14,6 @@ Both are printed with 2 decimals, so each is known to +-0.005 GiB.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -24,6 +23,7 @@ from hybridplan.engine.types import PoolBudget
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.loading import Loaded, load
 from hybridplan.provenance import Source, Sourced
+from hybridplan.verify.failures import STATE_REFUSAL, TOO_SMALL
 from hybridplan.verify.logparse import BootLog
 
 GIB = 1 << 30
@@ -39,9 +39,6 @@ ROWS = (
 )
 _FOLLOWS_K = ("conv_state_gib", "ssm_state_gib", "intermediate_ssm_gib", "intermediate_conv_window_gib", "kv_tokens")
 _FOLLOWS_T = ("k_gib", "v_gib")
-_STATE_REFUSAL = re.compile(r"Computed max_mamba_cache_size=(-?\d+) \(total_rest_memory=(-?[\d.]+) GB, "
-                            r"mamba_cache_per_req=([\d.]+) MB\)")
-_TOO_SMALL = re.compile(r"max_mamba_cache_size=(-?\d+), mamba_ratio=(\d+), resulting max_num_reqs=(-?\d+)")
 
 
 def same(kind: str, predicted, observed) -> bool:
@@ -208,7 +205,7 @@ class LogCheck:
             return self.view.predict(self.view.rest(A, P, mm=self.scenario.mm if mm is None else mm), K=K, A=A, P=P)
         except EngineRefusal as exc:
             # resolve_max_num_reqs refuses after K is fixed: its message still predicts K and the request count
-            m = _TOO_SMALL.search(exc.message)
+            m = TOO_SMALL.search(exc.message)
             return None if m is None else {"max_mamba_cache_size": int(m.group(1)), "max_running_requests": int(m.group(3))}
 
     @cached_property
@@ -443,7 +440,7 @@ def check_refusal(boot: BootLog, view: EngineView, log_version: str | None) -> d
     kind = _refusal_kind(failure.message)
     out: dict = {"observed": failure.message, "kind": kind, "rows": []}
     version = f" (the log is from sglang {log_version})" if log_version and log_version != view.loaded.version else ""
-    if kind == "state_cache" and (m := _STATE_REFUSAL.search(failure.message)):
+    if kind == "state_cache" and (m := STATE_REFUSAL.search(failure.message)):
         K, rest, per_mb = int(m.group(1)), float(m.group(2)), float(m.group(3))
         mb = view.stage_per_req_mb()
         rows = [Row(quantity="mamba_cache_per_req_mb", kind="gib", observed=per_mb, predicted=mb)]
@@ -455,7 +452,7 @@ def check_refusal(boot: BootLog, view: EngineView, log_version: str | None) -> d
             predicted_k, msg = None, "0.5.23 boots at that budget"
         except EngineRefusal as exc:
             msg = exc.message
-            km = _STATE_REFUSAL.search(exc.message)
+            km = STATE_REFUSAL.search(exc.message)
             predicted_k = int(km.group(1)) if km else None
         krow = Row(quantity="max_mamba_cache_size", kind="int", observed=K, predicted=predicted_k)
         krow.rule = "match" if predicted_k == K else "unexplained"
@@ -473,7 +470,7 @@ def check_refusal(boot: BootLog, view: EngineView, log_version: str | None) -> d
             + (": the free memory after loading was below the --mem-fraction-static slack, so no state slot fits"
                if rest < 0 else ": too little for one state slot at this ratio") + version)
         return out
-    if kind == "too_small" and (m := _TOO_SMALL.search(failure.message)):
+    if kind == "too_small" and (m := TOO_SMALL.search(failure.message)):
         S = int(m.group(2))
         row = Row(quantity="slots_per_request", kind="int", observed=S, predicted=view.slots_per_request)
         row.rule = "match" if S == view.slots_per_request else "unexplained"

@@ -11,7 +11,6 @@ SSM state. Each value is re-sized with the engine model (same A and P) before it
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -19,14 +18,12 @@ from hybridplan.engine import for_version
 from hybridplan.engine.types import PoolBudget
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.loading import load
+from hybridplan.verify.failures import STATE_REFUSAL, TOO_SMALL
 from hybridplan.verify.logparse import BootLog, RankLog
 
 GIB = 1 << 30
 MAX_FRACTION = 0.95  # a higher --mem-fraction-static leaves no room for the CUDA context and graphs on any card
 MIN_CHUNK = 256  # a smaller prefill chunk costs more than it saves; lower the fraction instead
-_STATE_REFUSAL = re.compile(r"Computed max_mamba_cache_size=(-?\d{1,12}) \(total_rest_memory=(-?\d{1,9}(?:\.\d{1,9})?) GB, "
-                            r"mamba_cache_per_req=(\d{1,9}(?:\.\d{1,9})?) MB\)")
-_TOO_SMALL = re.compile(r"max_mamba_cache_size=(-?\d{1,12}), mamba_ratio=(\d{1,4}), resulting max_num_reqs=(-?\d{1,9})")
 
 
 @dataclass
@@ -223,10 +220,10 @@ def _slots(boot: BootLog, model: _Model, message: str | None) -> _Slots | None:
     K = r.max_mamba_cache_size
     rest, rest_from = None, "none"
     per, per_from = None, ""
-    if message and (m := _STATE_REFUSAL.search(message)):
+    if message and (m := STATE_REFUSAL.search(message)):
         K, rest, per = int(m.group(1)), float(m.group(2)), float(m.group(3)) / 1024
         rest_from, per_from = "the refusal's total_rest_memory", f"the refusal's mamba_cache_per_req {m.group(3)} MB"
-    if message and (m := _TOO_SMALL.search(message)):
+    if message and (m := TOO_SMALL.search(message)):
         K, S = int(m.group(1)), int(m.group(2))
     if per is None and r.conv_state_gib is not None and K is not None and K >= 0:
         per = (r.conv_state_gib + r.ssm_state_gib) / (K + 1)

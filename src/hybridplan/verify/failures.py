@@ -65,6 +65,11 @@ ENGINE_MESSAGE_WORDS = " ".join([n if isinstance(n, str) else n.pattern for _, n
     "under --mem-fraction-static=. Raise above (minimum viable = 1 - available/pre = ). If using speculative "
     "decoding, draft weights are now counted.", "Current value: mem_fraction_static=",
     "at \"/pytorch/c10/cuda/CUDACachingAllocator.cpp\": please report a bug to PyTorch.", "RuntimeError ValueError AssertionError torch.OutOfMemoryError"])
+
+# the numbers in the state-pool refusals (kv_cache_configurator.py::_handle_max_mamba_cache, resolve_max_num_reqs)
+STATE_REFUSAL = re.compile(r"Computed max_mamba_cache_size=(-?\d{1,12}) \(total_rest_memory=(-?\d{1,9}(?:\.\d{1,9})?) "
+                           r"GB, mamba_cache_per_req=(\d{1,9}(?:\.\d{1,9})?) MB\)")
+TOO_SMALL = re.compile(r"max_mamba_cache_size=(-?\d{1,12}), mamba_ratio=(\d{1,4}), resulting max_num_reqs=(-?\d{1,9})")
 _OOM_WORDS = ("outofmemoryerror", "out of memory")  # matched on the lower-cased text
 _EXCEPTION = re.compile(r"(?:\[rank\d{1,5}\]:\s{0,8})?[A-Za-z_][\w.]{0,127}(?:Error|Exception)\b")
 _KILLED = re.compile(r"^Killed\b|\bSIGKILL\b|exit(?:code| code|=)\s{0,4}(?:-9|137)\b"
