@@ -26,14 +26,15 @@ def argv_of(flags: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def env_pairs(env: list[str] | tuple[str, ...], values: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """`KEY=VALUE` entries (placeholders filled) as the (key, value) pairs a LaunchCommand carries."""
+    return tuple((key, value) for key, _, value in (interpolate(e, values).partition("=") for e in env))
+
+
 def launch_command(flags: list[str] | tuple[str, ...], env: list[str] | tuple[str, ...],
                    values: Mapping[str, str]) -> LaunchCommand:
     """The composed command with placeholders filled, as the engine would receive it."""
-    pairs = []
-    for e in env:
-        key, _, value = interpolate(e, values).partition("=")
-        pairs.append((key, value))
-    return LaunchCommand(env=tuple(pairs), argv=argv_of([interpolate(f, values) for f in flags]))
+    return LaunchCommand(env=env_pairs(env, values), argv=argv_of([interpolate(f, values) for f in flags]))
 
 
 @lru_cache(maxsize=4096)

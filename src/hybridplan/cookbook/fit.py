@@ -27,7 +27,7 @@ GIB = 1 << 30
 
 @dataclass(frozen=True)
 class Fit:
-    """What one command gets on one GPU: K, T, admitted requests, and the slack estimate; or why it cannot start."""
+    """What one command gets on one GPU: K, T, admitted requests, and the verdict; or why it cannot start."""
 
     gpu: str
     refusal: str | None = None  # the engine would not start (EngineRefusal while sizing)
@@ -38,7 +38,6 @@ class Fit:
     max_running_requests: int = 0
     binding: str = ""
     pinned_mrr: int | None = None  # --max-running-requests as the recipe pins it (per attention-DP rank)
-    slack_fits_headroom: bool = True
     verdict: object = None  # planner.verdict.Verdict for one request of the page's length
     note: str = ""
 
@@ -63,7 +62,6 @@ def size_on_gpu(command, gpu_id: str, version: str, request_tokens: int = 1) -> 
                max_total_num_tokens=s.max_total_num_tokens, max_running_requests=s.max_running_requests,
                binding=s.requests.binding,
                pinned_mrr=s.requests.requested if loaded.args.explicit("max_running_requests") else None,
-               slack_fits_headroom=tl.slack_fits_headroom,
                verdict=predict(loaded, tl, request_tokens=request_tokens),
                note=f"pool budget {tl.rest_gib.value:.2f} GiB ({tl.rest_gib.source.value})")
 

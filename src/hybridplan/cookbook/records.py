@@ -11,9 +11,12 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+if TYPE_CHECKING:
+    from hybridplan.engine.command import LaunchCommand
 
 PHASES = ("weights", "state_pool", "kv_pool", "cuda_graph", "first_request")
 MAX_SWEEP = 64  # values one record may sweep
@@ -54,6 +57,14 @@ class Record(BaseModel):
         if self.phase is not None and self.outcome != "failed":
             raise ValueError("phase is only given for a failed record")
         return self
+
+    def commands(self) -> list[tuple[str, "LaunchCommand"]]:
+        """(label, command) for each launch the record stands for, with the record's env."""
+        from hybridplan.cookbook.engine_view import env_pairs
+        from hybridplan.engine.command import LaunchCommand
+
+        env = env_pairs(self.env, {})
+        return [(label, LaunchCommand(env=env, argv=argv)) for label, argv in self.launches()]
 
     def launches(self) -> list[tuple[str, tuple[str, ...]]]:
         """(label, argv) for each launch the record stands for: one, or one per swept value."""
@@ -113,7 +124,6 @@ def _same_kind(recorded: str, predicted: str | None) -> bool:
 
 def check(record: Record, gpu_id: str, version: str) -> list[Check]:
     """Predict every launch of a record on its card."""
-    from hybridplan.engine.command import LaunchCommand
     from hybridplan.errors import HybridPlanError
     from hybridplan.hardware.catalog import lookup
     from hybridplan.loading import load
@@ -121,11 +131,10 @@ def check(record: Record, gpu_id: str, version: str) -> list[Check]:
     from hybridplan.planner.verdict import predict
 
     card = lookup(gpu_id)
-    env = tuple(tuple(e.split("=", 1)) for e in record.env if "=" in e)
     out = []
-    for label, argv in record.launches():
+    for label, command in record.commands():
         try:
-            loaded = load(LaunchCommand(env=env, argv=argv), platform=card.platform(), version=version)
+            loaded = load(command, platform=card.platform(), version=version)
             tl, _ = for_loaded(loaded, gpu=card)
             v = predict(loaded, tl, request_tokens=record.request_tokens, concurrency=record.concurrency)
             out.append(Check(record=record, label=label, gpu=card.name, verdict=v))
@@ -157,7 +166,6 @@ def bounds(failed_args, failed_phase: str | None, args) -> bool:
 def _failed_launches(gpu_id: str, version: str) -> tuple[tuple[Record, str, object], ...]:
     """Every failed launch recorded on a card by the bundled pages of an engine version, resolved once."""
     from hybridplan.cookbook.pages import bundled_ids, load_page
-    from hybridplan.engine.command import LaunchCommand
     from hybridplan.errors import HybridPlanError
     from hybridplan.hardware.catalog import lookup
     from hybridplan.loading import load
@@ -172,11 +180,9 @@ def _failed_launches(gpu_id: str, version: str) -> tuple[tuple[Record, str, obje
         for r in page.records:
             if r.outcome != "failed" or gpus.get(r.hw) != gpu_id:
                 continue
-            env = tuple(tuple(e.split("=", 1)) for e in r.env if "=" in e)
-            for label, argv in r.launches():
+            for label, command in r.commands():
                 try:
-                    out.append((r, label, load(LaunchCommand(env=env, argv=argv), platform=card.platform(),
-                                               version=version).args))
+                    out.append((r, label, load(command, platform=card.platform(), version=version).args))
                 except HybridPlanError:
                     continue
     return tuple(out)
