@@ -94,6 +94,15 @@ def page(browser, live_server):
     pg.on("console", lambda m: errors.append(m.text) if m.type == "error" and not _expected(m.text) else None)
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.base = live_server
+    goto = pg.goto
+
+    def goto_ready(url: str, **kw):
+        """Navigate, then wait until the page's first load has wired every form and drawn the Deploy card."""
+        response = goto(url, **kw)
+        pg.wait_for_selector("html[data-ready]", state="attached")
+        return response
+
+    pg.goto = goto_ready
     yield pg
     context.close()
     assert not errors, f"browser console errors: {errors}"

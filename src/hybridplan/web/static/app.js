@@ -981,7 +981,8 @@
     if (Array.prototype.some.call(select.options, function (o) { return o.value === v; })) select.value = v;
     else dropParam(key, "not a known " + what);
   }
-  function initExplain() {
+  // the Explain form answers from the first moment (before the catalogs load), so an early click never submits natively
+  function wireExplain() {
     var form = $("explain-form");
     form.addEventListener("submit", function (ev) { ev.preventDefault(); runExplain(); });
     $("explain-command").addEventListener("keydown", function (ev) {
@@ -989,6 +990,9 @@
     });
     $("explain-command").addEventListener("input", function () { if ($("explain-command").value.trim()) fieldError($("explain-command"), null); });
     $("explain-budget").addEventListener("input", function () { if (isFinite(Number($("explain-budget").value.trim()))) fieldError($("explain-budget"), null); });
+  }
+  // the link's Explain state, once the GPU list it may name has loaded
+  function initExplain() {
     $("explain-version").setAttribute("data-default", $("explain-version").value);
     selectParam("egpu", $("explain-gpu"), "GPU");
     selectParam("ever", $("explain-version"), "engine version");
@@ -1166,10 +1170,14 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     drawLinkNotes();
+    // until a form's own handler is wired, a submit stays on the page (a native GET would reload it)
+    document.addEventListener("submit", function (ev) { ev.preventDefault(); });
+    wireExplain();
+    var ready = function () { document.documentElement.setAttribute("data-ready", "true"); };
     initCatalogs().then(function () {
       initExplain();
       initPlan();
       return initDeploy();
-    });
+    }).then(ready, ready);
   });
 })();
