@@ -29,7 +29,7 @@ import types
 STUB_PACKAGES = ("torchvision", "tvm_ffi", "sentencepiece", "gguf", "sgl_kernel")
 # Per release, import-only packages its modules import unconditionally (stubbed only there: a stub answers
 # find_spec, so where the engine merely probes for a package the stub would change its choices).
-RELEASE_STUBS = {v: ("flashinfer",) for v in ("0.5.19", "0.5.20", "0.5.21", "0.5.22")}
+RELEASE_STUBS = {v: ("flashinfer",) for v in ("0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22")}
 GPU_MIB = int(os.environ.get("ORACLE_GPU_MIB", "143771"))  # the stand-in GPU of a scenario that names none
 _GPU = {"mib": GPU_MIB}  # the stand-in GPU of the scenario being run
 
@@ -158,7 +158,12 @@ class Engine:
 
         # utils/common.py::get_nvgpu_memory_capacity without nvidia-smi: its own torch.cuda fallback
         common.get_nvgpu_memory_capacity = lambda: common._cuda_mem_fallback("oracle: stand-in GPU")
-        from sglang.srt.arg_groups.overrides import resolution_result
+        try:
+            from sglang.srt.arg_groups.overrides import resolution_result
+        except ImportError:  # 0.5.18: server_args.py::__post_init__ ends in overrides.py::materialize_declarations,
+            # which writes every resolved value onto its field (there is no resolution_result or resolve_once)
+            def resolution_result(server_args, field, default=None):
+                return getattr(server_args, field, default)
         from sglang.srt.configs.hybrid_arch import mambaish_config
         from sglang.srt.configs.load_config import LoadConfig
         from sglang.srt.configs.model_config import AttentionArch, ModelConfig
@@ -187,11 +192,15 @@ class Engine:
         out: dict = {"id": sc["id"]}
         try:
             server_args = self.prepare_server_args(list(sc["argv"]))
-        except BaseException as exc:  # argparse exits
+        except SystemExit as exc:  # argparse exits
             out["error"] = _error("parse", exc)
             return out
+        except Exception as exc:  # 0.5.18 resolves inside server_args.py::__post_init__
+            out["error"] = _error("resolve", exc)
+            return out
         try:
-            server_args.resolve_once()
+            if hasattr(server_args, "resolve_once"):  # 0.5.19 on: resolution is a step of its own
+                server_args.resolve_once()
         except Exception as exc:
             out["error"] = _error("resolve", exc)
             return out
@@ -232,6 +241,10 @@ class Engine:
         """0.5.19 answers the derived widths only once the process groups are built: stamp what
         initialize_model_parallel would, from the engine's own derive_parallel_widths (the last scenario's stamp
         cleared first)."""
+        sa = server_args
+        if not hasattr(par, "stamp_derived_widths"):  # 0.5.18: every width is read off the built groups
+            self._override_widths_0_5_18(par, sa)
+            return
         if getattr(self, "stamped", False):
             par.clear_derived_widths()
         try:
@@ -239,13 +252,30 @@ class Engine:
             return
         except RuntimeError:
             pass
-        sa = server_args
         dcp = getattr(sa, "dcp_size", 1) or 1
         par.stamp_derived_widths(**self.rc.derive_parallel_widths(
             tp_size=sa.tp_size, attn_cp_size=getattr(sa, "attn_cp_size", 1) or 1,
             attn_dp_size=sa.dp_size if sa.enable_dp_attention else 1, moe_ep_size=sa.ep_size,
             moe_dp_size=getattr(sa, "moe_dp_size", 1) or 1, dcp_size=dcp, dcp_enabled=dcp > 1))
         self.stamped = True
+
+    def _override_widths_0_5_18(self, par, sa) -> None:
+        """0.5.18 reads the widths off parallel_state's groups (runtime_context.py::ParallelContext): force what
+        initialize_model_parallel and layers/dp_attention.py::initialize_dp_attention would set, from the
+        engine's own compute_dp_attention_world_info, on rank 0 of each group."""
+        from sglang.srt.layers.dp_attention import compute_dp_attention_world_info
+
+        cp = getattr(sa, "attn_cp_size", 1) or 1
+        attn_tp_rank, attn_tp, attn_dp_rank, attn_dp = compute_dp_attention_world_info(
+            sa.enable_dp_attention, 0, sa.tp_size, sa.dp_size, cp)
+        moe_dp = getattr(sa, "moe_dp_size", 1) or 1
+        par._overrides = dict(
+            world_size=sa.tp_size * sa.pp_size, world_rank=0, tp_size=sa.tp_size, tp_rank=0, pp_size=sa.pp_size,
+            pp_rank=0, attn_tp_size=attn_tp, attn_tp_rank=attn_tp_rank, attn_dp_size=attn_dp,
+            attn_dp_rank=attn_dp_rank, attn_cp_size=cp, attn_cp_rank=0, moe_ep_size=sa.ep_size, moe_ep_rank=0,
+            moe_dp_size=moe_dp, moe_dp_rank=0, moe_tp_size=sa.tp_size // sa.ep_size // moe_dp, moe_tp_rank=0,
+            dcp_enabled=False, dcp_size=1, dcp_rank=0, attn_dcp_size=1, attn_dcp_rank=0,
+            world_group=types.SimpleNamespace(cpu_group=None, world_size=sa.tp_size * sa.pp_size))
 
     def req_pool_guards(self, kvc) -> None:
         """The checks _build_hybrid_req_pool makes before allocating (the pool itself is a no-op stand-in)."""
