@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from hybridplan.cookbook.pages import bundled_path
+
 PAGE = (Path(__file__).parent / "seeded.yaml").read_text()
 
 
@@ -93,3 +95,12 @@ def test_export_json_and_markdown(cli):
             "In Progress when spec = dflash | — H200 (SM90) has no FP4 tensor cores") in md
     code, _, err = cli("cookbook", "export", "qwen3.8-27b", "--format", "html")
     assert code == 2 and "--format must be json, markdown or sglang-jsx" in err
+
+
+def test_check_takes_a_bundled_page_id_as_every_cookbook_command_does(cli_json):
+    code, by_id = cli_json("cookbook", "check", "--json", "nemotron-nano-9b-v2")
+    assert by_id["files"] == [str(bundled_path("nemotron-nano-9b-v2"))] and by_id["unreadable"] == []
+    code_path, by_path = cli_json("cookbook", "check", "--json", str(bundled_path("nemotron-nano-9b-v2")))
+    assert (code, by_id["findings"]) == (code_path, by_path["findings"])
+    code, out = cli_json("cookbook", "check", "--json", "no-such-page")
+    assert code == 2 and "no-such-page" in out["unreadable"][0]

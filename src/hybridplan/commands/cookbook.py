@@ -68,7 +68,7 @@ def list_pages(as_json: bool = opt.JSON) -> None:
         if as_json:
             emit_json({"pages": rows})
         else:
-            from hybridplan.cookbook.display import print_list
+            from hybridplan.render.cookbook import print_list
 
             print_list(rows)
         return 0
@@ -115,7 +115,7 @@ def render(
         if as_json:
             emit_json(out.as_dict())
         else:
-            from hybridplan.cookbook.display import print_rendered
+            from hybridplan.render.cookbook import print_rendered
 
             print_rendered(out)
         return 0
@@ -139,7 +139,7 @@ def matrix(
         if as_json:
             emit_json(out)
         else:
-            from hybridplan.cookbook.display import print_matrix
+            from hybridplan.render.cookbook import print_matrix
 
             print_matrix(out)
         return 0
@@ -150,7 +150,7 @@ def matrix(
 @cookbook_app.command()
 def check(
     paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
-                                                help="Page files or folders (default: the bundled pages)."),
+                                                help="Page files, folders or bundled page ids (default: every bundled page)."),
     as_json: bool = opt.JSON,
 ) -> None:
     """Validate pages: schema, every selection renders, flags exist and are not duplicated, pins fit the engine
@@ -163,7 +163,7 @@ def check(
         if as_json:
             emit_json(report.as_dict())
         else:
-            from hybridplan.cookbook.display import print_report
+            from hybridplan.render.cookbook import print_report
 
             print_report(report)
         return report.exit_code
@@ -227,8 +227,6 @@ def import_(
     (listed), 2 unreadable."""
 
     def body() -> int:
-        import sys
-
         from hybridplan.cookbook.docs_import import import_evaluation
         from hybridplan.cookbook.node_eval import evaluate_file
 
@@ -239,14 +237,9 @@ def import_(
             emit_json({"page": imp.data, "exact": imp.exact, "findings": imp.findings, "notes": imp.notes,
                        "selections": imp.selections, "compared": imp.compared, "out": out})
         else:
-            if not out:
-                sys.stdout.write(imp.yaml())
-            for f in imp.findings:
-                print(f"finding: {f}", file=sys.stderr)
-            for n in imp.notes:
-                print(f"note: {n}", file=sys.stderr)
-            print(f"{'exact' if imp.exact else 'NOT exact'}: {imp.compared} selections with a cell compared "
-                  f"({len(imp.findings)} findings)", file=sys.stderr)
+            from hybridplan.render.cookbook import print_import
+
+            print_import(imp, yaml_to_stdout=not out)
         return 0 if imp.exact else 1
 
     run_guarded(body, as_json)

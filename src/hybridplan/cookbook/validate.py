@@ -480,7 +480,9 @@ def _files(paths: list[str]) -> list[Path]:
     if not paths:
         return [Path(str(bundled_path(pid))) for pid in bundled_ids()]
     out: list[Path] = []
-    for p in map(Path, paths):
+    bundled = bundled_ids()
+    for ref in paths:
+        p = Path(str(bundled_path(ref))) if ref in bundled and not Path(ref).exists() else Path(ref)
         if p.is_dir():
             out += sorted(f for f in [*p.glob("*.y*ml"), *p.glob("*.jsx")] if not f.name.startswith("_"))
         else:
@@ -489,7 +491,7 @@ def _files(paths: list[str]) -> list[Path]:
 
 
 def check_paths(paths: list[str], *, gpu: bool = True) -> Report:
-    """Validate page files or folders (none: the bundled pages)."""
+    """Validate pages: files, folders or bundled page ids (none: every bundled page)."""
     report = Report()
     for path in _files(paths):
         report.files.append(str(path))
