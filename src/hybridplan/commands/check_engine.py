@@ -35,26 +35,10 @@ def check_engine(
         if as_json:
             emit_json(report.as_dict())
         else:
-            _print(report)
+            from hybridplan.render.check_engine import print_check_engine
+
+            print_check_engine(report)
         return 1 if report.drifts else 0
 
     run_guarded(body, as_json)
 
-
-def _print(report) -> None:
-    from rich.console import Console
-
-    out = Console()
-    eng = report.engine
-    out.print(f"sglang {eng.get('version')} (python {eng.get('python')}, stand-in sm90 GPUs by scenario): "
-              f"{len(report.scenarios)} scenarios, {report.drifted_scenarios} with drift")
-    for name, counter in report.counts.items():
-        out.print(f"  {name}: " + ", ".join(f"{k} {v}" for k, v in sorted(counter.items())))
-    if not report.drifts:
-        out.print("[green]every compared field equals the engine's[/green]")
-        return
-    out.print("[red]drifted rules:[/red]")
-    for rule, count in report.drifted_rules.most_common():
-        out.print(f"  {rule}: {count} field(s)")
-    for d in report.drifts[:20]:
-        out.print(f"  {d.scenario} {d.field}: engine {d.engine!r}, hybridplan {d.hybridplan!r}")

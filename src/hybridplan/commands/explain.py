@@ -10,7 +10,6 @@ from hybridplan.commands.app import COMMAND_HELP, app, command_tokens, emit_json
 from hybridplan.commands import options as opt
 
 
-
 @app.command()
 def explain(
     command: Optional[List[str]] = typer.Argument(None, help=COMMAND_HELP),
@@ -42,12 +41,11 @@ def explain(
         if as_json:
             emit_json(result)
         else:
-            from hybridplan.render import print_explain
+            from hybridplan.render.explain import print_explain
+            from hybridplan.render.timeline import print_timeline
 
             print_explain(result)
             if result.get("memory"):
-                from hybridplan.commands.plan import print_timeline
-
                 print_timeline(result["memory"]["timeline"])
         return 3 if "error" in result else 0
 

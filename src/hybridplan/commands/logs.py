@@ -15,13 +15,14 @@ app.add_typer(logs_app, name="logs")
 
 
 def emit_result(result: dict, as_json: bool, printer: str) -> None:
-    """`--json`: the dict itself; otherwise the rich printer of that name in hybridplan.verify.report."""
+    """`--json`: the dict itself; otherwise the printer `module.function` of hybridplan.render (imported only here)."""
     if as_json:
         emit_json(result)
         return
-    from hybridplan.verify import report
+    from importlib import import_module
 
-    getattr(report, printer)(result)
+    module, _, name = printer.rpartition(".")
+    getattr(import_module(f"hybridplan.render.{module}"), name)(result)
 
 
 def read_log(path: Path):
@@ -42,7 +43,7 @@ def parse(
     """Pools, weights, graphs, caps and the failure phase, read off a boot log (GiB where the log says GB)."""
 
     def body() -> int:
-        emit_result(read_log(log).as_dict(), as_json, "print_parse")
+        emit_result(read_log(log).as_dict(), as_json, "logs.print_parse")
         return 0
 
     run_guarded(body, as_json)
@@ -65,7 +66,7 @@ def check(
 
         boot = read_log(log)
         result = check_log(boot, command_tokens(command), log_version=log_version, version=engine_version)
-        emit_result(result, as_json, "print_check")
+        emit_result(result, as_json, "logs.print_check")
         return 0 if result["explained"] else 1
 
     run_guarded(body, as_json)

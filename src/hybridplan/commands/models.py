@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
-
 from hybridplan.commands.app import app, emit_json, run_guarded
 from hybridplan.commands import options as opt
 
@@ -20,8 +17,9 @@ def models(as_json: bool = opt.JSON) -> None:
         if as_json:
             emit_json({"models": rows})
         else:
-            for row in sorted(rows, key=lambda r: r["id"]):
-                sys.stdout.write(f"{row['id']}\n")
+            from hybridplan.render.models import print_models
+
+            print_models(rows)
         return 0
 
     run_guarded(body, as_json)

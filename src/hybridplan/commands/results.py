@@ -48,7 +48,7 @@ def show(
     def body() -> int:
         with _open(db) as store:
             runs = [r.as_dict(with_logs=logs) for r in store.runs(page=page, gpu=gpu, build=build)]
-        emit_result({"runs": runs}, as_json, "print_runs")
+        emit_result({"runs": runs}, as_json, "verify.print_runs")
         return 0
 
     run_guarded(body, as_json)
@@ -77,7 +77,7 @@ def diff(
             if not runs:
                 known = ", ".join(f"{v} {c}".strip() for v, c in builds) or "none"
                 raise BadInput(f"no recorded runs for build {name!r}; recorded builds: {known}")
-        emit_result({"a": build_a, "b": build_b, **diff_runs(a, b)}, as_json, "print_diff")
+        emit_result({"a": build_a, "b": build_b, **diff_runs(a, b)}, as_json, "verify.print_diff")
         return 0
 
     run_guarded(body, as_json)
@@ -145,7 +145,7 @@ def calibrate(
             runs = store.runs(page=page, gpu=gpu, build=build)
         if not runs:
             raise BadInput("no recorded runs to calibrate with")
-        emit_result(fit(runs), as_json, "print_calibration")
+        emit_result(fit(runs), as_json, "verify.print_calibration")
         return 0
 
     run_guarded(body, as_json)

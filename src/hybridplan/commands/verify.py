@@ -85,7 +85,7 @@ def verify(
         if dry_run:
             out["points"] = [{"selection": p.selection, "sweep": dict(p.sweep), "flags": list(p.flags),
                               "env": list(p.env)} for p in points]
-            emit_result(out, as_json, "print_verify")
+            emit_result(out, as_json, "verify.print_verify")
             return 0
         build = (Build(version=engine_version, commit=engine_commit or "") if engine_version
                  else probe_build(harness))
@@ -102,7 +102,7 @@ def verify(
                 return INTERRUPTED
         out["points"] = progress.done
         out["already_recorded"] = progress.resumed
-        emit_result(out, as_json, "print_verify")
+        emit_result(out, as_json, "verify.print_verify")
         return 0 if all(p["outcome"] == "serves" for p in progress.done) else 1
 
     run_guarded(body, as_json)

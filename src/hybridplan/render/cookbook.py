@@ -1,9 +1,15 @@
-"""Human-readable cookbook output (rich); the same dicts are the --json output."""
+"""`cookbook list|render|matrix|check|import` as text; the same dicts are the --json output."""
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from hybridplan.cookbook.docs_import import Imported
 
 BADGE_STYLE = {"verified": "green", "in-progress": "blue", "unverified": "yellow"}
 
@@ -181,3 +187,16 @@ def print_report(report, console: Console | None = None) -> None:
         c.print(f"{escape(f.where)}: [{style[f.severity]}]{f.severity}[/] {escape(f'[{f.rule}]')} "
                 f"{escape(f.message + sel)}", highlight=False)
     c.print(report.summary())
+
+
+def print_import(imp: Imported, yaml_to_stdout: bool) -> None:
+    """`cookbook import`: the page YAML on stdout (unless written to a file), findings, notes and the verdict on
+    stderr."""
+    if yaml_to_stdout:
+        sys.stdout.write(imp.yaml())
+    for f in imp.findings:
+        print(f"finding: {f}", file=sys.stderr)
+    for n in imp.notes:
+        print(f"note: {n}", file=sys.stderr)
+    print(f"{'exact' if imp.exact else 'NOT exact'}: {imp.compared} selections with a cell compared "
+          f"({len(imp.findings)} findings)", file=sys.stderr)

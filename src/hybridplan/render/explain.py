@@ -1,4 +1,4 @@
-"""Human-readable output of the result dicts (rich tables); the same dicts are the --json output."""
+"""`explain` as text: a table of S, D, bytes per slot and token, the pools, then warnings and log lines."""
 
 from __future__ import annotations
 

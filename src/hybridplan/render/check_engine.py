@@ -1,0 +1,28 @@
+"""`check-engine` as text: scenarios compared with the installed engine, and each drifted rule."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from hybridplan.conformance.runner import Report
+
+
+def print_check_engine(report: Report, console: Console | None = None) -> None:
+    """Scenario counts, then every drifted rule with how many fields it moved and the first 20 drifts."""
+    out = console or Console()
+    eng = report.engine
+    out.print(f"sglang {eng.get('version')} (python {eng.get('python')}, stand-in sm90 GPUs by scenario): "
+              f"{len(report.scenarios)} scenarios, {report.drifted_scenarios} with drift")
+    for name, counter in report.counts.items():
+        out.print(f"  {name}: " + ", ".join(f"{k} {v}" for k, v in sorted(counter.items())))
+    if not report.drifts:
+        out.print("[green]every compared field equals the engine's[/green]")
+        return
+    out.print("[red]drifted rules:[/red]")
+    for rule, count in report.drifted_rules.most_common():
+        out.print(f"  {rule}: {count} field(s)")
+    for d in report.drifts[:20]:
+        out.print(f"  {d.scenario} {d.field}: engine {d.engine!r}, hybridplan {d.hybridplan!r}")

@@ -1,0 +1,79 @@
+"""`logs parse` and `logs check` as rich tables; the same dicts are the --json output."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from hybridplan.render.format import cell
+from hybridplan.verify.logparse import KEYS
+
+_LABELS = {
+    "pre_load_avail_gib": "free before load (GiB)", "weights_gib": "weights (GiB)",
+    "avail_after_load_gib": "free after load (GiB)", "max_mamba_cache_size": "K  max_mamba_cache_size",
+    "conv_state_gib": "conv state (GiB)", "ssm_state_gib": "SSM state (GiB)", "kv_dtype": "KV dtype",
+    "kv_tokens": "KV tokens", "k_gib": "K size (GiB)", "v_gib": "V size (GiB)",
+    "max_total_num_tokens": "max_total_num_tokens", "max_running_requests": "max running requests",
+    "context_len": "context length", "cuda_graph_gib": "CUDA graphs (GiB)", "avail_after_pools_gib": "free after pools (GiB)",
+}
+
+
+def print_parse(d: dict, console: Console | None = None) -> None:
+    """`logs parse`: one column per rank (rank 0 first), then the failure."""
+    c = console or Console()
+    ranks = d.get("ranks") or {"": {k: v for k, v in d.items() if k != "ranks"}}
+    t = Table(show_header=True, header_style="bold")
+    t.add_column("quantity (measured)")
+    for tag in ranks:
+        t.add_column(tag or "value", justify="right")
+    for key in KEYS:
+        if key == "failure" or all(key not in r for r in ranks.values()):
+            continue
+        t.add_row(_LABELS[key], *[cell(r.get(key)) for r in ranks.values()])
+    c.print(t)
+    if d.get("failure"):
+        c.print(f"[bold red]failed[/] in phase [bold]{d['failure']['phase']}[/]: {escape(d['failure']['message'])}")
+
+
+def print_check(d: dict, console: Console | None = None) -> None:
+    """`logs check`: the proxies, then predicted vs observed with the rule that explains each difference."""
+    c = console or Console()
+    c.print(f"engine model sglang {d['engine']['version']}" + (f", log from sglang {d['log_version']}"
+                                                              if d.get("log_version") else ""))
+    for key, p in d["proxies"].items():
+        if p["value"] is not None:
+            c.print(f"  {key} = {p['value']}  ({p['source']}: {escape(p['note'])})")
+    for note in d.get("notes", []):
+        c.print(f"  note: {escape(note)}")
+    if d["rows"]:
+        t = Table(show_header=True, header_style="bold")
+        for col in ("quantity", "observed", "predicted", "rule"):
+            t.add_column(col, justify="right" if col in ("observed", "predicted") else "left")
+        for r in d["rows"]:
+            t.add_row(r["quantity"], cell(r["observed"]), cell(r["predicted"]), r["rule"])
+        c.print(t)
+        for r in d["rows"]:
+            if r["explanation"]:
+                c.print(f"  [bold]{r['quantity']}[/]: {escape(r['explanation'])}")
+    if d.get("refusal"):
+        ref = d["refusal"]
+        c.print(f"[bold red]refusal[/] ({ref['kind']}): {escape(ref['observed'])}")
+        for r in ref["rows"]:
+            c.print(f"  {r['quantity']}: observed {r['observed']}, predicted {r['predicted']} - {r['rule']}"
+                    + (f": {r['explanation']}" if r["explanation"] else ""), markup=False)
+        c.print(f"  {ref['explanation']}", markup=False)
+    elif d.get("failure"):
+        c.print(f"[bold red]failed[/] in phase {d['failure']['phase']}: {escape(d['failure']['message'])}")
+    if d.get("diagnosis"):
+        _print_diagnosis(c, d["diagnosis"])
+    c.print("[green]every difference is explained[/]" if d["explained"] else "[bold red]unexplained differences[/]")
+
+
+def _print_diagnosis(c: Console, diag: dict) -> None:
+    """The change `logs check` suggests, then the alternatives, each with the numbers it used."""
+    for i, change in enumerate([diag, *diag.get("alternatives", [])]):
+        head = "[bold]fix[/]" if i == 0 else "  or"
+        flags = " ".join(change["flags"]) or (f"{change['knob']} (value needs P)" if change["knob"] else "none fits")
+        c.print(f"{head} ({change['phase']}): [bold]{escape(flags)}[/]")
+        c.print(f"    {change['why']}", markup=False)

@@ -1,0 +1,52 @@
+"""`plan` as text: the command or why nothing fits, then where the card's memory goes."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+
+def print_plan(r: dict, console: Console | None = None) -> None:
+    """The command (or why nothing fits and the cheapest change), the memory breakdown, K, KV tokens and the margin."""
+    c = console or Console()
+    tgt = r["target"]
+    c.print(f"[bold]{tgt['model']}[/] ({tgt['quant'] or 'as given'}) on {tgt['gpu']['name']}: {tgt['concurrency']} "
+            f"x {tgt['request_length']:,}-token requests, spec {tgt['spec'] or 'none'}")
+    if not r["fits"]:
+        c.print(f"[red bold]nothing fits:[/] {r['why']}", highlight=False)
+        for ch in r["changes_that_fit"]:
+            c.print(f"  would fit: {ch['change']}", highlight=False)
+        if r["cheapest_change"]:
+            c.print(f"[bold]cheapest change:[/] {r['cheapest_change']}", highlight=False)
+        return
+    c.print(r["command"], markup=False, highlight=False, soft_wrap=True)
+    s = r["split"]
+    how = (f"--mamba-full-memory-ratio {s['mamba_full_memory_ratio_text']} (balanced; or "
+           f"--max-mamba-cache-size {s['max_mamba_cache_size_pin']})" if s["kind"] == "ratio"
+           else f"--max-mamba-cache-size {s['max_mamba_cache_size_pin']} (pin)")
+    c.print(f"state pool: {how}; changes: {', '.join(r['changes']) or 'none'}", highlight=False)
+    b = r["breakdown"]
+    t = Table(title="Memory breakdown (one GPU)", show_header=True, header_style="bold")
+    t.add_column("part")
+    t.add_column("GiB", justify="right")
+    t.add_column("from")
+    for key, label in (("driver_reserved_gib", "driver reserved"), ("context_gib", "CUDA context"),
+                       ("weights_gib", "weights"), ("draft_weights_gib", "draft weights"),
+                       ("state_pool_gib", "state pool"), ("spec_scratch_gib", "spec verify scratch"),
+                       ("kv_pool_gib", "KV pool"), ("cuda_graphs_activations_gib", "CUDA graphs + activations"),
+                       ("free_gib", "free")):
+        t.add_row(label, f"{b[key]:.2f}", b["sources"][key])
+    t.add_row("[bold]card[/]", f"{b['capacity_gib']:.2f}", "")
+    c.print(t)
+    c.print(f"K = {r['max_mamba_cache_size']:,} state slots, {r['max_total_num_tokens']:,} KV tokens, "
+            f"max_running_requests {r['max_running_requests']} (binding: {r['binding_limit']}); serves "
+            f"{r['served_concurrency']} requests; fits from --mem-fraction-static {r['min_mem_fraction_static']}",
+            highlight=False)
+    margin = r["timeline"]["margin_gib"]
+    c.print(f"margin: {margin['value']:.2f} GiB kept free beyond the predicted graphs and activations "
+            f"({margin['note']})", highlight=False)
+    for w in r["warnings"]:
+        c.print(f"[yellow]warning:[/] {w}", highlight=False)
+    c.print("[bold]Boot-log lines to expect (rank 0):[/]")
+    for line in r["log_lines"]:
+        c.print(f"  {line}", markup=False, highlight=False)
