@@ -132,7 +132,8 @@ def test_mem_fraction_comes_from_the_logs_server_args_when_the_command_has_none(
     path = SYNTH / "sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-ok.log"
     command = _sidecar_command(path).replace("--mem-fraction-static 0.9 ", "")
     result = _check(path, command)
-    assert result["notes"] == ["--mem-fraction-static 0.9 from the log's server_args line"]
+    assert result["notes"] == ["the log does not say its sglang version; modelled as 0.5.23; pass --log-version",
+                               "--mem-fraction-static 0.9 from the log's server_args line"]
     assert all(r["rule"] == "match" for r in result["rows"])
 
 

@@ -24,6 +24,7 @@ from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.loading import Loaded, load
 from hybridplan.provenance import Source, Sourced
 from hybridplan.verify.failures import STATE_REFUSAL, TOO_SMALL
+from hybridplan.verify.log_version import choose
 from hybridplan.verify.logparse import BootLog
 
 GIB = 1 << 30
@@ -266,7 +267,7 @@ class LogCheck:
             return None
 
     def _multimodal(self, row: Row) -> str | None:
-        """The log's build reserves no multimodal memory (no 'Reserving ... GB' line) where 0.5.23 does."""
+        """The log's build reserves no multimodal memory (no 'Reserving ... GB' line) where the modelled release does."""
         if (not self.has_profile or not self.view.args["is_multimodal"] or self.view.mm_gib <= 0
                 or self.obs.mm_reservation_gib is not None or row.quantity not in ("max_mamba_cache_size", "kv_tokens")):
             return None
@@ -279,13 +280,13 @@ class LogCheck:
         if not hits:
             return None
         self.scenario.mm = False
-        return (f"no multimodal reservation: the log has no 'Reserving ... GB of the KV budget' line, while 0.5.23 "
+        return (f"no multimodal reservation: the log has no 'Reserving ... GB of the KV budget' line, while {self.view.loaded.version} "
                 f"takes {self.view.mm_gib:.2f} GiB off the pool budget for this multimodal model "
                 f"({KVC}::mm_runtime_reservation_gb); without it the engine gives {row.observed}"
                 + self._version_note())
 
     def _slots(self, row: Row, rows: dict[str, Row]) -> str | None:
-        """max_running_requests = K // S with another S than 0.5.23 resolves for this command."""
+        """max_running_requests = K // S with another S than the modelled release resolves for this command."""
         K, T = rows.get("max_mamba_cache_size"), rows.get("kv_tokens")
         if row.quantity != "max_running_requests" or K is None or T is None or None in (K.observed, T.observed):
             return None
@@ -302,7 +303,7 @@ class LogCheck:
         strategy = self.view.args["mamba_radix_cache_strategy"]
         overlap = "off" if self.view.args["disable_overlap_schedule"] else "on"
         return (f"another S: the log's build keeps S = {s_log} state slots per request ({K.observed} // {fits[0]} = "
-                f"{K.observed // fits[0]}; {how}); 0.5.23 resolves S = {S} for this command (radix strategy "
+                f"{K.observed // fits[0]}; {how}); {self.view.loaded.version} resolves S = {S} for this command (radix strategy "
                 f"{strategy}, overlap schedule {overlap}; {KVC}::_calculate_mamba_ratio)" + self._version_note())
 
     def _unlogged(self, row: Row, rows: dict[str, Row]) -> str | None:
@@ -340,7 +341,7 @@ class LogCheck:
         if row.quantity != "kv_dtype":
             return None
         rule = self.view.args.arg("kv_cache_torch_dtype").rule
-        return (f"another KV dtype: 0.5.23 resolves {row.predicted} for this command ({rule}); the log allocated "
+        return (f"another KV dtype: {self.view.loaded.version} resolves {row.predicted} for this command ({rule}); the log allocated "
                 f"{row.observed}: the command or the build differ" + self._version_note())
 
     def _explain(self, row: Row, rows: dict[str, Row]) -> None:
@@ -393,7 +394,7 @@ def _refusal_kind(message: str) -> str:
 
 
 def _boot_threshold(view: EngineView) -> float:
-    """The smallest pool budget (GiB) at which 0.5.23 boots this command (bisection; the model is monotone)."""
+    """The smallest pool budget (GiB) at which the modelled release boots this command (bisection; the model is monotone)."""
     def boots(rest: float) -> bool:
         try:
             view.predict(rest)
@@ -413,7 +414,7 @@ def _boot_threshold(view: EngineView) -> float:
 
 
 def _refusal_bands(view: EngineView, threshold: float) -> list[tuple[str, str, float]]:
-    """0.5.23's refusals below the threshold, nearest first: (kind, message, the lowest budget sampled with it).
+    """The modelled release's refusals below the threshold, nearest first: (kind, message, the lowest budget sampled with it).
     Sampled at threshold - 2^k x 1e-9 GiB, which resolves bands as thin as one KV token."""
     bands: list[tuple[str, str, float]] = []
     k = 0
@@ -433,7 +434,7 @@ def _refusal_bands(view: EngineView, threshold: float) -> list[tuple[str, str, f
 
 
 def check_refusal(boot: BootLog, view: EngineView, log_version: str | None) -> dict | None:
-    """Compare a pool-sizing refusal in the log with the refusal 0.5.23 raises for the same command."""
+    """Compare a pool-sizing refusal in the log with the refusal the modelled release raises for the same command."""
     failure = boot.rank0.failure
     if failure is None or failure.phase not in ("state_pool", "kv_pool"):
         return None
@@ -449,7 +450,7 @@ def check_refusal(boot: BootLog, view: EngineView, log_version: str | None) -> d
             "the state geometry differs: the command's model, TP or state dtypes are not the ones the log ran" + version)
         try:
             view.predict(rest)
-            predicted_k, msg = None, "0.5.23 boots at that budget"
+            predicted_k, msg = None, f"{view.loaded.version} boots at that budget"
         except EngineRefusal as exc:
             msg = exc.message
             km = STATE_REFUSAL.search(exc.message)
@@ -457,7 +458,7 @@ def check_refusal(boot: BootLog, view: EngineView, log_version: str | None) -> d
         krow = Row(quantity="max_mamba_cache_size", kind="int", observed=K, predicted=predicted_k)
         krow.rule = "match" if predicted_k == K else "unexplained"
         if krow.rule == "match":
-            krow.explanation = f"0.5.23 computes the same K from the logged total_rest_memory = {rest:.2f} GiB"
+            krow.explanation = f"{view.loaded.version} computes the same K from the logged total_rest_memory = {rest:.2f} GiB"
         elif view.args["speculative_algorithm"] is not None:
             krow.rule, krow.explanation = "spec_reservation", (
                 "with speculative decoding the logged total_rest_memory is after the verify reservation, so K "
@@ -488,19 +489,19 @@ def check_refusal(boot: BootLog, view: EngineView, log_version: str | None) -> d
         p = view.predict(threshold + 1.0)
         state = (f" (the pinned --max-mamba-cache-size {view.args['max_mamba_cache_size']} takes "
                  f"{p['conv_state_gib'] + p['ssm_state_gib'] + p.get('intermediate_ssm_gib', 0):.2f} GiB of it)")
-    text = (f"0.5.23 boots this command only with a pool budget above {threshold:.4f} GiB{state}, so the log's "
+    text = (f"{view.loaded.version} boots this command only with a pool budget above {threshold:.4f} GiB{state}, so the log's "
             f"refusal means A - P x (1 - mfs) - mm was below that")
     if kind in kinds:
         i = kinds.index(kind)
         upper = threshold if i == 0 else bands[i - 1][2]
-        text += (f"; 0.5.23 raises the same message for budgets in ({bands[i][2]:.6f}, {upper:.6f}] GiB"
+        text += (f"; {view.loaded.version} raises the same message for budgets in ({bands[i][2]:.6f}, {upper:.6f}] GiB"
                  + (f", and '{bands[-1][1].split('. ')[0]}.' below {bands[-2][2]:.6f} GiB"
                     if bands[-1][0] != kind and len(bands) > 1 else ""))
     else:
-        text += f"; 0.5.23 refuses there with: {bands[0][1].split('. ')[0]}."
+        text += f"; {view.loaded.version} refuses there with: {bands[0][1].split('. ')[0]}."
     if kind == "no_tokens" and kinds and kinds[-1] == "no_kv_memory":
         text += (". The log's message is the T <= 0 check (model_executor/pool_configurator.py::"
-                 "MemoryPoolConfig.__post_init__); 0.5.23 checks for a KV budget <= 0 after the state pool first "
+                 f"MemoryPoolConfig.__post_init__); {view.loaded.version} checks for a KV budget <= 0 after the state pool first "
                  f"({KVC}::_profile_available_bytes); a build without that check would report any budget below "
                  "the state pool this way")
     out["explanation"] = text + version
@@ -525,13 +526,17 @@ def with_logged_fraction(command: LaunchCommand, boot: BootLog, version: str | N
 
 def check_log(boot: BootLog, command: LaunchCommand, *, log_version: str | None = None,
               version: str | None = None) -> dict:
-    """The `logs check --json` object: proxies, rows (predicted vs observed, rule, explanation), refusal."""
-    loaded, note = with_logged_fraction(command, boot, version)
+    """The `logs check --json` object: proxies, rows (predicted vs observed, rule, explanation), refusal. The
+    release modelled: `version` (--engine-version) > `log_version` > what the log states > the default."""
+    choice = choose(engine_version=version, log_version=log_version, in_log=boot.stated_version)
+    loaded, note = with_logged_fraction(command, boot, choice.version)
     view = EngineView(loaded)
-    checker = LogCheck(boot, view, log_version)
+    checker = LogCheck(boot, view, choice.other_build)
     px = checker.px
-    out: dict = {"engine": {"name": "sglang", "version": loaded.version}, "log_version": log_version,
-                 "command": loaded.command.text(), "proxies": px.as_dict(), "notes": [note] if note else []}
+    notes = [n for n in (choice.note, note) if n]
+    out: dict = {"engine": {"name": "sglang", "version": loaded.version}, "log_version": choice.log_version,
+                 "version_source": choice.source, "command": loaded.command.text(), "proxies": px.as_dict(),
+                 "notes": notes}
     if checker.has_profile:
         try:
             rest = view.rest(px.available_gib, px.pre_load_gib)
@@ -542,7 +547,7 @@ def check_log(boot: BootLog, command: LaunchCommand, *, log_version: str | None 
             raise BadInput(str(exc)) from None
     rows = checker.rows()
     out["rows"] = [r.as_dict() for r in rows]
-    refusal = check_refusal(boot, view, log_version)
+    refusal = check_refusal(boot, view, choice.other_build)
     if refusal is not None:
         out["refusal"] = refusal
     failure = boot.rank0.failure

@@ -170,6 +170,7 @@ class BootLog:
     rank0: RankLog
     rank0_tag: str
     ranks: dict[str, RankLog]
+    stated_version: str | None = None  # the sglang version the log states (verify.log_version), if it says
 
     def as_dict(self) -> dict:
         out = self.rank0.as_dict()
@@ -393,7 +394,9 @@ def parse_log(text: str, *, name: str = "log", max_chars: int = MAX_LOG_BYTES) -
         if failed:
             rank0 = _with_failure(rank0, failed[0])
             ranks[tag0] = rank0
-    return BootLog(rank0=rank0, rank0_tag=tag0, ranks=ranks)
+    from hybridplan.verify.log_version import stated_in_log
+
+    return BootLog(rank0=rank0, rank0_tag=tag0, ranks=ranks, stated_version=stated_in_log(text.splitlines()))
 
 
 def _with_failure(r: RankLog, failure: Failure) -> RankLog:
