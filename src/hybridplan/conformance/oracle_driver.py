@@ -238,20 +238,23 @@ class Engine:
         return out
 
     def _stamp_widths(self, par, server_args) -> None:
-        """0.5.19 answers the derived widths only once the process groups are built: stamp what
-        initialize_model_parallel would, from the engine's own derive_parallel_widths (the last scenario's stamp
-        cleared first)."""
+        """0.5.18 and 0.5.19 answer the parallel widths only once the process groups are built: stamp (0.5.19) or
+        force (0.5.18) what initialize_model_parallel would, from the engine's own arithmetic (the last scenario's
+        values cleared first)."""
         sa = server_args
-        if not hasattr(par, "stamp_derived_widths"):  # 0.5.18: every width is read off the built groups
-            self._override_widths_0_5_18(par, sa)
-            return
         if getattr(self, "stamped", False):
             par.clear_derived_widths()
+        if getattr(self, "forced", False):
+            par._overrides = {}
         try:
             par.attn_tp_size
             return
-        except RuntimeError:
+        except (RuntimeError, AssertionError):
             pass
+        if not hasattr(par, "stamp_derived_widths"):  # 0.5.18: every width is read off the built groups
+            self._override_widths_0_5_18(par, sa)
+            self.forced = True
+            return
         dcp = getattr(sa, "dcp_size", 1) or 1
         par.stamp_derived_widths(**self.rc.derive_parallel_widths(
             tp_size=sa.tp_size, attn_cp_size=getattr(sa, "attn_cp_size", 1) or 1,
