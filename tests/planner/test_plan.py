@@ -139,3 +139,31 @@ def test_every_plan_meets_its_targets_in_explain(target, L, C, pin, tune):
     if r["split"]["kind"] == "pin":
         pin_k = r["split"]["max_mamba_cache_size_pin"]
         assert pin_k == C * d["slots_per_request"]
+
+
+def _options(**over):
+    base = dict(model="Qwen/Qwen3.8-27B", gpu="rtx5090", gpu_memory_gib=None, request_length=9216, concurrency=1,
+                quant="nvfp4", spec=None, draft=None, tp=1, extra=None, tune_mrr=False, tune_chunked_prefill=False,
+                max_mem_fraction=None, pin=False, weights_gib=None, hub=False, version=None)
+    return {**base, **over}
+
+
+def test_target_from_options_reads_pasted_text_and_tokens_alike():
+    """The web's pasted extra and the CLI's tokens after `--` give one Target; blank text adds nothing."""
+    from hybridplan.planner.plan import target_from_options
+
+    text = target_from_options(**_options(extra="SGLANG_X=1 --kv-cache-dtype fp8_e4m3"))
+    tokens = target_from_options(**_options(extra=["SGLANG_X=1", "--kv-cache-dtype", "fp8_e4m3"]))
+    assert text == tokens
+    assert (text.env, text.extra_flags) == ((("SGLANG_X", "1"),), ("--kv-cache-dtype", "fp8_e4m3"))
+    assert text.gpu == lookup("rtx5090")
+    blank = target_from_options(**_options(extra="  \n"))
+    assert (blank.env, blank.extra_flags) == ((), ())
+    assert target_from_options(**_options(pin=True, gpu=None, gpu_memory_gib=48.0)).use_pin
+
+
+def test_target_from_options_needs_a_card():
+    from hybridplan.planner.plan import target_from_options
+
+    with pytest.raises(BadInput, match="plan needs a GPU"):
+        target_from_options(**_options(gpu=None))

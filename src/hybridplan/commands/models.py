@@ -11,9 +11,9 @@ def models(as_json: bool = opt.JSON) -> None:
     """List the bundled model catalog (ids that resolve offline)."""
 
     def body() -> int:
-        from hybridplan.models.catalog import catalog
+        from hybridplan.models.catalog import listing
 
-        rows = [{"id": e.hf_id, "config": e.config_file, "note": e.note} for e in catalog().values()]
+        rows = listing()
         if as_json:
             emit_json({"models": rows})
         else:

@@ -35,20 +35,13 @@ def plan(
     """Search mem fraction, ratio or pin, SSM dtype and radix strategy for a target; print the best command."""
 
     def body() -> int:
-        from hybridplan.engine.command import parse_command
-        from hybridplan.errors import BadInput
-        from hybridplan.hardware.catalog import from_options
-        from hybridplan.planner.plan import Target, plan as run
+        from hybridplan.planner.plan import plan as run, target_from_options
 
-        card = from_options(gpu, gpu_memory_gib)
-        if card is None:
-            raise BadInput("plan needs a GPU: --gpu (see the catalog ids) or --gpu-memory-gib")
-        parsed = parse_command(list(extra)) if extra else None
-        target = Target(model=model, gpu=card, request_length=request_length, concurrency=concurrency, quant=quant,
-                        spec=spec, draft=draft, tp=tp, extra_flags=parsed.argv if parsed else (),
-                        env=parsed.env if parsed else (), tune_mrr=tune_mrr, tune_chunked_prefill=tune_chunked_prefill,
-                        max_mem_fraction=max_mem_fraction, use_pin=pin, weights_gib=weights_gib, hub=hub,
-                        version=engine_version)
+        target = target_from_options(model=model, gpu=gpu, gpu_memory_gib=gpu_memory_gib,
+                                     request_length=request_length, concurrency=concurrency, quant=quant, spec=spec,
+                                     draft=draft, tp=tp, extra=extra, tune_mrr=tune_mrr,
+                                     tune_chunked_prefill=tune_chunked_prefill, max_mem_fraction=max_mem_fraction,
+                                     pin=pin, weights_gib=weights_gib, hub=hub, version=engine_version)
         result = run(target)
         if as_json:
             emit_json(result)

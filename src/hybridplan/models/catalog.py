@@ -88,6 +88,11 @@ def _weights(hf_id: str, raw: object, names: set[str]) -> WeightsAsLoaded | None
     return WeightsAsLoaded(layer_map_file=layer_map, lm_head=raw.get("lm_head"), note=str(raw["note"]))
 
 
+def listing() -> list[dict[str, str]]:
+    """The catalog as `models --json` lists it (id, config file, note), in file order."""
+    return [{"id": e.hf_id, "config": e.config_file, "note": e.note} for e in catalog().values()]
+
+
 def lookup(hf_id: str) -> CatalogEntry | None:
     """The entry for an id (exact, then case-insensitive)."""
     table = catalog()

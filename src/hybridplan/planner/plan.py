@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from hybridplan.cookbook.records import failing_record
-from hybridplan.engine.command import LaunchCommand
+from hybridplan.engine.command import LaunchCommand, parse_command
 from hybridplan.errors import BadInput, EngineRefusal
-from hybridplan.hardware.catalog import GPU, catalog
+from hybridplan.hardware.catalog import GPU, catalog, from_options
 from hybridplan.planner import ratio as rt
 from hybridplan.planner.checkpoints import checkpoint_for, spec_flags
 from hybridplan.planner.overrides import with_args
@@ -58,6 +59,24 @@ class Target:
     weights_gib: float | None = None
     hub: bool = False
     version: str | None = None
+
+
+def target_from_options(*, model: str, gpu: str | None, gpu_memory_gib: float | None, request_length: int,
+                        concurrency: int, quant: str | None, spec: str | None, draft: str | None, tp: int,
+                        extra: str | Sequence[str] | None, tune_mrr: bool, tune_chunked_prefill: bool,
+                        max_mem_fraction: float | None, pin: bool, weights_gib: float | None, hub: bool,
+                        version: str | None) -> Target:
+    """The Target `plan` options name (the CLI's and the web's): the card from --gpu / --gpu-memory-gib, and the
+    extra env and flags (tokens after `--`, or the pasted text) parsed once."""
+    card = from_options(gpu, gpu_memory_gib)
+    if card is None:
+        raise BadInput("plan needs a GPU: --gpu (see the catalog ids) or --gpu-memory-gib")
+    given = extra.strip() if isinstance(extra, str) else extra
+    parsed = parse_command(extra if isinstance(extra, str) else list(extra)) if extra is not None and given else None
+    return Target(model=model, gpu=card, request_length=request_length, concurrency=concurrency, quant=quant,
+                  spec=spec, draft=draft, tp=tp, extra_flags=parsed.argv if parsed else (),
+                  env=parsed.env if parsed else (), tune_mrr=tune_mrr, tune_chunked_prefill=tune_chunked_prefill,
+                  max_mem_fraction=max_mem_fraction, use_pin=pin, weights_gib=weights_gib, hub=hub, version=version)
 
 
 @dataclass(frozen=True, kw_only=True)

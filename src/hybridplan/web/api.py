@@ -96,20 +96,13 @@ def plan(req: PlanRequest, request: Request) -> CliJSON:
     """The launch command that serves C requests of L tokens on a GPU, with its memory breakdown and binding limit,
     or why nothing fits and the cheapest change that would (the `plan --json` object; `fits: false` is the CLI's
     exit 1, still a 200 answer)."""
-    from hybridplan.engine.command import parse_command
-    from hybridplan.errors import BadInput
-    from hybridplan.hardware.catalog import from_options
-    from hybridplan.planner.plan import Target, plan as run
+    from hybridplan.planner.plan import plan as run, target_from_options
 
-    card = from_options(req.gpu, req.gpu_memory_gib)
-    if card is None:
-        raise BadInput("plan needs a GPU: --gpu (see the catalog ids) or --gpu-memory-gib")
-    extra = parse_command(req.extra) if req.extra and req.extra.strip() else None
-    target = Target(model=req.model, gpu=card, request_length=req.request_length, concurrency=req.concurrency,
-                    quant=req.quant, spec=req.spec, draft=req.draft, tp=req.tp,
-                    extra_flags=extra.argv if extra else (), env=extra.env if extra else (), tune_mrr=req.tune_mrr,
-                    tune_chunked_prefill=req.tune_chunked_prefill, max_mem_fraction=req.max_mem_fraction,
-                    use_pin=req.pin, weights_gib=req.weights_gib, hub=False, version=req.engine_version)
+    target = target_from_options(model=req.model, gpu=req.gpu, gpu_memory_gib=req.gpu_memory_gib,
+                                 request_length=req.request_length, concurrency=req.concurrency, quant=req.quant,
+                                 spec=req.spec, draft=req.draft, tp=req.tp, extra=req.extra, tune_mrr=req.tune_mrr,
+                                 tune_chunked_prefill=req.tune_chunked_prefill, max_mem_fraction=req.max_mem_fraction,
+                                 pin=req.pin, weights_gib=req.weights_gib, hub=False, version=req.engine_version)
     with _sources(request, _uploads(req, req.model, req.draft)):
         return CliJSON(run(target))
 
@@ -117,9 +110,9 @@ def plan(req: PlanRequest, request: Request) -> CliJSON:
 @router.get("/models", responses=READ_ERRORS, summary="hybridplan models --json")
 def models() -> CliJSON:
     """The bundled model catalog: ids that resolve offline (the `models --json` object)."""
-    from hybridplan.models.catalog import catalog
+    from hybridplan.models.catalog import listing
 
-    return CliJSON({"models": [{"id": e.hf_id, "config": e.config_file, "note": e.note} for e in catalog().values()]})
+    return CliJSON({"models": listing()})
 
 
 @router.get("/gpus", responses=READ_ERRORS, summary="The GPU catalog")
