@@ -60,3 +60,12 @@ def test_garbage_log_parses_to_an_empty_object(client, cli_json, tmp_path):
     code, expected = cli_json("logs", "parse", "--json", str(tmp_path / "x.log"))
     res = client.post("/api/logs/parse", json={"log": text})
     assert res.status_code == 200 and res.json() == expected
+
+
+def test_check_models_the_release_the_log_version_names(client):
+    res = client.post("/api/logs/check", json={"log": (LOGS / RTX4090).read_text(), "command": RTX4090_CMD,
+                                               "log_version": "0.5.21 (lmsysorg/sglang:v0.5.21)"}).json()
+    assert (res["engine"]["version"], res["version_source"]) == ("0.5.21", "option")
+    res = client.post("/api/logs/check", json={"log": "sglang: 0.5.20\n" + (LOGS / RTX4090).read_text(),
+                                               "command": RTX4090_CMD}).json()
+    assert (res["engine"]["version"], res["version_source"], res["log_version"]) == ("0.5.20", "log", "0.5.20")
