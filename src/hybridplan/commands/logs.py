@@ -54,12 +54,14 @@ def check(
     log: Path = typer.Argument(..., help="The server's boot log."),
     command: Optional[List[str]] = typer.Argument(None, help=COMMAND_HELP),
     log_version: Optional[str] = typer.Option(None, "--log-version", help="The sglang build that wrote the log "
-                                              "(named in explanations when it is not the modelled one)."),
+                                              "(e.g. 0.5.19, lmsysorg/sglang:v0.5.19): a modelled release is "
+                                              "checked by its own rules; overrides what the log states."),
     engine_version: Optional[str] = opt.ENGINE_VERSION,
     as_json: bool = opt.JSON,
 ) -> None:
     """Predicted vs observed K, KV tokens, state and KV GiB and max running requests, with the rule that explains
-    each difference. Exit 1 when a difference stays unexplained."""
+    each difference, by the rules of the release the log is from (--engine-version > --log-version > the version
+    the log states > 0.5.23). Exit 1 when a difference stays unexplained."""
 
     def body() -> int:
         from hybridplan.verify.check import check_log

@@ -39,8 +39,9 @@ def print_parse(d: dict, console: Console | None = None) -> None:
 def print_check(d: dict, console: Console | None = None) -> None:
     """`logs check`: the proxies, then predicted vs observed with the rule that explains each difference."""
     c = console or Console()
-    c.print(f"engine model sglang {d['engine']['version']}" + (f", log from sglang {d['log_version']}"
-                                                              if d.get("log_version") else ""))
+    source = {"option": "as asked", "log": "the log's own version", "default": "the default"}[d["version_source"]]
+    c.print(f"engine model sglang {d['engine']['version']} ({source})"
+            + (f", log from sglang {escape(d['log_version'])}" if d.get("log_version") else ""))
     for key, p in d["proxies"].items():
         if p["value"] is not None:
             c.print(f"  {key} = {p['value']}  ({p['source']}: {escape(p['note'])})")
