@@ -10,7 +10,8 @@ from hybridplan.engine import DEFAULT
 from hybridplan.engine.command import parse_command
 from hybridplan.errors import BadInput
 from hybridplan.verify.check import check_log
-from hybridplan.verify.log_version import choose, release_of, stated, stated_in_log
+from hybridplan.releases import release_of
+from hybridplan.verify.log_version import choose, stated, stated_in_log
 from hybridplan.verify.logparse import parse_log
 from hybridplan.verify.public_logs import load as public_logs
 from tests.conftest import FIXTURES
@@ -53,6 +54,8 @@ def test_lines_that_name_no_sglang_version(line):
     ("0.5.23.post2", "0.5.23", "modelled"),
     ("0.5.20rc1", "0.5.20", "modelled"),
     ("0.5.18", "0.5.18", "modelled"),
+    ("v0.5.21", "0.5.21", "modelled"),
+    ("0.5.19-cu129", None, "names no sglang release"),
     ("0.0.0.dev11582+g4df60434d", None, "dev/source build"),
     ("0.5.6.post3.dev1154+ge2c8a50b", None, "dev/source build"),
     ("0.5.22+cu129", None, "dev/source build"),

@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
-from hybridplan.engine import DEFAULT, SUPPORTED, for_version
+from hybridplan.engine import DEFAULT, for_version
+from hybridplan.releases import release_of
 
 # a PEP 440 version as sglang publishes them: 0.5.19, 0.5.19.post1, 0.5.0rc2, 0.0.0.dev11582+g4df60434d
 VERSION = r"\d{1,4}\.\d{1,4}\.\d{1,6}(?:\.?(?:post|rc|dev)\d{1,9}){0,3}(?:\+[0-9A-Za-z.]{1,64})?"
@@ -31,7 +32,6 @@ _FORMS = (
 _PIP_NAME = re.compile(r"^\s{0,8}Name:\s{0,8}sglang\s{0,8}$")
 _PIP_VERSION = re.compile(rf"^\s{{0,8}}Version:\s{{0,8}}(?P<v>{VERSION})")
 _LEADING = re.compile(rf"^\s{{0,8}}v?(?P<v>{VERSION})(?![\w.])")
-_PARTS = re.compile(r"(\d{1,4})\.(\d{1,4})\.(\d{1,6})(.*)")
 
 Source = Literal["option", "log", "default"]
 
@@ -55,28 +55,6 @@ def stated(text: str) -> str | None:
     if m := _LEADING.search(text):
         return m.group("v")
     return stated_in_log(text.splitlines()[:1])
-
-
-def release_of(version: str) -> tuple[str | None, str]:
-    """The modelled release a stated version is (rcN and .postN count as their release), or None and why not."""
-    m = _PARTS.fullmatch(version)
-    if m is None:
-        return None, "names no sglang release"
-    base, rest = ".".join(m.group(1, 2, 3)), m.group(4)
-    if "dev" in rest or "+" in rest:
-        return None, "a dev/source build, not a release: hybridplan models releases only"
-    key, lo, hi = _key(base), _key(SUPPORTED[0]), _key(SUPPORTED[-1])
-    if key < lo:
-        return None, f"it predates the modelled range {SUPPORTED[0]}-{SUPPORTED[-1]}"
-    if key > hi:
-        return None, f"newer than the modelled range {SUPPORTED[0]}-{SUPPORTED[-1]}"
-    if base not in SUPPORTED:
-        return None, f"not a modelled release ({', '.join(SUPPORTED)})"
-    return base, "modelled"
-
-
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.split("."))
 
 
 @dataclass(frozen=True, kw_only=True)
