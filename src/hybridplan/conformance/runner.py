@@ -13,6 +13,7 @@ from typing import Callable
 
 from hybridplan.conformance.compare import Drift, compare, tally
 from hybridplan.conformance.fixtures import materialize
+from hybridplan.conformance.match import Match, match
 from hybridplan.conformance.model_side import predict
 from hybridplan.conformance.scenarios import Scenario, default_fraction_grid, generate, release_scenarios
 
@@ -26,6 +27,7 @@ class Report:
     scenarios: list[Scenario]
     drifts: list[Drift]
     counts: dict[str, Counter] = field(default_factory=dict)
+    match: Match | None = None  # check(): the modelled release the engine behaves as (drifts are against it)
 
     @property
     def drifted_rules(self) -> Counter:
@@ -38,7 +40,8 @@ class Report:
     def as_dict(self) -> dict:
         return {"engine": self.engine, "scenarios": len(self.scenarios), "drifted_scenarios": self.drifted_scenarios,
                 "drifted_rules": dict(self.drifted_rules), "drifts": [d.as_dict() for d in self.drifts],
-                "tally": {k: dict(sorted(v.items())) for k, v in self.counts.items()}}
+                "tally": {k: dict(sorted(v.items())) for k, v in self.counts.items()}} | (
+                    {"match": self.match.as_dict()} if self.match is not None else {})
 
 
 def driver_path() -> Path:
@@ -124,7 +127,7 @@ def _clean_env(pythonpath: str | None = None) -> dict:
 
 def check(python: str, *, n: int = 500, seed: int = 0, workdir: Path | None = None) -> Report:
     """The default-fraction grid and `n` sampled scenarios, run through the engine in `python` and through
-    hybridplan, compared."""
+    hybridplan's model of the release it reports (else of every release, the closest kept), compared."""
     from hybridplan.models.loader import load_model
 
     with tempfile.TemporaryDirectory(prefix="hybridplan-conformance-") as tmp:
@@ -133,8 +136,9 @@ def check(python: str, *, n: int = 500, seed: int = 0, workdir: Path | None = No
         scenarios = default_fraction_grid(models) + generate(models, n, seed=seed)
         header, engine = run_oracle(python, scenarios)
         families = {k: f"{load_model(m.path).family}:{m.architecture}" for k, m in models.items() if not m.is_draft}
-        drifts = [d for sc in scenarios for d in compare(engine[sc.id], predict(sc))]
-        return Report(engine=header, scenarios=scenarios, drifts=drifts, counts=tally(scenarios, engine, families))
+        found = match(header, scenarios, engine)
+        return Report(engine=header, scenarios=scenarios, drifts=found.drifts,
+                      counts=tally(scenarios, engine, families), match=found)
 
 
 def check_release(python: str, version: str, *, n: int = 100, seed: int = 0,
