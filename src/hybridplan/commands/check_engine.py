@@ -19,7 +19,8 @@ def check_engine(
     seed: int = typer.Option(0, "--seed", help="Scenario sampling seed (the same seed gives the same scenarios)."),
     as_json: bool = opt.JSON,
 ) -> None:
-    """Drive the installed engine's own sizing code and name every hybridplan rule that has drifted from it.
+    """Drive the installed engine's own sizing code, name the modelled sglang release it matches (its reported one,
+    else the closest, with the first drifted rule) and every hybridplan rule that has drifted from it.
 
     Exit 0: every field equal; 1: drift; 2: no usable engine in that interpreter.
     """
