@@ -1,5 +1,5 @@
 """Static checks CI enforces, configured in pyproject.toml: the import contracts (only hybridplan.engine reaches a
-version package, the layers, no cycles), ruff, and mypy (strict on engine/ and models/)."""
+version package, the layers, no cycles), ruff, and mypy (strict on engine/, models/ and planner/)."""
 
 from __future__ import annotations
 

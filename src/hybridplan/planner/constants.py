@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 from hybridplan.errors import BadInput
 
@@ -48,9 +49,10 @@ class PlannerConstants:
             raise BadInput(f"unknown planner constant(s): {', '.join(sorted(unknown))}")
         notes = dict(self.notes)
         notes.update({k: f"{origin}: {v}" for k, v in values.items()})
-        return replace(self, **values, notes=tuple(notes.items()), origin=origin)
+        changed: dict[str, Any] = dict(values)  # names checked above; every constant is a number
+        return replace(self, **changed, notes=tuple(notes.items()), origin=origin)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"origin": self.origin,
                 "values": {n: {"value": getattr(self, n), "note": self.note(n)} for n in value_names()}}
 
@@ -60,8 +62,10 @@ def value_names() -> tuple[str, ...]:
     return tuple(f.name for f in fields(PlannerConstants) if f.name not in ("notes", "origin"))
 
 
-def _entries(raw: dict, where: str) -> dict[str, tuple[float, str]]:
-    out = {}
+def _entries(raw: object, where: str) -> dict[str, tuple[float, str]]:
+    if raw is not None and not isinstance(raw, dict):
+        raise BadInput(f"{DATA_FILE}: {where}: expected a mapping of planner constants")
+    out: dict[str, tuple[float, str]] = {}
     for name, entry in (raw or {}).items():
         if name not in value_names():
             raise BadInput(f"{DATA_FILE}: {where}.{name}: unknown planner constant")
@@ -90,6 +94,6 @@ def constants_for(gpu_id: str | None = None) -> PlannerConstants:
     merged = dict(defaults)
     override = per_gpu.get(gpu_id or "", {})
     merged.update(override)
-    values = {k: (int(v) if k == "mamba2_chunk_size" else float(v)) for k, (v, _) in merged.items()}
+    values: dict[str, Any] = {k: (int(v) if k == "mamba2_chunk_size" else float(v)) for k, (v, _) in merged.items()}
     return PlannerConstants(**values, notes=tuple((k, note) for k, (_, note) in merged.items()),
                             origin=f"defaults + gpus.{gpu_id}" if override else "defaults")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from hybridplan.dtypes import itemsize
 from hybridplan.engine.args import EngineArgs
@@ -45,7 +46,7 @@ class Part:
     source: Source
     note: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "label": self.label, "gib": self.nbytes / GIB, "bytes": self.nbytes,
                 "source": self.source.value, "note": self.note}
 
@@ -71,7 +72,7 @@ class Headroom:
         big = sorted((p for p in self.parts if p.nbytes > 0), key=lambda p: -p.nbytes)
         return "sum of " + ", ".join(f"{p.label} {p.nbytes / GIB:.2f}" for p in big) + " GiB"
 
-    def as_list(self) -> list[dict]:
+    def as_list(self) -> list[dict[str, Any]]:
         return [p.as_dict() for p in self.parts]
 
 
@@ -146,7 +147,8 @@ def decode_capture_sizes(max_bs: int, spec: bool) -> list[int]:
 def attention_backend(args: EngineArgs) -> str | None:
     """The full-attention decode backend the resolution settled on (the flags, else the engine's default for the
     platform); None when the platform leaves it open (a card of unknown capability)."""
-    return args["decode_attention_backend"] or args["attention_backend"]
+    backend = args["decode_attention_backend"] or args["attention_backend"]
+    return None if backend is None else str(backend)
 
 
 def attention_workspace(backend: str | None, geo: ModelGeometry, args: EngineArgs,
@@ -212,7 +214,7 @@ def _prefill_tokens(args: EngineArgs) -> int:
     if args["disaggregation_mode"] == "decode":
         return 0
     chunk = args["chunked_prefill_size"]
-    return chunk if chunk and chunk > 0 else args["max_prefill_tokens"]
+    return int(chunk if chunk and chunk > 0 else args["max_prefill_tokens"])
 
 
 def _decode_buffers(args: EngineArgs, geo: ModelGeometry, widths: ModelWidths, backend: str | None, max_bs: int,

@@ -12,8 +12,10 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Callable
 
-from hybridplan.cookbook.records import failing_record
+from hybridplan.cookbook.records import Record, failing_record
+from hybridplan.engine.args import EngineArgs
 from hybridplan.engine.command import LaunchCommand, parse_command
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU, catalog, from_options
@@ -21,6 +23,10 @@ from hybridplan.planner import ratio as rt
 from hybridplan.planner.checkpoints import checkpoint_for, spec_flags
 from hybridplan.planner.overrides import with_args
 from hybridplan.planner.timeline import MemoryTimeline, build
+from hybridplan.weights.report import WeightReport
+
+if TYPE_CHECKING:
+    from hybridplan.loading import Loaded
 
 GIB = 1 << 30
 MAX_FRACTION = 0.98
@@ -105,6 +111,20 @@ class Candidate:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Split:
+    """How a fitting candidate sizes the state pool: the balanced ratio, else the pin, and the engine's sizing at it."""
+
+    kind: str  # "ratio" | "pin"
+    flags: tuple[str, ...]
+    ratio: float | None
+    pin: int
+    served: int
+    binding_pool: str | None
+    args: EngineArgs
+    sizing: dict[str, Any]  # loading.sizing_payload at the split
+
+
+@dataclass(frozen=True, kw_only=True)
 class Outcome:
     """A candidate evaluated: fits or not, the split it uses, the command, and the numbers behind it."""
 
@@ -113,12 +133,12 @@ class Outcome:
     reason: str | None
     argv: tuple[str, ...] = ()
     mem_fraction: float | None = None
-    split: dict | None = None  # ratio or pin and the engine's sizing at it
+    split: Split | None = None
     timeline: MemoryTimeline | None = None
-    needs: dict | None = None
+    needs: dict[str, int] | None = None
     served: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
-    measured_failure: object = None  # the cookbook record that shows these settings failing (cookbook.records.Record)
+    measured_failure: Record | None = None  # the cookbook record that shows these settings failing
 
 
 def candidates(t: Target, concurrency: int) -> list[Candidate]:
@@ -136,7 +156,7 @@ def candidates(t: Target, concurrency: int) -> list[Candidate]:
 class Planner:
     """Evaluates candidates for one target; weights are computed once per resolved checkpoint layout."""
 
-    def __init__(self, t: Target):
+    def __init__(self, t: Target) -> None:
         if t.request_length <= 0 or t.concurrency <= 0:
             raise BadInput("--request-length and --concurrency must be positive integers")
         self.t = t
@@ -144,12 +164,12 @@ class Planner:
         self.spec = spec_flags(t.spec, self.ckpt.ref, t.draft)
         self.base = ("--model-path", self.ckpt.ref) + (("--tp-size", str(t.tp)) if t.tp > 1 else ()) + self.spec \
             + t.extra_flags
-        self._weights: dict = {}
+        self._weights: dict[tuple[object, ...], WeightReport] = {}
 
     def command(self, argv: tuple[str, ...]) -> LaunchCommand:
         return LaunchCommand(env=self.t.env, argv=argv)
 
-    def weights(self, loaded):
+    def weights(self, loaded: Loaded) -> WeightReport:
         from hybridplan.weights.quant import NAMED
         from hybridplan.weights.report import model_weights
 
@@ -186,31 +206,33 @@ class Planner:
         for _ in range(SAFE_ROUNDS):
             if not o.fits:
                 break
+            if o.timeline is None or o.mem_fraction is None:
+                break
             want = max(MIN_FRACTION, min(o.timeline.max_safe_mem_fraction.value, MAX_FRACTION))
             if abs(want - o.mem_fraction) < 0.001:
                 break
             o = self._sized(c, *self._at(loaded, gpu, weights, want), gpu, weights, argv, L, C)
-            if o.fits and o.timeline.slack_fits_headroom and (
-                    not best.timeline.slack_fits_headroom or o.mem_fraction > best.mem_fraction):
+            if _fits_safely(o) and (not _fits_safely(best) or _fraction(o) > _fraction(best)):
                 best = o
         return self._below_measured_failure(best, c, loaded, gpu, weights, argv, L, C)
 
-    def _below_measured_failure(self, o: Outcome, c: Candidate, loaded, gpu: GPU, weights, argv, L: int,
-                                C: int) -> Outcome:
+    def _below_measured_failure(self, o: Outcome, c: Candidate, loaded: Loaded, gpu: GPU, weights: WeightReport,
+                                argv: tuple[str, ...], L: int, C: int) -> Outcome:
         """A fraction a record shows running out of memory (capture or first request) is left for the step below it,
         when the model says that one still serves."""
         r = o.measured_failure
         if r is None or r.phase not in ("cuda_graph", "first_request"):
             return o
-        lower = round(o.mem_fraction - MEASURED_STEP, 3)
+        lower = round(_fraction(o) - MEASURED_STEP, 3)
         while lower >= MIN_FRACTION:
             again = self._sized(c, *self._at(loaded, gpu, weights, lower), gpu, weights, argv, L, C)
             if again.measured_failure is None:
-                return again if again.fits and again.timeline.slack_fits_headroom else o
+                return again if _fits_safely(again) else o
             lower = round(lower - MEASURED_STEP, 3)
         return o
 
-    def _sized(self, c: Candidate, loaded, tl: MemoryTimeline, gpu: GPU, weights, argv, L: int, C: int) -> Outcome:
+    def _sized(self, c: Candidate, loaded: Loaded, tl: MemoryTimeline, gpu: GPU, weights: WeightReport,
+               argv: tuple[str, ...], L: int, C: int) -> Outcome:
         """The candidate at the fraction `loaded` carries: pools, the target check, the split and its timeline."""
         mfs = loaded.args["mem_fraction_static"]
         g = rt.sizes_of(loaded)
@@ -224,9 +246,9 @@ class Planner:
             return Outcome(candidate=c, fits=False, reason=check["reason"], timeline=tl, mem_fraction=mfs,
                            needs=check["needs"], argv=argv)
         split = self._split(loaded, tl, g, pin, L, C, check)
-        flags = ("--mem-fraction-static", repr(mfs)) + split["flags"]
-        final = self.timeline(replace(loaded, args=split["args"]), gpu, weights)  # the pools as the split sizes them
-        measured = failing_record(split["args"], gpu.id, loaded.version)
+        flags = ("--mem-fraction-static", repr(mfs)) + split.flags
+        final = self.timeline(replace(loaded, args=split.args), gpu, weights)  # the pools as the split sizes them
+        measured = failing_record(split.args, gpu.id, loaded.version)
         if measured is not None:
             r, label = measured
             return Outcome(candidate=c, fits=False, timeline=final, mem_fraction=mfs, argv=argv + flags, split=split,
@@ -234,17 +256,17 @@ class Planner:
                                f"measured failing: record {label} ({r.phase or 'failed'} on build {r.build[:9]}, "
                                f"{r.source}) shows these settings failing on {gpu.name}"))
         return Outcome(candidate=c, fits=True, reason=None, argv=argv + flags, mem_fraction=mfs, split=split,
-                       timeline=final, needs=check["needs"], served=split["served"],
+                       timeline=final, needs=check["needs"], served=split.served,
                        notes=tuple(loaded.args.notes) + tuple(weights.notes))
 
-    def timeline(self, loaded, gpu: GPU, weights) -> MemoryTimeline:
+    def timeline(self, loaded: Loaded, gpu: GPU, weights: WeightReport) -> MemoryTimeline:
         return build(loaded.args, loaded.geometry, gpu=gpu, weights=weights, version=self.t.version, draft=loaded.draft)
 
-    def _at(self, loaded, gpu: GPU, weights, mfs: float):
+    def _at(self, loaded: Loaded, gpu: GPU, weights: WeightReport, mfs: float) -> tuple[Loaded, MemoryTimeline]:
         moved = replace(loaded, args=with_args(loaded.args, mem_fraction_static=mfs))
         return moved, self.timeline(moved, gpu, weights)
 
-    def _at_safe_fraction(self, loaded, gpu: GPU, weights):
+    def _at_safe_fraction(self, loaded: Loaded, gpu: GPU, weights: WeightReport) -> tuple[Loaded, MemoryTimeline]:
         """The command at the highest --mem-fraction-static whose slack holds the headroom (a few rounds: the slack
         need moves a little with the fraction through T and the request cap)."""
         mfs, tl = 1.0, self.timeline(loaded, gpu, weights)
@@ -259,27 +281,29 @@ class Planner:
                 break
         return moved, tl
 
-    def _split(self, loaded, tl, g, pin, L, C, check) -> dict:
+    def _split(self, loaded: Loaded, tl: MemoryTimeline, g: rt.Sizes, pin: int, L: int, C: int,
+               check: dict[str, Any]) -> Split:
         """The balanced ratio when one balances and serves C (the engine then splits any surplus evenly), else the pin."""
         per_rank = math.ceil(C / g.dp)
         if not self.t.use_pin and g.branch == "ratio" and g.cell > 0:
             bal = rt.exact_balance(rt.Search(loaded, tl.budget, g, L), rt.continuous_ratio(g, L))
             p = bal.point
-            if bal.ratio is not None and p.served >= per_rank and p.sizing.max_running_requests >= per_rank:
+            if (bal.ratio is not None and p is not None and p.sizing is not None and p.served >= per_rank
+                    and p.sizing.max_running_requests >= per_rank):
                 args = with_args(loaded.args, mamba_full_memory_ratio=bal.ratio)
-                return {"kind": "ratio", "flags": ("--mamba-full-memory-ratio", repr(bal.ratio)), "ratio": bal.ratio,
-                        "pin": pin, "served": p.served, "binding_pool": bal.binding, "args": args,
-                        "sizing": rt.pool_split(loaded, tl.budget, args)}
+                return Split(kind="ratio", flags=("--mamba-full-memory-ratio", repr(bal.ratio)), ratio=bal.ratio,
+                             pin=pin, served=p.served, binding_pool=bal.binding, args=args,
+                             sizing=rt.pool_split(loaded, tl.budget, args))
         args = with_args(loaded.args, max_mamba_cache_size=pin)
-        return {"kind": "pin", "flags": ("--max-mamba-cache-size", str(pin)), "ratio": None, "pin": pin,
-                "served": min(check["max_mamba_cache_size"] // g.S, check["kv_concurrency"]), "args": args,
-                "binding_pool": "state_pool", "sizing": rt.pool_split(loaded, tl.budget, args)}
+        return Split(kind="pin", flags=("--max-mamba-cache-size", str(pin)), ratio=None, pin=pin,
+                     served=min(check["max_mamba_cache_size"] // g.S, check["kv_concurrency"]), args=args,
+                     binding_pool="state_pool", sizing=rt.pool_split(loaded, tl.budget, args))
 
     def min_mem_fraction(self, best: Outcome) -> float | None:
         """The lowest --mem-fraction-static at which the chosen settings still serve the target (bisection)."""
         from hybridplan.loading import load
 
-        lo, hi = 0.05, best.mem_fraction
+        lo, hi = 0.05, _fraction(best)
         argv = best.argv
         try:
             loaded = load(self.command(argv), platform=self.t.gpu.platform(), version=self.t.version)
@@ -291,8 +315,8 @@ class Planner:
         def fits(m: float) -> bool:
             args = with_args(loaded.args, mem_fraction_static=m)
             tl = self.timeline(replace(loaded, args=args), self.t.gpu, weights)
-            return rt.pin_check(replace(loaded, args=args), tl.budget, rt.pin_for(self.t.concurrency, g),
-                                self.t.concurrency, self.t.request_length, g)["fits"]
+            return bool(rt.pin_check(replace(loaded, args=args), tl.budget, rt.pin_for(self.t.concurrency, g),
+                                     self.t.concurrency, self.t.request_length, g)["fits"])
 
         if not fits(hi):
             return None
@@ -302,7 +326,18 @@ class Planner:
         return math.ceil(hi * 1000) / 1000
 
 
-def _largest_fit(lo: int, hi: int, fits) -> int:
+def _fraction(o: Outcome) -> float:
+    """The mem fraction an evaluated candidate was sized at (every outcome past loading has one)."""
+    assert o.mem_fraction is not None
+    return o.mem_fraction
+
+
+def _fits_safely(o: Outcome) -> bool:
+    """It fits, and its slack holds the estimated headroom and the margin."""
+    return o.fits and o.timeline is not None and o.timeline.slack_fits_headroom
+
+
+def _largest_fit(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
     """Largest n in [lo, hi] with fits(n) (monotone true -> false); lo - 1 when none."""
     best = lo - 1
     while lo <= hi:
@@ -314,10 +349,10 @@ def _largest_fit(lo: int, hi: int, fits) -> int:
     return best
 
 
-def _cheapest_changes(pl: Planner, base: Outcome) -> list[dict]:
+def _cheapest_changes(pl: Planner, base: Outcome) -> list[dict[str, Any]]:
     """Changes that would make the target fit, cheapest first: each search dimension, smaller L or C, a larger card."""
     t = pl.t
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     wider = replace(t, tune_mrr=True, tune_chunked_prefill=True)
     for c in candidates(wider, t.concurrency)[1:]:
         o = pl.evaluate(c)
@@ -360,19 +395,19 @@ def _why(base: Outcome, t: Target) -> str:
                f"{tl.headroom_gib.value:.2f} GiB of CUDA graphs, activations and workspaces") + ")")
 
 
-def breakdown(o: Outcome) -> dict:
+def breakdown(tl: MemoryTimeline, split: Split) -> dict[str, Any]:
     """Where the card's memory goes for the chosen command (GiB); the parts sum to the capacity (memory.total)."""
-    return breakdown_of(o.timeline.as_dict(), o.split["sizing"]["allocated"])
+    return breakdown_of(tl.as_dict(), split.sizing["allocated"])
 
 
-def breakdown_of(timeline: dict, alloc: dict) -> dict:
+def breakdown_of(timeline: dict[str, Any], alloc: dict[str, Any]) -> dict[str, Any]:
     """`breakdown` from payload dicts (a timeline's as_dict() and the sizing's `allocated`), so `explain --json`
     carries the same picture; parts a timeline lacks (no card: capacity, context) are None. The KV pool includes
     the draft's KV pool; what is left (`free_gib`) is the slack less what it must hold."""
-    def value(key: str):
+    def value(key: str) -> Any:
         return (timeline.get(key) or {}).get("value")
 
-    def source(key: str):
+    def source(key: str) -> str | None:
         return (timeline.get(key) or {}).get("source")
 
     state = (alloc["conv_state_bytes"] + alloc["ssm_state_bytes"]) / GIB
@@ -390,16 +425,16 @@ def breakdown_of(timeline: dict, alloc: dict) -> dict:
         "kv_pool_gib": (kv, "engine rule"), "cuda_graphs_activations_gib": (value("headroom_gib"), "estimate"),
         "free_gib": (free, "estimate"),
     }
-    out = {k: v for k, (v, _) in rows.items()}
+    out: dict[str, Any] = {k: v for k, (v, _) in rows.items()}
     out["capacity_gib"] = value("capacity_gib")
     out["sources"] = {k: src for k, (_, src) in rows.items()}
     return out
 
 
-def plan(t: Target) -> dict:
+def plan(t: Target) -> dict[str, Any]:
     """The `plan --json` payload: the best command, its memory breakdown and binding limit, or why nothing fits."""
     pl = Planner(t)
-    tried = []
+    tried: list[dict[str, Any]] = []
     best: Outcome | None = None
     for c in candidates(t, t.concurrency):
         o = pl.evaluate(c)
@@ -409,7 +444,7 @@ def plan(t: Target) -> dict:
             best = o
         if best is not None and c.cost > best.candidate.cost:
             break
-    out: dict = {"target": {"model": t.model, "quant": t.quant, "gpu": t.gpu.as_dict(), "spec": t.spec,
+    out: dict[str, Any] = {"target": {"model": t.model, "quant": t.quant, "gpu": t.gpu.as_dict(), "spec": t.spec,
                             "tp": t.tp, "request_length": t.request_length, "concurrency": t.concurrency},
                  "checkpoint": {"model_path": pl.ckpt.ref, "note": pl.ckpt.note,
                                 "alternatives": list(pl.ckpt.alternatives)},
@@ -420,23 +455,23 @@ def plan(t: Target) -> dict:
         out.update({"fits": False, "why": _why(base, t), "cheapest_change": changes[0]["change"] if changes else None,
                     "changes_that_fit": changes, "command": None})
         return out
-    s = best.split
-    sizing = s["sizing"]
+    s, tl = best.split, best.timeline
+    assert s is not None and tl is not None  # a fitting outcome carries its split and timeline
+    sizing = s.sizing
     out.update({
         "fits": True, "command": pl.command(best.argv).text(), "argv": list(best.argv), "changes": best.candidate.changes,
         "mem_fraction_static": best.mem_fraction, "min_mem_fraction_static": pl.min_mem_fraction(best),
-        "split": {"kind": s["kind"], "mamba_full_memory_ratio": s["ratio"],
-                  "mamba_full_memory_ratio_text": rt.ratio_text(s["ratio"]) if s["ratio"] is not None else None,
-                  "max_mamba_cache_size_pin": s["pin"], "binding_pool": s["binding_pool"]},
+        "split": {"kind": s.kind, "mamba_full_memory_ratio": s.ratio,
+                  "mamba_full_memory_ratio_text": rt.ratio_text(s.ratio) if s.ratio is not None else None,
+                  "max_mamba_cache_size_pin": s.pin, "binding_pool": s.binding_pool},
         # what runs at once is capped by the command's request cap; the pools alone would hold `pool_capacity`
         "served_concurrency": min(best.served, sizing["max_running_requests"]), "pool_capacity": best.served,
         "binding_limit": sizing["binding_limit"],
         "max_mamba_cache_size": sizing["max_mamba_cache_size"], "max_total_num_tokens": sizing["max_total_num_tokens"],
         "max_running_requests": sizing["max_running_requests"], "pool_budget_gib": sizing["pool_budget_gib"],
-        "breakdown": breakdown(best), "timeline": best.timeline.as_dict(), "log_lines": sizing["log_lines"],
+        "breakdown": breakdown(tl, s), "timeline": tl.as_dict(), "log_lines": sizing["log_lines"],
         "warnings": list(dict.fromkeys(best.notes + ((pl.ckpt.note,) if pl.ckpt.estimated_quant else ()))),
     })
-    tl = best.timeline
     if not tl.slack_fits_headroom:
         out["warnings"].append(f"the slack ({tl.slack_gib.value:.2f} GiB) is below what it must hold "
                                f"({tl.slack_need_gib.value:.2f} GiB: {tl.slack_need_gib.note}); estimated CUDA graphs, "

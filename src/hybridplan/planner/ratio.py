@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from hybridplan.engine import for_version
+from hybridplan.engine.args import EngineArgs
 from hybridplan.engine.command import LaunchCommand, parse_command
 from hybridplan.engine.types import PoolBudget, PoolSizing
 from hybridplan.errors import BadInput, EngineRefusal
+from hybridplan.hardware.catalog import GPU
 from hybridplan.planner.overrides import with_args
+
+if TYPE_CHECKING:
+    from hybridplan.loading import Loaded
 
 GIB = 1 << 30
 FORMULA = "r = (S + D) x state_bytes_per_slot / (L x kv_bytes_per_token)"
@@ -46,7 +51,7 @@ class Sizes:
     branch: str  # which _handle_max_mamba_cache branch the command takes
 
 
-def sizes_of(loaded) -> Sizes:
+def sizes_of(loaded: Loaded) -> Sizes:
     engine = for_version(loaded.version)
     args, geo = loaded.args, loaded.geometry
     S = engine.slots_per_request(args)
@@ -107,7 +112,7 @@ class Point:
 class Search:
     """The engine's own sizing as a function of the ratio (and of K, by inverting the ratio branch)."""
 
-    def __init__(self, loaded, budget, g: Sizes, L: int):
+    def __init__(self, loaded: Loaded, budget: PoolBudget, g: Sizes, L: int) -> None:
         self.engine = for_version(loaded.version)
         self.loaded, self.budget, self.g, self.L = loaded, budget, g, L
         self.cache: dict[float, Point] = {}
@@ -128,7 +133,7 @@ class Search:
         self.cache[r] = pt
         return pt
 
-    def _k_only(self, args) -> int:
+    def _k_only(self, args: EngineArgs) -> int:
         """K from the ratio branch alone (before any KV-side refusal)."""
         try:
             S = self.engine.slots_per_request(args)
@@ -145,7 +150,7 @@ class Search:
         if sz.replayssm_active(args, geo) and not geo.is_kda:
             ring = int(geo.replayssm_ring_bytes(sz.state_tp(args, geo), args["linear_replayssm_cache_len"],
                                                 args["mamba_conv_dtype"]) * sz.pp_layer_scale(args, geo))
-            replay_fixed = ring * (max(1, args["max_running_requests"] // self.g.dp) + 1)
+            replay_fixed = ring * (max(1, int(args["max_running_requests"]) // self.g.dp) + 1)
         if sz.reserves_spec_state(args, geo):
             D, S = self.g.D, self.g.S
             need = per * (1 + D) + K * (per * (1 + D / S))
@@ -176,7 +181,7 @@ def _nice_ratio(lo: float, hi: float, target: float | None, accept: Callable[[fl
     """The shortest decimal in [lo, hi) (nearest the continuous balance) that the engine confirms."""
     centre = min(max(target if target is not None else lo, lo), hi)
     for digits in range(0, 10):
-        q = 10 ** digits
+        q: int = 10 ** digits
         for cand in sorted({math.floor(centre * q) / q, math.ceil(centre * q) / q, math.ceil(lo * q) / q},
                            key=lambda c: abs(c - centre)):
             if lo <= cand < hi and cand > 0 and accept(cand):
@@ -242,20 +247,20 @@ def exact_balance(search: Search, r_c: float | None) -> Balance:
 # ---------------------------------------------------------------------------------------------- the payload
 
 
-def _loaded(command: LaunchCommand | str, gpu, version):
+def _loaded(command: LaunchCommand | str, gpu: GPU | None, version: str | None) -> Loaded:
     from hybridplan.loading import load
 
     return load(command if isinstance(command, LaunchCommand) else parse_command(command),
                 platform=gpu.platform() if gpu is not None else None, version=version)
 
 
-def pool_split(loaded, budget, args) -> dict:
+def pool_split(loaded: Loaded, budget: PoolBudget, args: EngineArgs) -> dict[str, Any]:
     from hybridplan.loading import sizing_payload
 
     return sizing_payload(replace(loaded, args=args), budget)
 
 
-def pin_needs(loaded, pin: int, C: int, L: int, g: Sizes) -> dict:
+def pin_needs(loaded: Loaded, pin: int, C: int, L: int, g: Sizes) -> dict[str, int]:
     """Bytes one rank needs for the pin: the state pool with its padding row, the verify scratch, C x L KV tokens."""
     args = with_args(loaded.args, max_mamba_cache_size=pin)
     plan = for_version(loaded.version).state_plan(0.0, args, loaded.geometry, g.S)
@@ -264,12 +269,12 @@ def pin_needs(loaded, pin: int, C: int, L: int, g: Sizes) -> dict:
             "total_bytes": plan.state_bytes + plan.spec_scratch_bytes + kv}
 
 
-def pin_check(loaded, budget, pin: int, C: int, L: int, g: Sizes) -> dict:
+def pin_check(loaded: Loaded, budget: PoolBudget, pin: int, C: int, L: int, g: Sizes) -> dict[str, Any]:
     """Whether the engine starts with the pin and serves C requests of L tokens, and if not, why (in numbers)."""
     args = with_args(loaded.args, max_mamba_cache_size=pin)
     per_rank = math.ceil(C / g.dp)
     needs = pin_needs(loaded, pin, C, L, g)
-    out: dict = {"needs": needs, "budget_bytes": int(budget.rest_gib * GIB)}
+    out: dict[str, Any] = {"needs": needs, "budget_bytes": int(budget.rest_gib * GIB)}
     try:
         s = for_version(loaded.version).size_pools(budget, args, loaded.geometry, loaded.draft)
     except EngineRefusal as exc:
@@ -295,7 +300,8 @@ def pin_check(loaded, budget, pin: int, C: int, L: int, g: Sizes) -> dict:
     return out
 
 
-def _budget_for(loaded, budget, gpu):
+def _budget_for(loaded: Loaded, budget: float | PoolBudget | None,
+                gpu: GPU | None) -> tuple[PoolBudget | None, dict[str, Any] | None]:
     """A PoolBudget from the caller's number, or from the GPU's memory timeline; None without either."""
     if budget is None and gpu is None:
         return None, None
@@ -312,8 +318,9 @@ def _budget_for(loaded, budget, gpu):
                        "memory": memory_payload(tl, weights)}
 
 
-def balanced_ratio(command: LaunchCommand | str, *, request_length: int, concurrency: int, budget=None,
-                   gpu: str | None = None, version: str | None = None) -> dict:
+def balanced_ratio(command: LaunchCommand | str, *, request_length: int, concurrency: int,
+                   budget: float | PoolBudget | None = None, gpu: str | GPU | None = None,
+                   version: str | None = None) -> dict[str, Any]:
     """The `ratio --json` payload: balanced ratio, binding pool, pin and whether it fits, with the formula's inputs."""
     if request_length <= 0 or concurrency <= 0:
         raise BadInput("--request-length and --concurrency must be positive integers")
@@ -326,7 +333,7 @@ def balanced_ratio(command: LaunchCommand | str, *, request_length: int, concurr
     r_c = continuous_ratio(g, L)
     r_docs = continuous_ratio(g, L, g.cell_target)
     pin = pin_for(C, g)
-    out: dict = {
+    out: dict[str, Any] = {
         "engine": {"name": "sglang", "version": loaded.version}, "command": loaded.command.text(),
         "env": dict(loaded.command.env), "request_length": L, "concurrency": C, "attn_dp_size": g.dp,
         "concurrency_per_rank": math.ceil(C / g.dp), "slots_per_request": g.S, "draft_states_per_request": g.D,
@@ -343,8 +350,10 @@ def balanced_ratio(command: LaunchCommand | str, *, request_length: int, concurr
     if g.cell != g.cell_target:
         out["warnings"].append(f"kv_bytes_per_token includes {g.cell - g.cell_target:,} B of draft KV per token "
                                "(the engine folds it into the cell); the docs calculators divide by the target's "
-                               f"{g.cell_target:,} B only, giving {ratio_text(r_docs)}")
-    ratio, reason, binding = r_c, None, "both"
+                               f"{g.cell_target:,} B only, giving {out['docs_calculator_ratio_text']}")
+    ratio = r_c
+    reason: str | None = None
+    binding: str | None = "both"
     if r_c is None:
         reason, binding = "the model has no full-attention KV: the state pool takes r/(1+r) of the budget", "state_pool"
     if g.branch != "ratio":
@@ -366,7 +375,7 @@ def balanced_ratio(command: LaunchCommand | str, *, request_length: int, concurr
                                                               "max_total_num_tokens": p.T,
                                                               "state_concurrency": p.state_conc,
                                                               "kv_concurrency": p.kv_conc}}
-            if bal.ratio is not None:
+            if bal.ratio is not None and p is not None:
                 out["state_concurrency"], out["kv_concurrency"] = p.state_conc, p.kv_conc
                 out["at_ratio"] = pool_split(loaded, pool_budget, with_args(loaded.args, mamba_full_memory_ratio=p.ratio))
                 out["meets_concurrency"] = min(p.state_conc, p.kv_conc) >= math.ceil(C / g.dp)

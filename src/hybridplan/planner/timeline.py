@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from hybridplan.engine import for_version
 from hybridplan.engine.args import EngineArgs
+from hybridplan.engine.command import LaunchCommand
 from hybridplan.engine.types import PoolBudget, PoolSizing
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU
@@ -22,6 +24,9 @@ from hybridplan.planner.constants import PlannerConstants, constants_for
 from hybridplan.planner.widths import ModelWidths, command_widths
 from hybridplan.provenance import Source, Sourced
 from hybridplan.weights.report import EAGLE_FAMILY, WeightReport, model_weights
+
+if TYPE_CHECKING:
+    from hybridplan.loading import Loaded
 
 GIB = 1 << 30
 
@@ -71,10 +76,10 @@ class MemoryTimeline:
     @property
     def slack_fits_headroom(self) -> bool:
         """Whether what is left outside the pools holds the headroom and the margin (slack >= need + margin)."""
-        return self.slack_gib.value >= self.slack_need_gib.value + self.margin_gib.value
+        return bool(self.slack_gib.value >= self.slack_need_gib.value + self.margin_gib.value)
 
-    def as_dict(self) -> dict:
-        out: dict = {"gpu": self.gpu_id}
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"gpu": self.gpu_id}
         for name in ("capacity_gib", "visible_gib", "context_gib", "pre_load_gib", "target_weights_gib", "draft_weights_gib",
                      "available_gib", "mem_fraction_static", "slack_gib", "pre_capture_reserve_gib",
                      "mm_reservation_gib", "rest_gib", "pools_gib", "draft_kv_gib", "headroom_gib", "slack_need_gib",
@@ -90,7 +95,7 @@ class MemoryTimeline:
 def visible_estimate(gpu: GPU, constants: PlannerConstants | None = None) -> Sourced:
     """The total torch sees on the card: observed in a public log, else memory.total less the driver's reserve."""
     c = constants or constants_for(gpu.id)
-    if gpu.torch_total_known:
+    if gpu.torch_total_known and gpu.torch_total_mib is not None:
         return Sourced(value=gpu.torch_total_mib / 1024, source=Source.MEASURED, note=gpu.torch_total_source)
     return Sourced(value=(gpu.memory_mib - c.driver_reserve_mib) / 1024, source=Source.ESTIMATE,
                    note=f"memory.total - {c.driver_reserve_mib:g} MiB driver reserve ({c.note('driver_reserve_mib')})")
@@ -114,7 +119,7 @@ class _Pools:
     refusal: EngineRefusal | None
 
 
-def _pools(budget, args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, widths: ModelWidths,
+def _pools(budget: PoolBudget, args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, widths: ModelWidths,
            version: str | None) -> _Pools:
     """Size the pools (the engine's own sizing) and add up what they allocate, the draft's KV pool included."""
     engine = for_version(version)
@@ -161,7 +166,7 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
                                (" + host share of unified memory" if gpu.unified else "") + f" ({consts.origin})")
     if pre_load_gib is not None:
         P = Sourced(value=pre_load_gib, source=Source.MEASURED, note="--pre-load-gib (pre_model_load_memory)")
-    elif gpu is not None:
+    elif visible is not None and context is not None:  # both set with a GPU
         P = Sourced(value=visible.value - context.value, source=Source.ESTIMATE,
                     note="torch-visible total - CUDA context (distributed/bootstrap.py::measure_pre_model_load_memory)")
     else:
@@ -232,7 +237,7 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
     )
 
 
-def for_loaded(loaded, *, gpu: GPU | None = None, available_gib: float | None = None, pre_load_gib: float | None = None,
+def for_loaded(loaded: Loaded, *, gpu: GPU | None = None, available_gib: float | None = None, pre_load_gib: float | None = None,
                weights_gib: float | None = None, checkpoint_bytes: int | None = None, hub: bool = False,
                constants: PlannerConstants | None = None) -> tuple[MemoryTimeline, WeightReport | None]:
     """The timeline of a loaded command (explain.Loaded); the weights are only needed when A is not measured."""
@@ -245,7 +250,7 @@ def for_loaded(loaded, *, gpu: GPU | None = None, available_gib: float | None = 
     return tl, weights
 
 
-def memory_payload(tl: MemoryTimeline, weights: WeightReport | None) -> dict:
+def memory_payload(tl: MemoryTimeline, weights: WeightReport | None) -> dict[str, Any]:
     """The `memory` object of `explain --json`: the timeline, the weights and what they warn about."""
     warnings = []
     if tl.available_gib.value <= 0:
@@ -260,8 +265,10 @@ def memory_payload(tl: MemoryTimeline, weights: WeightReport | None) -> dict:
             "warnings": warnings + (list(weights.notes) if weights is not None else [])}
 
 
-def pool_budget_for(command, gpu: GPU, *, checkpoint_bytes: int | None = None, weights_gib: float | None = None,
-                    version: str | None = None):
+
+def pool_budget_for(command: LaunchCommand | str, gpu: GPU, *, checkpoint_bytes: int | None = None,
+                    weights_gib: float | None = None,
+                    version: str | None = None) -> tuple[PoolBudget, dict[str, Any]]:
     """The engine's PoolBudget for a launch command on a catalog GPU (what `explain --gpu` sizes with), and the
     `memory` payload behind it. `checkpoint_bytes` / `weights_gib` replace the weights estimate."""
     from hybridplan.loading import load

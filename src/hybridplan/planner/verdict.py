@@ -9,9 +9,13 @@ the graphs but not the eager activations of the first prefill). Pure over the ti
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from hybridplan.errors import EngineRefusal
 from hybridplan.planner.timeline import GIB, MemoryTimeline
+
+if TYPE_CHECKING:
+    from hybridplan.loading import Loaded
 
 # headroom parts that exist only once requests run (the rest is allocated by the end of graph capture)
 RUNTIME_PARTS = ("eager_activations", "sampling")
@@ -33,7 +37,7 @@ class Verdict:
     capture_need_gib: float | None = None  # what the slack must hold by the end of graph capture (with the margin)
     serve_need_gib: float | None = None  # ... and once the first request runs
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
@@ -43,7 +47,7 @@ def _refusal_phase(message: str) -> str:
     return "state_pool" if ("mamba" in m or "state" in m) else "kv_pool"
 
 
-def predict(loaded, tl: MemoryTimeline, *, request_tokens: int, concurrency: int = 1) -> Verdict:
+def predict(loaded: Loaded, tl: MemoryTimeline, *, request_tokens: int, concurrency: int = 1) -> Verdict:
     """The verdict for a loaded command (loading.Loaded) whose timeline on the card is `tl`."""
     if tl.available_gib.value <= 0:
         return Verdict(serves=False, phase="weights", why=(

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
+from hybridplan.engine.args import EngineArgs
 from hybridplan.errors import BadInput
 
 
@@ -35,7 +37,7 @@ class ModelWidths:
     aux_layers: int = 0  # a DFlash/DSpark draft: target layers whose hidden states it reads
 
 
-def _int(cfg: dict, *keys: str, default: int = 0) -> int:
+def _int(cfg: dict[str, Any], *keys: str, default: int = 0) -> int:
     for k in keys:
         v = cfg.get(k)
         if v is not None:
@@ -43,7 +45,7 @@ def _int(cfg: dict, *keys: str, default: int = 0) -> int:
     return default
 
 
-def widths_of(root: dict) -> ModelWidths:
+def widths_of(root: dict[str, Any]) -> ModelWidths:
     """Widths from a parsed config.json (the text config of a VLM)."""
     cfg = root["text_config"] if isinstance(root.get("text_config"), dict) else root
     hidden = _int(cfg, "hidden_size")
@@ -62,7 +64,7 @@ def widths_of(root: dict) -> ModelWidths:
         mla = (_int(cfg, "q_lora_rank"), _int(cfg, "kv_lora_rank"), _int(cfg, "qk_nope_head_dim"),
                _int(cfg, "qk_rope_head_dim"), _int(cfg, "v_head_dim"))
     act = str(cfg.get("mlp_hidden_act") or cfg.get("hidden_act") or "silu")
-    dflash = root.get("dflash_config") if isinstance(root.get("dflash_config"), dict) else {}
+    dflash: dict[str, Any] = root["dflash_config"] if isinstance(root.get("dflash_config"), dict) else {}
     return ModelWidths(
         hidden=hidden, vocab=_int(cfg, "vocab_size") or _int(root, "vocab_size"),
         dense_intermediate=_int(cfg, "intermediate_size") if dense else 0, gated_mlp=act != "relu2",
@@ -92,7 +94,7 @@ def _widths(ref: str) -> ModelWidths:
     return _widths_for_ref(ref) if active_resolver() is None else widths_of(resolve_config(ref).config)
 
 
-def command_widths(args) -> tuple[ModelWidths, ModelWidths | None]:
+def command_widths(args: EngineArgs) -> tuple[ModelWidths, ModelWidths | None]:
     """The target's widths and, with a separate draft checkpoint, the draft's (configs resolved like --model-path)."""
     draft_ref = args["speculative_draft_model_path"]
     return _widths(args["model_path"]), (_widths(draft_ref) if draft_ref else None)
