@@ -33,6 +33,7 @@ class Imported:
     notes: list[str] = field(default_factory=list)
     selections: int = 0
     compared: int = 0
+    ratio_divergences: int = 0
 
     @property
     def exact(self) -> bool:
@@ -257,24 +258,46 @@ class _Builder:
 R_STATUSES = ("verified", "in-progress", "unverified")
 
 
-def compare(docs: DocsPage, page: Page, limit: int = MAX_LISTED) -> tuple[list[str], int]:
-    """Selections where the page and the module disagree (first `limit`), and how many were compared."""
-    out, n = [], 0
-    obs = docs.observations()
-    for p, want in obs.items():
+@dataclass
+class Comparison:
+    """Selections where the page and the module disagree (first MAX_LISTED), how many were compared, and where
+    hybridplan's own ratio composition departs from the docs' on the same page data (reference §7.15-16)."""
+
+    findings: list[str] = field(default_factory=list)
+    compared: int = 0
+    ratio_divergences: int = 0
+    first_divergence: str | None = None
+
+
+def _reseated(docs: DocsPage, want: dict, sel: dict[str, str]) -> bool:
+    """The panel moves a pick off an option hidden in a visible row before it composes (a hidden row's pick
+    contributes nothing and composes as usual)."""
+    return any(want["rows"].get(d, True) and not want["options"].get(f"{d}.{sel[d]}", {}).get("visible", True)
+               for d in docs.space.dims if docs.kinds[d] == "overlay")
+
+
+def compare(docs: DocsPage, page: Page, limit: int = MAX_LISTED) -> Comparison:
+    """The page against the module on every selection with a cell, composing the ratio as the docs do; then
+    hybridplan's own composition of the same page, where it differs, counted as a deliberate divergence."""
+    out = Comparison()
+    for p, want in docs.observations().items():
         sel = docs.space.selection(p)
-        picked_visible = all(want["options"].get(f"{d}.{sel[d]}", {}).get("visible", True)
-                             for d in docs.space.dims if docs.kinds[d] == "overlay")
-        if not picked_visible:  # the panel moves picks off hidden options before it composes
+        if _reseated(docs, want, sel):
             want = {**want, "composed": None}
-        got = observe_page(page, sel)
+        got = observe_page(page, sel, docs_ratio=True)
         if got is not None and want["composed"] is None:
             got = {**got, "composed": None}
-        n += 1
+        out.compared += 1
         diff = differences(want, got or {})
-        if diff and len(out) < limit:
-            out.append(f"{docs.docs_sel(p)}: " + "; ".join(diff[:3]))
-    return out, n
+        if diff and len(out.findings) < limit:
+            out.findings.append(f"{docs.docs_sel(p)}: " + "; ".join(diff[:3]))
+        ours = observe_page(page, sel)
+        if not diff and got is not None and got["composed"] is not None and ours["composed"] != got["composed"]:
+            out.ratio_divergences += 1
+            if out.first_divergence is None:
+                out.first_divergence = (f"{docs.docs_sel(p)}: docs {got['composed']['flags']} vs hybridplan "
+                                        f"{ours['composed']['flags']}")
+    return out
 
 
 def import_evaluation(ev: Evaluation, page_id: str | None = None) -> Imported:
@@ -288,6 +311,13 @@ def import_evaluation(ev: Evaluation, page_id: str | None = None) -> Imported:
         imp.findings.append(f"the imported page does not load: {'.'.join(map(str, e.loc))}: {e.message}")
         return imp
     imp.page = loaded.page
-    diffs, imp.compared = compare(b.d, loaded.page)
-    imp.findings += [f"differs from the module at {x}" for x in diffs]
+    cmp = compare(b.d, loaded.page)
+    imp.compared = cmp.compared
+    imp.findings += [f"differs from the module at {x}" for x in cmp.findings]
+    if cmp.ratio_divergences:
+        imp.notes.append(f"on {cmp.ratio_divergences} selections hybridplan composes the calculator's ratio where "
+                         "the docs' Deploy panel drops or doubles it (an overlay strips --mamba-full-memory-ratio "
+                         "without re-adding it, adds it without stripping it, or the cell sizes the state pool "
+                         f"with --max-mamba-cache-size; reference §7.15-16), e.g. {cmp.first_divergence}")
+    imp.ratio_divergences = cmp.ratio_divergences
     return imp

@@ -159,7 +159,7 @@ class DocsPage:
         ci = self.cell_at[point]
         cell = self.cells[ci]
         obs: dict[str, Any] = {"cell": ci, "status": self.status(ci, point), "model": self.model_name(point),
-                               "image": self.docker_image(point), "options": {}}
+                               "image": self.docker_image(point), "options": {}, "rows": {}}
         add, strip, env, hints = [], [], list(cell.get("env") or []), []
         for dim in self.space.dims:
             if dim not in self.rows:
@@ -167,6 +167,7 @@ class DocsPage:
             row = self.rows[dim]
             rp = self.row_paths[dim]
             row_visible = bool(self.value(rp + ("showWhen",), row.get("showWhen", True), point))
+            obs["rows"][dim] = row_visible
             for path, o in self.option_list(dim):
                 oid = self.option_ids[dim].get(str(o.get("id")), our_id(o.get("id")))
                 v = {"visible": row_visible and bool(self.value(path + ("showWhen",), o.get("showWhen", True), point)),
@@ -182,19 +183,28 @@ class DocsPage:
                         env += v["env"] if isinstance(v["env"], list) else []
                         hints += v["hints"] if isinstance(v["hints"], list) else []
                 obs["options"][f"{dim}.{oid}"] = v
-        flags = list(cell.get("flags") or [])
-        if not any(C.family(f) == C.RATIO for f in flags):  # cellWithRatio (§3.5)
-            at = next((i for i, f in enumerate(flags) if C.family(f).startswith("--host")), len(flags))
-            flags = flags[:at] + [f"{C.RATIO} {PROBE_RATIO}"] + flags[at:]
-        obs["composed"] = {"flags": C.overlay_compose(flags, tuple(add), tuple(strip)), "env": env, "hints": hints}
+        flags = docs_compose(list(cell.get("flags") or []), tuple(add), tuple(strip))
+        obs["composed"] = {"flags": flags, "env": env, "hints": hints}
         return obs
 
     def observations(self) -> dict[Point, dict]:
         return {p: self.observe(p) for p in self.points() if p in self.cell_at}
 
 
-def observe_page(page: Page, sel: dict[str, str]) -> dict | None:
-    """The same observations of a hybridplan page (None when the selection has no cell)."""
+def docs_compose(cell_flags: list[str], add: tuple[str, ...], strip: tuple[str, ...]) -> list[str]:
+    """The docs Deploy panel's composition: the calculator's ratio inserted into the raw cell before `--host`
+    (_deployment.jsx cellWithRatio), then overlayCompose with the ratio an ordinary, strippable flag (§3.5, §7.15)."""
+    flags = list(cell_flags)
+    if not any(C.family(f) == C.RATIO for f in flags):
+        at = next((i for i, f in enumerate(flags) if C.family(f).startswith("--host")), len(flags))
+        flags = flags[:at] + [f"{C.RATIO} {PROBE_RATIO}"] + flags[at:]
+    return C.overlay_compose(flags, add, strip)
+
+
+def observe_page(page: Page, sel: dict[str, str], docs_ratio: bool = False) -> dict | None:
+    """The same observations of a hybridplan page (None when the selection has no cell). `docs_ratio` composes
+    the ratio as the docs do (an overlay that strips the family drops it, one that only adds it doubles it) instead
+    of hybridplan's ratio slot."""
     from hybridplan.cookbook.selection import find_cell
 
     ref = find_cell(page, sel)
@@ -203,9 +213,10 @@ def observe_page(page: Page, sel: dict[str, str]) -> dict | None:
     cell = ref.cell
     obs: dict[str, Any] = {"cell": ref.index, "status": cell.verification.status_for(sel),
                            "model": T.first_match(page.model_names, sel) or "",
-                           "image": T.first_match(page.docker_images, sel) or DEFAULT_IMAGE, "options": {}}
+                           "image": T.first_match(page.docker_images, sel) or DEFAULT_IMAGE, "options": {}, "rows": {}}
     for dim in page.match_dims + page.overlay_dims:
         row_visible = evaluate(dim.show_when, sel)
+        obs["rows"][dim.id] = row_visible
         for o in dim.options:
             v = {"visible": row_visible and evaluate(o.show_when, sel), "reason": o.disabled_reason(sel)}
             if page.is_overlay(dim.id):
@@ -213,9 +224,12 @@ def observe_page(page: Page, sel: dict[str, str]) -> dict | None:
                          strip=expand(dim.strip, sel) + expand(o.strip, sel))
             obs["options"][f"{dim.id}.{o.id}"] = v
     picks = C.overlay_picks(page, sel)
-    slotted = C.overlay_compose(C.with_ratio_slot(cell.flags), picks.flags, picks.strip)
-    obs["composed"] = {"flags": C.fill_ratio_slot(slotted, PROBE_RATIO), "env": C.merge_env(cell.env, picks.env),
-                       "hints": list(picks.hints)}
+    if docs_ratio:
+        flags = docs_compose(cell.flags, picks.flags, picks.strip)
+    else:
+        flags = C.fill_ratio_slot(C.overlay_compose(C.with_ratio_slot(cell.flags), picks.flags, picks.strip),
+                                  PROBE_RATIO)
+    obs["composed"] = {"flags": flags, "env": C.merge_env(cell.env, picks.env), "hints": list(picks.hints)}
     return obs
 
 
