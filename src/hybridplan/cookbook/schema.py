@@ -318,7 +318,7 @@ class Page(Model):
     model: str  # display name
     description: str = ""
     source: str = ""  # where the page's data comes from (docs commit, engine model)
-    engine_version: str = "0.5.23"
+    engine_version: str = "0.5.23"  # absent from a page file: the release its install.commit is (cookbook.builds)
     supported_hardware: list[str] = Field(min_length=1)
     hardware: list[Hardware] = Field(default_factory=list)
     match_dims: list[Dimension] = Field(default_factory=list)
@@ -339,6 +339,13 @@ class Page(Model):
     examples: list[Example] = Field(default_factory=list, max_length=MAX_LIST)
     records: list[Record] = Field(default_factory=list, max_length=256)  # measured launches (cookbook.records)
     _lookup: tuple[CellRef, ...] = PrivateAttr(default=())
+    _version_note: str = PrivateAttr(default="")  # why engine_version, where the page file does not say it
+
+    @property
+    def engine_version_note(self) -> str:
+        """Where the modelled release came from when the page file has no engine_version ("" when it has)."""
+        return self._version_note
+    _prefixes: frozenset[tuple] = PrivateAttr(default=frozenset())
 
     def model_post_init(self, __context) -> None:
         refs = []
@@ -348,6 +355,15 @@ class Page(Model):
             for combo in product(*values):
                 refs.append(CellRef(index=i, match=dict(zip(keys, combo)), cell=cell))
         self._lookup = tuple(refs)
+        dims = self.dims
+        self._prefixes = frozenset((d, ref.match.get(d), tuple(ref.match.get(h) for h in dims[:k]))
+                                   for ref in refs for k, d in enumerate(dims))
+
+    def has_cell_with(self, dim: str, option: str, sel: Mapping[str, str]) -> bool:
+        """Whether some cell matches `option` on `dim` and agrees with `sel` on every dim above it (isEnabled's cell
+        scan, one set probe)."""
+        dims = self.dims
+        return (dim, option, tuple(sel.get(h) for h in dims[:dims.index(dim)])) in self._prefixes
 
     @property
     def lookup(self) -> tuple[CellRef, ...]:

@@ -90,10 +90,7 @@ def disabled_reason(page: Page, row: Row, option: Option, sel: Mapping[str, str]
     reason = option.disabled_reason(sel)
     if reason is not None or row.overlay:
         return reason
-    dims = page.dims
-    higher = dims[: dims.index(row.id)]
-    if any(c.match.get(row.id) == option.id and all(c.match.get(d) == sel.get(d) for d in higher)
-           for c in page.lookup):
+    if page.has_cell_with(row.id, option.id, sel):
         return None
     return no_cell_reason(page, {**sel, row.id: option.id})[0]
 

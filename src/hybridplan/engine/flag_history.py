@@ -14,7 +14,8 @@ from importlib import resources
 from typing import Any
 
 from hybridplan.engine.behaviours import VERSIONS, check_version
-from hybridplan.engine.flags import FlagRegistry, registry_from_json
+from hybridplan.engine.flags import FlagRegistry, ParsedFlags, parse_argv, registry_from_json
+from hybridplan.errors import BadInput
 
 BASE_PACKAGE = "hybridplan.engine.sglang_0_5_23"
 
@@ -57,6 +58,17 @@ def registry_json(version: str) -> dict[str, Any]:
 def registry(version: str) -> FlagRegistry:
     """The flag registry of `version`, indexed for parsing (its own options, defaults and argparse messages)."""
     return registry_from_json(registry_json(version))
+
+
+@lru_cache(maxsize=4096)
+def parse(version: str, argv: tuple[str, ...]) -> ParsedFlags:
+    """argv parsed by release `version`'s argparse rules; errors carry its `prog: error:` prefix. Memoised: a cookbook
+    page parses each cell's argv several times (the result is never mutated)."""
+    reg = registry(version)
+    try:
+        return parse_argv(reg, argv)
+    except BadInput as exc:
+        raise BadInput(f"{reg.prog}: error: {exc.message}") from None
 
 
 def release_delta(version: str) -> dict[str, tuple[str, ...]]:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +139,7 @@ def resolve_config(ref: str) -> ConfigSource:
         return read_dir(ref, path, str(path)) if stat.S_ISDIR(st.st_mode) else from_file(ref, path)
     entry = cat.lookup(ref)
     if entry is not None:
-        return from_catalog(ref, entry)
+        return _catalog_source(ref, entry.hf_id)
     cached = hf_cache_snapshot(ref)
     if cached is not None:
         return read_dir(ref, cached, f"hf-cache:{cached}")
@@ -173,9 +174,23 @@ def _with_note(geo: ModelGeometry, note: str) -> ModelGeometry:
     return replace(geo, notes=(note, *geo.notes))
 
 
+@lru_cache(maxsize=256)
+def _catalog_source(ref: str, hf_id: str) -> ConfigSource:
+    """A bundled entry's config, parsed once per process (package data does not change; callers never mutate it)."""
+    return from_catalog(ref, cat.catalog()[hf_id])
+
+
+@lru_cache(maxsize=256)
+def _catalog_geometry(ref: str, hf_id: str) -> ModelGeometry:
+    return parse_geometry(_catalog_source(ref, hf_id))
+
+
 def load_model(ref: str) -> ModelGeometry:
-    """The target model's geometry from a --model-path value."""
-    return parse_geometry(resolve_config(ref))
+    """The target model's geometry from a --model-path value (a bundled entry's is parsed once)."""
+    src = resolve_config(ref)
+    if src.entry is not None and _RESOLVER.get() is None:
+        return _catalog_geometry(src.ref, src.entry.hf_id)
+    return parse_geometry(src)
 
 
 def _mapping(value: object) -> dict[str, Any]:

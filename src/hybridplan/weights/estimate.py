@@ -6,13 +6,14 @@ list can be matched; each module's bytes come from the quantization policy.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Callable
 
 from hybridplan.errors import BadInput
 from hybridplan.provenance import Source
-from hybridplan.weights.inventory import Inventory, Piece, layer_of, part_of, shard_of
-from hybridplan.weights.quant import QuantPolicy, scheme_bytes
+from hybridplan.weights.inventory import Inventory, Piece, placement
+from hybridplan.weights.quant import QuantPolicy, policy_key, scheme_bytes
 
 
 @dataclass(frozen=True)
@@ -299,9 +300,28 @@ def module_bytes(m: Module, policy: QuantPolicy) -> int:
 
 
 def estimate(root: dict, family: str, full_layers: tuple[int, ...], policy: QuantPolicy) -> Inventory:
-    """An estimated inventory: every module's bytes under the checkpoint's quantization."""
-    pieces = tuple(Piece(name=m.name, nbytes=module_bytes(m, policy), part=part_of(m.name), layer=layer_of(m.name),
-                         shard=shard_of(m.name) if m.kind != "lm_head" else "head")
-                   for m in modules_for(root, family, full_layers))
-    return Inventory(pieces=pieces, source=Source.ESTIMATE,
+    """An estimated inventory: every module's bytes under the checkpoint's quantization.
+
+    Computed once per (config content, family, layers, policy): a cookbook page asks again for every cell."""
+    key = (json.dumps(root, sort_keys=True, default=str), family, tuple(full_layers), policy_key(policy))
+    inv = _ESTIMATES.get(key)
+    if inv is None:
+        inv = _estimate(root, family, full_layers, policy)
+        if len(_ESTIMATES) >= _ESTIMATES_MAX:
+            _ESTIMATES.pop(next(iter(_ESTIMATES)))
+        _ESTIMATES[key] = inv
+    return inv
+
+
+_ESTIMATES: dict[tuple, Inventory] = {}
+_ESTIMATES_MAX = 64  # checkpoints a process (the web server) keeps estimates for
+
+
+def _estimate(root: dict, family: str, full_layers: tuple[int, ...], policy: QuantPolicy) -> Inventory:
+    pieces = []
+    for m in modules_for(root, family, full_layers):
+        part, layer, shard = placement(m.name)
+        pieces.append(Piece(name=m.name, nbytes=module_bytes(m, policy), part=part, layer=layer,
+                            shard=shard if m.kind != "lm_head" else "head"))
+    return Inventory(pieces=tuple(pieces), source=Source.ESTIMATE,
                      note=f"estimated from config.json ({family} module list, {policy.label} weights)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 from hybridplan.provenance import Source
 
@@ -37,6 +38,10 @@ def layer_of(name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+_KV_PROJ = re.compile(r"(^|\.)(k_proj|v_proj)(\.|$)")
+_GATE = re.compile(r"\.(gate|router)(\.weight|\.e_score_correction_bias|$)")
+
+
 def shard_of(name: str) -> str:
     """How a tensor is split across ranks, from its name (sglang's parallel linear layers)."""
     n = name
@@ -46,9 +51,9 @@ def shard_of(name: str) -> str:
         return "head"
     if ".experts." in n:
         return "expert"
-    if re.search(r"(^|\.)(k_proj|v_proj)(\.|$)", n) and ("self_attn" in n or "mixer" in n or "attention" in n):
+    if _KV_PROJ.search(n) and ("self_attn" in n or "mixer" in n or "attention" in n):
         return "kv"
-    if re.search(r"\.(gate|router)(\.weight|\.e_score_correction_bias|$)", n) or "shared_expert_gate" in n:
+    if _GATE.search(n) or "shared_expert_gate" in n:
         return "replicated"
     if "norm" in n and "proj" not in n:
         return "replicated"
@@ -59,8 +64,15 @@ def shard_of(name: str) -> str:
     return "replicated"
 
 
+@lru_cache(maxsize=1 << 16)
+def placement(name: str) -> tuple[str, int | None, str]:
+    """(part, layer, shard) of a tensor name: the same names recur for every cell of a page, so classify each once."""
+    return part_of(name), layer_of(name), shard_of(name)
+
+
 def piece(name: str, nbytes: int) -> Piece:
-    return Piece(name=name, nbytes=nbytes, part=part_of(name), layer=layer_of(name), shard=shard_of(name))
+    part, layer, shard = placement(name)
+    return Piece(name=name, nbytes=nbytes, part=part, layer=layer, shard=shard)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,11 +83,23 @@ class Inventory:
     source: Source
     note: str
 
+    @cached_property
+    def memo(self) -> dict[tuple, object]:
+        """Answers derived from this (immutable) inventory: per-rank bytes by layout, rescaled copies by total."""
+        return {}
+
     def total(self, parts: tuple[str, ...] = ("target", "mtp", "vision")) -> int:
         return sum(p.nbytes for p in self.pieces if p.part in parts)
 
     def scaled_to(self, total_bytes: int, source: Source, note: str) -> "Inventory":
         """The same split rescaled so the checkpoint total is `total_bytes` (an exact total, an estimated split)."""
+        key = ("scaled", total_bytes, source, note)
+        if key not in self.memo:
+            self.memo[key] = self._scaled_to(total_bytes, source, note)
+        scaled: Inventory = self.memo[key]  # type: ignore[assignment]
+        return scaled
+
+    def _scaled_to(self, total_bytes: int, source: Source, note: str) -> "Inventory":
         have = self.total()
         factor = total_bytes / have if have else 0.0
         sizes = [int(p.nbytes * factor) for p in self.pieces]
@@ -131,7 +155,17 @@ def stage_of(p: Piece, stages: list[tuple[int, int]]) -> int:
 
 
 def per_rank_bytes(inv: Inventory, par: Parallel, parts: tuple[str, ...], stages: list[tuple[int, int]]) -> int:
-    """Bytes on the fullest rank: each piece divided by its shard width, summed per PP stage, max over stages."""
+    """Bytes on the fullest rank: each piece divided by its shard width, summed per PP stage, max over stages.
+
+    Kept on the inventory per layout: a cookbook page asks for the same checkpoint and layout in many cells."""
+    key = ("per_rank", par, parts, tuple(stages))
+    if key not in inv.memo:
+        inv.memo[key] = _per_rank_bytes(inv, par, parts, stages)
+    nbytes: int = inv.memo[key]  # type: ignore[assignment]
+    return nbytes
+
+
+def _per_rank_bytes(inv: Inventory, par: Parallel, parts: tuple[str, ...], stages: list[tuple[int, int]]) -> int:
     totals = [0.0] * max(1, len(stages))
     for p in inv.pieces:
         if p.part in parts:

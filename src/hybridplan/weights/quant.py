@@ -67,6 +67,12 @@ class QuantPolicy:
         return "bf16"
 
 
+def policy_key(policy: QuantPolicy) -> tuple:
+    """A hashable key of a policy's content (its per-name map is a read-only mapping)."""
+    return (policy.linear, policy.lm_head, policy.experts_only, tuple(sorted(policy.per_name.items())),
+            policy.exclude, policy.block, policy.label)
+
+
 def _matches(name: str, pattern: str) -> bool:
     """ModelOpt / compressed-tensors exclusion patterns: globs, regexes prefixed `re:`, or module prefixes."""
     if pattern.startswith("re:"):

@@ -8,6 +8,7 @@ from config.json and the quantization. A total without headers keeps the estimat
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from hybridplan.engine import for_version
 from hybridplan.engine.args import EngineArgs
@@ -88,12 +89,18 @@ def storage_policy(src: ConfigSource) -> QuantPolicy:
     if w is None or w.layer_map_file is None:
         policy = policy_from_config(src.config, src.hf_quant_config)
     else:
-        from hybridplan.models.catalog import read_text
-        from hybridplan.models.config_json import parse_config_text
-
-        policy = policy_from_config({}, parse_config_text(read_text(w.layer_map_file), origin=w.layer_map_file))
-        policy = replace(policy, label=f"{policy.label} layer map of {w.layer_map_file} ({w.note})")
+        policy = _layer_map_policy(w.layer_map_file, w.note)
     return with_lm_head(policy, w.lm_head) if w is not None and w.lm_head else policy
+
+
+@lru_cache(maxsize=64)
+def _layer_map_policy(layer_map_file: str, note: str) -> QuantPolicy:
+    """A bundled layer map's policy, read once per process (package data)."""
+    from hybridplan.models.catalog import read_text
+    from hybridplan.models.config_json import parse_config_text
+
+    policy = policy_from_config({}, parse_config_text(read_text(layer_map_file), origin=layer_map_file))
+    return replace(policy, label=f"{policy.label} layer map of {layer_map_file} ({note})")
 
 
 def parallel_of(args: EngineArgs, geo: ModelGeometry) -> Parallel:

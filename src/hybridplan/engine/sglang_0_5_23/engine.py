@@ -8,12 +8,11 @@ from hybridplan.engine.api import Engine
 from hybridplan.engine.args import EngineArgs, Platform
 from hybridplan.engine.command import LaunchCommand
 from hybridplan.engine.behaviours import Switches, switches
-from hybridplan.engine.flag_history import registry
-from hybridplan.engine.flags import FlagRegistry, ParsedFlags, parse_argv
+from hybridplan.engine.flag_history import parse, registry
+from hybridplan.engine.flags import FlagRegistry, ParsedFlags
 from hybridplan.engine.sglang_0_5_23 import budget, logs, memory_defaults, reserves, resolve, sizing
 from hybridplan.engine.sglang_0_5_23.resolver import REGISTRY_PACKAGE
 from hybridplan.engine.types import KVCell, PoolBudget, PoolSizing, RequestCap, StateAllocation, StatePlan
-from hybridplan.errors import BadInput
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 
 
@@ -31,11 +30,7 @@ class SglangRelease:
         return registry(self.version)
 
     def parse(self, command: LaunchCommand) -> ParsedFlags:
-        reg = registry(self.version)
-        try:
-            return parse_argv(reg, command.argv)
-        except BadInput as exc:
-            raise BadInput(f"{reg.prog}: error: {exc.message}") from None
+        return parse(self.version, tuple(command.argv))
 
     def resolve(self, command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None = None,
                 platform: Platform | None = None) -> EngineArgs:
@@ -61,6 +56,9 @@ class SglangRelease:
 
     def replayssm_active(self, args: EngineArgs, geo: ModelGeometry) -> bool:
         return sizing.replayssm_active(args, geo)
+
+    def replayssm_ring_bytes(self, args: EngineArgs, geo: ModelGeometry, record_len: int | None = None) -> int:
+        return sizing.replayssm_ring_bytes(args, geo, record_len)
 
     def reserves_spec_state(self, args: EngineArgs, geo: ModelGeometry) -> bool:
         return sizing.reserves_spec_state(args, geo)

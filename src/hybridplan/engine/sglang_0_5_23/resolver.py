@@ -8,9 +8,9 @@ from typing import Any
 from hybridplan.engine.args import Arg, Platform
 from hybridplan.engine.command import LaunchCommand
 from hybridplan.engine.behaviours import Switches
-from hybridplan.engine.flag_history import registry
-from hybridplan.engine.flags import load_registry, parse_argv
-from hybridplan.errors import BadInput, EngineRefusal
+from hybridplan.engine.flag_history import parse, registry
+from hybridplan.engine.flags import load_registry
+from hybridplan.errors import EngineRefusal
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.provenance import Source
 
@@ -40,10 +40,7 @@ class Resolver:
     def __init__(self, command: LaunchCommand, geo: ModelGeometry, draft: DraftGeometry | None, platform: Platform,
                  sw: Switches):
         reg = registry(sw.version)
-        try:
-            parsed = parse_argv(reg, command.argv)
-        except BadInput as exc:
-            raise BadInput(f"{reg.prog}: error: {exc.message}") from None
+        parsed = parse(sw.version, tuple(command.argv))
         self.reg = reg
         self.sw = sw
         self.geo = geo
