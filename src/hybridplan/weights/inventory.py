@@ -75,6 +75,9 @@ def piece(name: str, nbytes: int) -> Piece:
     return Piece(name=name, nbytes=nbytes, part=part, layer=layer, shard=shard)
 
 
+MEMO_MAX = 512
+
+
 @dataclass(frozen=True, kw_only=True)
 class Inventory:
     """All pieces of a checkpoint with where the bytes came from (headers, or an estimate)."""
@@ -88,6 +91,12 @@ class Inventory:
         """Answers derived from this (immutable) inventory: per-rank bytes by layout, rescaled copies by total."""
         return {}
 
+    def remember(self, key: tuple, value: object) -> None:
+        """Keep an answer; a long-lived process (the web server) keeps at most MEMO_MAX per inventory."""
+        if len(self.memo) >= MEMO_MAX:
+            self.memo.clear()
+        self.memo[key] = value
+
     def total(self, parts: tuple[str, ...] = ("target", "mtp", "vision")) -> int:
         return sum(p.nbytes for p in self.pieces if p.part in parts)
 
@@ -95,7 +104,7 @@ class Inventory:
         """The same split rescaled so the checkpoint total is `total_bytes` (an exact total, an estimated split)."""
         key = ("scaled", total_bytes, source, note)
         if key not in self.memo:
-            self.memo[key] = self._scaled_to(total_bytes, source, note)
+            self.remember(key, self._scaled_to(total_bytes, source, note))
         scaled: Inventory = self.memo[key]  # type: ignore[assignment]
         return scaled
 
@@ -160,7 +169,7 @@ def per_rank_bytes(inv: Inventory, par: Parallel, parts: tuple[str, ...], stages
     Kept on the inventory per layout: a cookbook page asks for the same checkpoint and layout in many cells."""
     key = ("per_rank", par, parts, tuple(stages))
     if key not in inv.memo:
-        inv.memo[key] = _per_rank_bytes(inv, par, parts, stages)
+        inv.remember(key, _per_rank_bytes(inv, par, parts, stages))
     nbytes: int = inv.memo[key]  # type: ignore[assignment]
     return nbytes
 
