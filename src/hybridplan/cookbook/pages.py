@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from hybridplan.cookbook.builds import page_version
 from hybridplan.cookbook.schema import Hardware, Page
 from hybridplan.cookbook.source import SchemaError, SourceMap, Unreadable, dotted, parse_yaml, schema_errors
 from hybridplan.errors import BadInput
@@ -97,10 +98,17 @@ def read_page_text(text: str, origin: str) -> Loaded:
             errors.append(SchemaError(loc=("supported_hardware", i), line=src.line(("supported_hardware", i)),
                                       message=f"unknown hardware {hw!r}: not in {HARDWARE_FILE} and not declared "
                                               "under `hardware`"))
+    note = ""
+    if "engine_version" not in data:  # an explicit engine_version wins; else the release of the page's build
+        install = data.get("install")
+        commit = install.get("commit") if isinstance(install, dict) else None
+        version, note = page_version(commit if isinstance(commit, str) else None)
+        data = {**data, "engine_version": version}
     try:
         page = Page.model_validate(data)
     except ValidationError as exc:
         return Loaded(page=None, errors=tuple(errors + schema_errors(exc, src)), source=src)
+    page._version_note = note
     return Loaded(page=page if not errors else None, errors=tuple(errors), source=src)
 
 

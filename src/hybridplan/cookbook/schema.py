@@ -319,6 +319,7 @@ class Page(Model):
     description: str = ""
     source: str = ""  # where the page's data comes from (docs commit, engine model)
     engine_version: str = "0.5.23"  # absent from a page file: the release its install.commit is (cookbook.builds)
+    _version_note: str = PrivateAttr(default="")  # why that release, where the page file does not say it
     supported_hardware: list[str] = Field(min_length=1)
     hardware: list[Hardware] = Field(default_factory=list)
     match_dims: list[Dimension] = Field(default_factory=list)
@@ -339,12 +340,6 @@ class Page(Model):
     examples: list[Example] = Field(default_factory=list, max_length=MAX_LIST)
     records: list[Record] = Field(default_factory=list, max_length=256)  # measured launches (cookbook.records)
     _lookup: tuple[CellRef, ...] = PrivateAttr(default=())
-    _version_note: str = PrivateAttr(default="")  # why engine_version, where the page file does not say it
-
-    @property
-    def engine_version_note(self) -> str:
-        """Where the modelled release came from when the page file has no engine_version ("" when it has)."""
-        return self._version_note
     _prefixes: frozenset[tuple] = PrivateAttr(default=frozenset())
 
     def model_post_init(self, __context) -> None:
@@ -409,3 +404,8 @@ class Page(Model):
 
     def is_overlay(self, dim: str) -> bool:
         return any(d.id == dim for d in self.overlay_dims)
+
+    @property
+    def engine_version_note(self) -> str:
+        """Where the modelled release came from when the page file has no engine_version ("" when it has)."""
+        return self._version_note
