@@ -68,8 +68,9 @@ def test_recovered_rules_render_the_modules_commands(toy):
 
 def test_recovered_conditions_are_small_and_data(toy):
     draft = toy.data["overlay_dims"][0]["options"][2]
-    # greyed only where a cell exists and the function says so: the docs' default tooltip, no JavaScript
-    assert draft["disabled"] == [{"when": {"equals": {"quant": "nvfp4-dense-head", "ssm-dtype": "float32"}},
+    # the function read on every selection (not only those with a cell): the docs' default tooltip, no JavaScript
+    assert draft["disabled"] == [{"when": {"equals": {"hw": "rtx5090", "quant": "nvfp4-dense-head",
+                                                      "ssm-dtype": "float32"}},
                                   "reason": "Not supported for current selection"}]
     assert draft["env"] == [{"when": {"equals": {"hw": "rtx5090"}}, "then": ["TOY_SINGLE=1"]}]
     names = {r["value"] for r in toy.data["model_names"]}

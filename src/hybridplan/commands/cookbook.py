@@ -220,26 +220,53 @@ def import_(
     module: str = typer.Argument(..., metavar="FILE.jsx", help="A docs config module (configs/<Org>/<model>.jsx)."),
     out: Optional[str] = typer.Option(None, "--out", help="Write the page YAML here instead of stdout."),
     page_id: Optional[str] = typer.Option(None, "--id", help="The page id (default: from the model name)."),
+    merge: Optional[str] = typer.Option(None, "--merge", metavar="PAGE.yaml", help="Regenerate this page: the "
+                                        "module's data, the page's own additions (records, notes, workload...) kept."),
+    origin: Optional[str] = typer.Option(None, "--from", metavar="REPO@COMMIT", help="Where the module came from "
+                                         "(recorded in the page's source)."),
+    workload: Optional[str] = typer.Option(None, "--workload", metavar="LENGTH,CONCURRENCY", help="The calculator "
+                                           "workload the docs keep outside the module (request length, concurrency)."),
     as_json: bool = opt.JSON,
 ) -> None:
     """Read a docs cookbook config module (evaluated by Node.js in a sandbox) as a hybridplan page: every function
     recovered as conditions, then compared with the module on every selection. Exit 0 exact, 1 with findings
-    (listed), 2 unreadable."""
+    (what cannot be expressed, listed), 2 unreadable."""
 
     def body() -> int:
+        import sys
+
         from hybridplan.cookbook.docs_import import import_evaluation
         from hybridplan.cookbook.node_eval import evaluate_file
 
-        imp = import_evaluation(evaluate_file(module), page_id)
+        imp = import_evaluation(evaluate_file(module), page_id, merge=merge, origin=origin,
+                                workload=_workload(workload))
         if out:
             _write(imp.yaml(), out)
         if as_json:
             emit_json({"page": imp.data, "exact": imp.exact, "findings": imp.findings, "notes": imp.notes,
-                       "selections": imp.selections, "compared": imp.compared, "out": out})
+                       "selections": imp.selections, "compared": imp.compared,
+                       "ratio_divergences": imp.ratio_divergences, "out": out})
         else:
-            from hybridplan.render.cookbook import print_import
-
-            print_import(imp, yaml_to_stdout=not out)
+            if not out:
+                sys.stdout.write(imp.yaml())
+            for f in imp.findings:
+                print(f"finding: {f}", file=sys.stderr)
+            for n in imp.notes:
+                print(f"note: {n}", file=sys.stderr)
+            print(f"{'exact' if imp.exact else 'NOT exact'}: {imp.compared} selections with a cell compared "
+                  f"({len(imp.findings)} findings)", file=sys.stderr)
         return 0 if imp.exact else 1
 
     run_guarded(body, as_json)
+
+
+def _workload(text: Optional[str]) -> Optional[dict]:
+    """`LENGTH,CONCURRENCY` as a page workload ({request_length, concurrency}), checked."""
+    from hybridplan.errors import BadInput
+
+    if text is None:
+        return None
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) >= 1 for p in parts):
+        raise BadInput(f"--workload takes LENGTH,CONCURRENCY (positive integers), got {text!r}")
+    return {"request_length": int(parts[0]), "concurrency": int(parts[1])}

@@ -9,18 +9,23 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from hybridplan.cookbook import recover as R
+from hybridplan.cookbook.docs_merge import merge_page, provenance
 from hybridplan.cookbook.docs_view import (DEFAULT_REASON, DocsPage, bad, differences, is_fn, observe_page, our_id)
 from hybridplan.cookbook.node_eval import Evaluation
 from hybridplan.cookbook.pages import hardware_catalog, read_page_text
 from hybridplan.cookbook.schema import Page
+from hybridplan.errors import BadInput
+from hybridplan.textfile import read_text
 
 PRIVATE = "hybridplan"  # config-private key carrying what the docs format has no place for (the docs ignore it)
 MAX_LISTED = 20
+MAX_OVERLAY_BYTES = 1 << 20
 
 
 @dataclass
@@ -34,13 +39,21 @@ class Imported:
     selections: int = 0
     compared: int = 0
     ratio_divergences: int = 0
+    header: str = ""  # the merged page's leading comment block
 
     @property
     def exact(self) -> bool:
         return not self.findings
 
     def yaml(self) -> str:
-        return yaml.safe_dump(self.data, sort_keys=False, allow_unicode=True, width=118)
+        return self.header + yaml.dump(self.data, Dumper=_Indented, sort_keys=False, allow_unicode=True, width=118)
+
+
+class _Indented(yaml.SafeDumper):
+    """Block lists indented under their key, as the bundled pages are written."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
 
 
 class _Builder:
@@ -96,7 +109,9 @@ class _Builder:
         if show is not True:
             out["show_when"] = show
         if is_fn(o.get("disabled")) or is_fn(o.get("disableReason")) or o.get("disabled") is True:
-            shown = {p: self.d.reason(path, o, p) for p in self.care}
+            # every selection, not only those with a cell: a rule that greys an option only where no cell
+            # exists still says why (and is what the export writes back)
+            shown = {p: self.d.reason(path, o, p) for p in self.d.points()}
             rules = []
             for reason in dict.fromkeys(r for r in shown.values() if r is not None):
                 rules.append({"when": R.condition(self.d.space, {p: r == reason for p, r in shown.items()}),
@@ -300,18 +315,60 @@ def compare(docs: DocsPage, page: Page, limit: int = MAX_LISTED) -> Comparison:
     return out
 
 
-def import_evaluation(ev: Evaluation, page_id: str | None = None) -> Imported:
-    """The page for an evaluated module, checked against the module on every selection that has a cell."""
-    b = _Builder(ev)
-    data = b.page(page_id)
-    imp = Imported(data=data, page=None, findings=b.findings, notes=b.notes, selections=ev.selections)
-    loaded = read_page_text(imp.yaml(), f"{data['id']}.yaml")
+UI_ONLY = ("accuracyLabels", "latencyPercentile", "github", "showPlaygroundLink", "playgroundFeatures", "runModes")
+
+
+def _module_path(origin: str) -> str:
+    """The module's path in the docs tree (from `docs/`), else its file name."""
+    at = origin.replace("\\", "/").find("docs/src/snippets/")
+    return origin[at:] if at >= 0 else Path(origin).name
+
+
+def _load(imp: Imported, docs: DocsPage, what: str) -> Comparison | None:
+    """Load imp.data as a page (a finding when it does not) and compare it with the module."""
+    loaded = read_page_text(imp.yaml(), f"{imp.data['id']}.yaml")
     if loaded.page is None:
         e = loaded.errors[0]
-        imp.findings.append(f"the imported page does not load: {'.'.join(map(str, e.loc))}: {e.message}")
-        return imp
+        imp.findings.append(f"the {what} page does not load: {'.'.join(map(str, e.loc))}: {e.message}")
+        imp.page = None
+        return None
     imp.page = loaded.page
-    cmp = compare(b.d, loaded.page)
+    return compare(docs, loaded.page)
+
+
+def _overlay(path: str) -> tuple[dict, str]:
+    """The page to merge into (its data and leading comment block); BadInput when unreadable."""
+    text = read_text(Path(path), limit=MAX_OVERLAY_BYTES)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise BadInput(f"--merge {path}: not YAML: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise BadInput(f"--merge {path}: not a cookbook page (no cells)")
+    head = "".join(line + "\n" for line in text.splitlines()[:40] if line.startswith("#"))
+    return data, head
+
+
+def import_evaluation(ev: Evaluation, page_id: str | None = None, merge: str | None = None,
+                      origin: str | None = None, workload: dict | None = None) -> Imported:
+    """The page for an evaluated module, checked against the module on every selection that has a cell; with
+    `merge`, that page regenerated (docs-owned data from the module, its own additions kept) and checked again."""
+    b = _Builder(ev)
+    data = b.page(page_id)
+    if origin:
+        data["source"] = provenance(origin, _module_path(ev.origin), ev.node)
+    if workload:
+        data["workload"] = workload
+    ignored = [k for k in UI_ONLY if k in ev.data and not (k == "runModes" and is_fn(ev.data[k]))]
+    if ignored:
+        b.notes.append(f"not imported (Deploy-panel UI and Playground only): {', '.join(ignored)}")
+    if "workload" not in data and merge is None:
+        b.notes.append("no workload: the docs' ratio calculator keeps its defaults outside the module, so the page "
+                       "pins no calculator ratio; pass --workload LENGTH,CONCURRENCY to set one")
+    imp = Imported(data=data, page=None, findings=b.findings, notes=b.notes, selections=ev.selections)
+    cmp = _load(imp, b.d, "imported")
+    if cmp is None:
+        return imp
     imp.compared = cmp.compared
     imp.findings += [f"differs from the module at {x}" for x in cmp.findings]
     if cmp.ratio_divergences:
@@ -320,4 +377,16 @@ def import_evaluation(ev: Evaluation, page_id: str | None = None) -> Imported:
                          "without re-adding it, adds it without stripping it, or the cell sizes the state pool "
                          f"with --max-mamba-cache-size; reference §7.15-16), e.g. {cmp.first_divergence}")
     imp.ratio_divergences = cmp.ratio_divergences
+    if merge is None:
+        return imp
+    overlay, imp.header = _overlay(merge)
+    merged, notes = merge_page(data, overlay, data.get("source") or str(overlay.get("source", "")))
+    if workload:
+        merged["workload"] = workload
+    imp.data = merged
+    imp.notes += notes
+    after = _load(imp, b.d, "merged")
+    if after is not None and after.findings:
+        imp.notes.append(f"the overlay changes what the panel shows on {len(after.findings)}"
+                         f"{'+' if len(after.findings) == MAX_LISTED else ''} selections, e.g. {after.findings[0]}")
     return imp

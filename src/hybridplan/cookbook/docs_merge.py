@@ -1,0 +1,114 @@
+"""`cookbook import --merge PAGE.yaml`: a page regenerated from its docs config module, hybridplan's own additions
+kept as an overlay.
+
+The docs module owns what its Deploy panel shows: dimensions, options, cells (match, flags, env, warn, badge),
+model names, images, placeholders, curl, benchmark commands. The existing page (the overlay) keeps what only
+hybridplan has: description, workload, install, build warnings, examples, measured records, `no_cell` reasons,
+each cell's note and measurements, the launch program, hardware catalog links, row-level strips and option subtitles the docs lack.
+Overlay cells and options the module no longer has are dropped (and listed). The page's `source` records the import.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from hybridplan import __version__
+
+DOCS_PAGE = ("model", "supported_hardware", "hardware", "match_dims", "overlay_dims", "cells", "model_names",
+             "docker_images", "placeholders", "curl", "multi_node_hints", "docker_mounts",
+             "benchmark_commands")
+DOCS_CELL = ("match", "flags", "env", "warn", "redirect", "nnodes")
+DOCS_VERIFICATION = ("status", "rules")
+
+
+def provenance(origin: str, path: str, node: str, on: date | None = None) -> str:
+    """The `source` line of an imported page: module repo@commit and path, importer version, Node, date."""
+    day = (on or date.today()).isoformat()
+    return (f"SGLang docs config module {origin}:{path}, imported by hybridplan {__version__} `cookbook import` "
+            f"(Node {node or 'unknown'}) on {day}")
+
+
+def _keep(imported: dict, overlay: dict, owned: tuple[str, ...]) -> dict:
+    """The imported entry plus the overlay's keys the docs do not own."""
+    return {**imported, **{k: v for k, v in overlay.items() if k not in owned and k not in imported}}
+
+
+def _by_id(imported: list, overlay: list, merge, what: str, notes: list[str], keep=()) -> list:
+    theirs = {o.get("id"): o for o in overlay if isinstance(o, dict)}
+    out = [merge(i, theirs[i["id"]]) if i.get("id") in theirs else i for i in imported]
+    gone = [k for k in theirs if k not in {i.get("id") for i in imported} and k not in keep]
+    if gone:
+        notes.append(f"merge: {what} {', '.join(map(str, gone))} not in the module, dropped")
+    return out
+
+
+def _option(imported: dict, overlay: dict) -> dict:
+    out = dict(imported)
+    if "subtitle" not in imported and "subtitle" in overlay:
+        out["subtitle"] = overlay["subtitle"]
+    return out
+
+
+def _dimension(notes: list[str]):
+    def merge(imported: dict, overlay: dict) -> dict:
+        out = {**imported, "options": _by_id(imported["options"], overlay.get("options") or [], _option,
+                                             f"option(s) of {imported['id']}:", notes)}
+        if overlay.get("strip"):
+            out["strip"] = overlay["strip"]
+            notes.append(f"merge: {imported['id']} keeps hybridplan's row-level strip {overlay['strip']} "
+                         "(the docs' engine ignores row strips)")
+        return out
+    return merge
+
+
+def _covers(overlay_match: dict, match: dict) -> bool:
+    return set(overlay_match) == set(match) and all(
+        v == match[k] or (isinstance(v, list) and match[k] in v) for k, v in overlay_match.items())
+
+
+def _cell(imported: dict, overlay: dict) -> dict:
+    out = _keep(imported, overlay, DOCS_CELL + ("verification",))
+    ver = overlay.get("verification") or {}
+    out["verification"] = _keep(imported.get("verification") or {}, ver, DOCS_VERIFICATION)
+    return out
+
+
+def merge_page(imported: dict, overlay: dict, source: str) -> tuple[dict, list[str]]:
+    """The imported page data with the overlay page's own additions; notes list what was dropped or kept."""
+    notes: list[str] = []
+    out: dict[str, Any] = {"id": overlay.get("id", imported["id"]), "model": imported["model"]}
+    for key in ("description", "engine_version"):
+        if key in overlay:
+            out[key] = overlay[key]
+    out["source"] = source
+    for key, value in imported.items():
+        if key not in out and key not in ("source", "program"):  # the launch form stays hybridplan's
+            out[key] = value
+    mine = imported.get("hardware") or []
+    shared = [h for h in overlay.get("hardware") or [] if isinstance(h, dict) and h.get("id") in
+              set(imported["supported_hardware"]) - {m["id"] for m in mine}]  # in hybridplan's catalog: not imported
+    out["hardware"] = _by_id(mine, overlay.get("hardware") or [],
+                             lambda i, o: _keep(i, o, ("id", "label", "group", "vendor")), "hardware", notes,
+                             keep=[h["id"] for h in shared]) + shared
+    if not out["hardware"]:
+        out.pop("hardware")
+    for key in ("match_dims", "overlay_dims"):
+        out[key] = _by_id(imported.get(key) or [], overlay.get(key) or [], _dimension(notes), f"{key}", notes)
+    cells, used = [], set()
+    for c in imported["cells"]:
+        k = next((k for k, o in enumerate(overlay.get("cells") or []) if _covers(o.get("match") or {}, c["match"])),
+                 None)
+        cells.append(c if k is None else _cell(c, overlay["cells"][k]))
+        if k is not None:
+            used.add(k)
+    dropped = [o.get("match") for k, o in enumerate(overlay.get("cells") or []) if k not in used]
+    if dropped:
+        notes.append(f"merge: {len(dropped)} overlay cell(s) match no module cell, dropped: {dropped[:3]}")
+    out["cells"] = cells
+    if isinstance(overlay.get("benchmark_commands"), dict):
+        out["benchmark_commands"] = _keep(imported.get("benchmark_commands") or {}, overlay["benchmark_commands"], ())
+    for key, value in overlay.items():
+        if key not in out and key not in DOCS_PAGE:
+            out[key] = value
+    return out, notes
