@@ -133,7 +133,8 @@ PUBLIC = {
     "sglang-8538-llama4-maverick-h100": None, "sglang-6082-qwen25vl-72b-awq-rtx4090": None,
     "sglang-4330-l40s-speculative": None,
     "club3090-qwen38-27b-fp8-tp2-rtx3090-mf092": "0.5.19", "club3090-qwen38-27b-fp8-tp2-rtx3090-mf086": "0.5.19",
-    "club3090-qwen38-27b-int4-tp2-rtx3090-ssm-fp32": "0.5.19", "club3090-qwen38-27b-int4-tp2-rtx3090-ssm-bf16": "0.5.19",
+    "club3090-qwen38-27b-int4-tp2-rtx3090-ssm-fp32": "0.5.19",
+    "club3090-qwen38-27b-int4-tp2-rtx3090-ssm-bf16": "0.5.19",
     "club3090-qwen38-27b-int4-tp2-rtx3090-k63": "0.5.19", "club3090-qwen38-27b-int4-tp2-rtx3090-k20": "0.5.20",
     "sglang-33713-qwen38-27b-int4-tp2-rtx3090": "0.5.19",
 }

@@ -214,7 +214,7 @@ def render(page: Page, picks: Mapping[str, str] | None = None, *, docker: bool =
                                  platform)
     warnings, notes = engine_view.spec_banners(flags, loaded)
     warnings = ([cell.warn] if cell.warn else []) + warnings
-    notes = ([cell.note] if cell.note else []) + notes + ([page.engine_version_note] if page.engine_version_note else [])
+    notes = ([cell.note] if cell.note else []) + notes + [n for n in (page.engine_version_note,) if n]
     if isinstance(loaded, Exception):
         warnings.append(f"the engine model (sglang {page.engine_version}) rejects this command: {loaded.message}")
     effective = None
