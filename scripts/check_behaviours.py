@@ -33,46 +33,48 @@ PROBES: dict[str, tuple[tuple[str, ...], dict[object, str]]] = {
     "aiter_honors_explicit_mem_fraction_env": (("arg_groups/attention_hook.py", "server_args.py"),
                                                {True: "SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION"}),
     "pp_disables_breakable_prefill_graph": (CG, {True: "Disabling breakable prefill CUDA graph by default for pipeline"}),
-    "kda_disables_breakable_prefill_graph": (CG, {True: '"KDA hybrid linear attention"'}),
-    "multimodal_tc_piecewise_prefill": (CG, {True: "Backend.TC_PIECEWISE"}),
+    "kda_breakable_prefill_graph": (CG, {frozenset({"disabled", "disabled_but_glm5_next"}): '"KDA hybrid linear attention"',
+                                         "disabled_but_glm5_next": r're:and "Glm5NextForConditionalGeneration"\s+not in'}),
     "replayssm_ring": (KVC, {"fixed": "replayssm_fixed_bytes = replayssm_ring_per_req * replay_req_slots"}),
     "replayssm_gdn_ring_layout": (("configs/mamba_utils.py",), {"compact": "# normalized-k low part"}),
     "replayssm_gdn_ring_length": (KVC, {"max_draft_tokens": "record_len = max_draft_tokens"}),
     "pd_prefill_skips_spec_state": (KVC, {True: "def _pd_prefill_skips_mamba_spec_state"}),
     "mrr_per_dp_floor_one": (KVC, {True: "requested_per_worker = max(1, max_num_reqs // self.attn_dp_size)"}),
-    "fused_draft_mamba_entry": (KVC, {True: 'fused_state_entry = self.fused_entry_bytes("mamba")'}),
     "post_capture_exempts_capped_full_prefill": (KVC, {True: "capped_full_prefill_role"}),
     "dflash_draft_kv_per_attn_tp_rank": (("mem_cache/draft_kv_budget.py",  # 0.5.23 moved it here
                                           "model_executor/model_runner_components/spec_aux_hidden_state.py"),
                                          {True: r"re:tp_size=(get_parallel\(\)\.)?attn_tp_size\b",
                                           False: r"re:tp_size=(server_args|get_parallel\(\))\.tp_size\b"}),
+    "pathless_mtp_draft_kv": (("model_executor/model_runner_components/spec_aux_hidden_state.py",),
+                              {True: "re:draft_model_config = model_config|A path-less NEXTN/MTP head"}),
     "dflash_with_attn_dp": (("arg_groups/speculative_hook.py",),
                             {True: "DFLASH with dp attention requires --enable-dp-lm-head."}),
     "dflash_attn_dp_npu_exempt": (("arg_groups/speculative_hook.py",), {
         True: r're:(enable_dp_attention|attn_dp_enabled_of\(cfg\)) and (not cfg\.device == |cfg\.device != )"npu"'}),
     "dspark_pp_on_pd_prefill": (("arg_groups/speculative_hook.py",), {True: "DSpark pipeline parallelism requires PD prefill"}),
-    "attn_dp_size_flag": (("arg_groups/fields/parallel.py", "server_args.py"), {True: "Deprecated spelling of `attn_dp_size`"}),
     "mambaish_pure_mamba": (("configs/hybrid_arch.py",), {True: "FalconMambaConfig"}),
     "extra_buffer_on_stateless_arch_refused": (("arg_groups/model_hook.py", "server_args.py"), {True: "needs mamba state, got"}),
 }
-ARCH_LISTS = {"mamba_radix_cache_archs": "_MAMBA_RADIX_CACHE_ARCHS",
-              "mamba_extra_buffer_archs": "_MAMBA_EXTRA_BUFFER_ARCHS"}
+ARCH_LISTS = {"mamba_radix_cache_archs": ("arg_groups/overrides.py", "_MAMBA_RADIX_CACHE_ARCHS"),
+              "mamba_extra_buffer_archs": ("arg_groups/overrides.py", "_MAMBA_EXTRA_BUFFER_ARCHS"),
+              "multimodal_breakable_graph_archs": ("configs/model_config.py",
+                                                   "multimodal_breakable_cuda_graph_supported_model_archs")}
 
 
-def arch_list(srt: Path, name: str) -> frozenset[str]:
-    tree = ast.parse((srt / "arg_groups/overrides.py").read_text())
+def arch_list(srt: Path, file: str, name: str) -> frozenset[str]:
+    tree = ast.parse((srt / file).read_text())
     for node in tree.body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == name:
             return frozenset(c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant)
                              and isinstance(c.value, str))
-    raise SystemExit(f"{name} not found in {srt}/arg_groups/overrides.py")
+    raise SystemExit(f"{name} not found in {srt}/{file}")
 
 
 def check_release(srt: Path, version: str) -> list[str]:
     """Mismatches between switches(version) and the release's code under `srt`."""
     s, bad = switches(version), []
-    for switch, const in ARCH_LISTS.items():
-        got = arch_list(srt, const)
+    for switch, (file, const) in ARCH_LISTS.items():
+        got = arch_list(srt, file, const)
         if got != getattr(s, switch):
             bad.append(f"{version} {switch}: source +{sorted(got - getattr(s, switch))} "
                        f"-{sorted(getattr(s, switch) - got)}")
@@ -85,8 +87,9 @@ def check_release(srt: Path, version: str) -> list[str]:
         value = getattr(s, switch)
         for implied, needle in needles.items():
             found = bool(re.search(needle[3:], code)) if needle.startswith("re:") else needle in code
-            if found != (value == implied):
-                bad.append(f"{version} {switch}={value!r}: {needle!r} {'missing from' if value == implied else 'in'} "
+            expected = value in implied if isinstance(implied, frozenset) else value == implied
+            if found != expected:
+                bad.append(f"{version} {switch}={value!r}: {needle!r} {'missing from' if expected else 'in'} "
                            f"{path.relative_to(srt)}")
     return bad
 

@@ -20,20 +20,18 @@ EXPECTED = {
     "mla_prefill_graph_max_bs": ["fixed_2048"] * 5 + ["chunk_capped_8192"],
     "aiter_honors_explicit_mem_fraction_env": [False] + [True] * 5,
     "pp_disables_breakable_prefill_graph": [False] + [True] * 5,
-    "kda_disables_breakable_prefill_graph": [False] * 2 + [True] * 4,
-    "multimodal_tc_piecewise_prefill": [True] * 4 + [False] * 2,
+    "kda_breakable_prefill_graph": ["kept"] * 2 + ["disabled"] * 2 + ["disabled_but_glm5_next"] * 2,
     "replayssm_ring": ["per_slot"] * 2 + ["fixed"] * 4,
     "replayssm_gdn_ring_layout": ["raw"] * 2 + ["compact"] * 4,
     "replayssm_gdn_ring_length": ["max_draft_tokens"] * 2 + ["cache_len"] * 4,
     "pd_prefill_skips_spec_state": [False] * 4 + [True] * 2,
     "mrr_per_dp_floor_one": [False] * 5 + [True],
-    "fused_draft_mamba_entry": [False] * 5 + [True],
     "post_capture_exempts_capped_full_prefill": [False] * 4 + [True] * 2,
     "dflash_draft_kv_per_attn_tp_rank": [False] * 4 + [True] * 2,
+    "pathless_mtp_draft_kv": [False] * 2 + [True] * 4,
     "dflash_with_attn_dp": [False] * 5 + [True],
     "dflash_attn_dp_npu_exempt": [False] * 2 + [True] * 4,
     "dspark_pp_on_pd_prefill": [False] * 3 + [True] * 3,
-    "attn_dp_size_flag": [False] * 4 + [True] * 2,
     "mambaish_pure_mamba": [False] * 2 + [True] * 4,
     "extra_buffer_on_stateless_arch_refused": [False] * 3 + [True] * 3,
 }
@@ -45,7 +43,7 @@ def test_switch_values_per_release(switch):
 
 
 def test_every_switch_is_checked_and_set_by_the_baseline():
-    listed = set(EXPECTED) | {"mamba_radix_cache_archs", "mamba_extra_buffer_archs"}
+    listed = set(EXPECTED) | set(bh._ACCUMULATE)
     assert listed == set(bh.SWITCH_NAMES)
     assert {ch.switch for ch in bh.changes_in(V18)} == set(bh.SWITCH_NAMES)
 
@@ -56,7 +54,7 @@ def test_the_history_changes_something_each_time():
         if ch.release == V18:
             continue
         before = getattr(bh.switches(bh.VERSIONS[bh.VERSIONS.index(ch.release) - 1]), ch.switch)
-        if ch.switch in ("mamba_radix_cache_archs", "mamba_extra_buffer_archs"):
+        if ch.switch in bh._ACCUMULATE:
             assert ch.value and not (ch.value & before), ch
         else:
             assert ch.value != before, ch
@@ -73,9 +71,10 @@ def test_text_only_qwen35_joins_the_radix_lists_in_0_5_19():
 
 
 def test_arch_list_sizes_per_release():
-    """The lists as counted in each release's arg_groups/overrides.py."""
+    """The lists as counted in each release's arg_groups/overrides.py and configs/model_config.py."""
     assert [len(bh.switches(v).mamba_radix_cache_archs) for v in bh.VERSIONS] == [17, 20, 23, 24, 24, 25]
     assert [len(bh.switches(v).mamba_extra_buffer_archs) for v in bh.VERSIONS] == [12, 15, 18, 21, 21, 22]
+    assert [len(bh.switches(v).multimodal_breakable_graph_archs) for v in bh.VERSIONS] == [6, 8, 9, 9, 12, 13]
 
 
 @pytest.mark.parametrize("version", bh.VERSIONS)
@@ -109,7 +108,8 @@ def test_0_5_20_and_0_5_21_size_alike():
     sizing = {"mid_tier_chunk_and_graph", "unknown_gpu_mem_fraction", "replayssm_ring", "replayssm_gdn_ring_layout",
               "replayssm_gdn_ring_length", "pd_prefill_skips_spec_state", "mrr_per_dp_floor_one",
               "decode_graph_capped_by_mrr", "dflash_draft_kv_per_attn_tp_rank", "qwen35_text_in_radix_archs",
-              "pp_disables_breakable_prefill_graph", "kda_disables_breakable_prefill_graph"}
+              "pp_disables_breakable_prefill_graph", "kda_breakable_prefill_graph", "pathless_mtp_draft_kv",
+              "mambaish_pure_mamba"}
     assert not sizing & {ch.switch for ch in bh.changes_in(V21)}
     distinct = {tuple(getattr(bh.switches(v), n) for n in sorted(sizing)) for v in bh.VERSIONS}
     assert len(distinct) == 5

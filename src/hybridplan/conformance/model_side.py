@@ -48,7 +48,7 @@ def predict(sc: Scenario, version: str | None = None) -> dict:
             "linear_layer_ids": list(geo.linear_layer_ids),
             "full_attention_layer_ids": list(geo.full_attention_layer_ids),
             "mamba_cache_per_req": geo.state_bytes_per_slot(tp, ssm, conv),
-            "replayssm_ring_bytes_per_req": geo.replayssm_ring_bytes(tp, sc.record_len, conv),
+            "replayssm_ring_bytes_per_req": engine.replayssm_ring_bytes(args, geo, sc.record_len),
             "conv_dtype": conv, "ssm_dtype": ssm, "context_len": args["context_length"], "dtype": args["model_dtype"],
             "num_nextn_predict_layers": geo.num_nextn_predict_layers, "is_multimodal": args["is_multimodal"],
             "quantization": geo.quantization,

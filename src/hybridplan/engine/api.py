@@ -73,6 +73,11 @@ class Engine(Protocol):
         """Whether ReplaySSM spec-verify replaces the verify scratch."""
         ...
 
+    def replayssm_ring_bytes(self, args: EngineArgs, geo: ModelGeometry, record_len: int | None = None) -> int:
+        """One request's ReplaySSM ring over all state layers, in the release's layout and length (record_len:
+        the ring length, default the one the release sizes)."""
+        ...
+
     def reserves_spec_state(self, args: EngineArgs, geo: ModelGeometry) -> bool:
         """Whether the state pool reserves D verify states per request."""
         ...

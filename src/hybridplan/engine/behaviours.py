@@ -4,7 +4,9 @@ One model serves every release; a release differs only by the values below. `CHA
 entry sets one switch in one release and cites the engine file::function where the behaviour changed (0.5.18
 entries are the baseline, cited where the rule lives in 0.5.18). `switches(v)` folds the history up to release v.
 Architecture-list switches accumulate (an entry lists the architectures that join); the others are replaced.
-Flags a release lacks or parses differently are data too: engine/flag_history.json (scripts/gen_flag_history.py).
+Flags a release lacks or parses differently are data too: engine/flag_history.json (scripts/gen_flag_history.py);
+--attn-dp-size (0.5.22) is only that: before it, --enable-dp-attention --dp N gives the same widths. Not switches
+either: changes inside what hybridplan does not model (the fused draft entry of --enable-unified-memory, 0.5.23).
 scripts/check_behaviours.py re-reads each cited change from the unpacked releases (maintainers; needs the wheels).
 """
 
@@ -22,6 +24,7 @@ ReplaySSMRing = Literal["per_slot", "fixed"]
 RingLayout = Literal["raw", "compact"]
 RingLength = Literal["max_draft_tokens", "cache_len"]
 MlaPrefillGraphMaxBs = Literal["fixed_2048", "chunk_capped_8192"]
+KdaBreakable = Literal["kept", "disabled", "disabled_but_glm5_next"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,6 +35,9 @@ class Switches:
     # arg_groups/overrides.py: architectures routed through the mamba radix cache / allowed extra_buffer
     mamba_radix_cache_archs: frozenset[str]
     mamba_extra_buffer_archs: frozenset[str]
+    # configs/model_config.py::multimodal_breakable_cuda_graph_supported_model_archs: multimodal archs that keep the
+    # default breakable prefill graph (the piecewise list of 0.5.18-0.5.21 routes no mamba-ish arch hybridplan loads)
+    multimodal_breakable_graph_archs: frozenset[str]
     # arg_groups/memory_hook.py::handle_gpu_memory_settings, 20-35 GiB tier: (chunked prefill, decode max_bs for
     # tp < 4, for tp >= 4)
     mid_tier_chunk_and_graph: tuple[int, int, int]
@@ -41,25 +47,24 @@ class Switches:
     mla_prefill_graph_max_bs: MlaPrefillGraphMaxBs  # the default prefill graph max_bs of an MLA model
     aiter_honors_explicit_mem_fraction_env: bool  # SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION exists
     # arg_groups/cuda_graph_hook.py::apply_cuda_graph_compatibility and its breakable rules
-    pp_disables_breakable_prefill_graph: bool  # PP > 1 turns the default breakable prefill graph off
-    kda_disables_breakable_prefill_graph: bool  # a KDA hybrid turns the default breakable prefill graph off
-    multimodal_tc_piecewise_prefill: bool  # validated multimodal archs move the prefill graph to tc_piecewise
+    # PP > 1 turns the default breakable prefill graph off, and an opted-in one is capped at 8192 tokens
+    pp_disables_breakable_prefill_graph: bool
+    kda_breakable_prefill_graph: KdaBreakable  # a KDA hybrid keeps the default breakable prefill graph, or not
     # mem_cache/kv_cache_configurator.py::_handle_max_mamba_cache and configs/mamba_utils.py
     replayssm_ring: ReplaySSMRing  # GDN ReplaySSM ring: charged on every state slot, or a fixed reservation
     replayssm_gdn_ring_layout: RingLayout  # GDN ring bytes: raw v/k + beta + g, or compact d/k/g (+ low parts)
     replayssm_gdn_ring_length: RingLength  # GDN ring length: the draft-token maximum, or --linear-replayssm-cache-len
     pd_prefill_skips_spec_state: bool  # a PD prefill server reserves no spec-verify state (intermediate SSM)
     mrr_per_dp_floor_one: bool  # max(1, mrr // attn_dp) in the K solve and resolve_max_num_reqs
-    fused_draft_mamba_entry: bool  # --enable-unified-memory prices a fused draft state entry per slot
     post_capture_exempts_capped_full_prefill: bool  # _profile_available_bytes: PD prefill FULL graph, capped reqs
     # speculative decoding
+    pathless_mtp_draft_kv: bool  # path-less MTP prices draft KV for the target's num_nextn_predict_layers
     dflash_draft_kv_per_attn_tp_rank: bool  # DFLASH/DSPARK draft KV heads divided by attention TP (else TP)
     dflash_with_attn_dp: bool  # DFLASH with attention DP accepted on CUDA (needs --enable-dp-lm-head)
     dflash_attn_dp_npu_exempt: bool  # the DFLASH attention-DP check spares NPU (its refusal says "on non-NPU devices")
     dspark_pp_on_pd_prefill: bool  # DSPARK with PP > 1 accepted on a PD prefill server
-    # parallelism and arguments
-    attn_dp_size_flag: bool  # --attn-dp-size; --enable-dp-attention --dp N resolves to attn_dp_size N, dp_size 1
-    mambaish_pure_mamba: bool  # Mamba / FalconMamba (Mamba-1) configs are mamba-ish (state pool, no KV cell)
+    # arguments and configs
+    mambaish_pure_mamba: bool  # pure SSM configs (no num_attention_heads) load: Mamba / FalconMamba are mamba-ish
     extra_buffer_on_stateless_arch_refused: bool  # explicit extra_buffer on an arch without mamba state refused
 
     @property
@@ -83,6 +88,8 @@ _MEM = "arg_groups/memory_hook.py::handle_gpu_memory_settings"
 _CG = "arg_groups/cuda_graph_hook.py"
 _KVC = "mem_cache/kv_cache_configurator.py"
 _SPEC = "arg_groups/speculative_hook.py"
+_MC = "configs/model_config.py"
+_AUX = "model_executor/model_runner_components/spec_aux_hidden_state.py"
 
 CHANGES: tuple[Change, ...] = (
     # 0.5.18: the baseline
@@ -99,6 +106,10 @@ CHANGES: tuple[Change, ...] = (
         "MiniCPMV4_6ForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM",
         "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}),
         f"{_OV}::_MAMBA_EXTRA_BUFFER_ARCHS"),
+    Change("0.5.18", "multimodal_breakable_graph_archs", frozenset({
+        "InternS2MobiusForConditionalGeneration", "KimiK25ForConditionalGeneration", "KimiK3ForConditionalGeneration",
+        "MuseGlimmerForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}),
+        f"{_MC}::multimodal_breakable_cuda_graph_supported_model_archs"),
     Change("0.5.18", "mid_tier_chunk_and_graph", (2048, 24, 80), "server_args.py::_handle_gpu_memory_settings"),
     Change("0.5.18", "unknown_gpu_mem_fraction", 0.88, "server_args.py::_handle_gpu_memory_settings"),
     Change("0.5.18", "xpu_extra_reserve_mib", 0, "server_args.py::_handle_gpu_memory_settings"),
@@ -107,24 +118,23 @@ CHANGES: tuple[Change, ...] = (
     Change("0.5.18", "aiter_honors_explicit_mem_fraction_env", False,
            "server_args.py::_handle_attention_backend_compatibility (aiter x0.85, always)"),
     Change("0.5.18", "pp_disables_breakable_prefill_graph", False,
-           "server_args.py::_disable_breakable_cudagraph_if_incompatible (no PP rule)"),
-    Change("0.5.18", "kda_disables_breakable_prefill_graph", False,
+           "server_args.py::_apply_cuda_graph_compatibility (no PP rule; _handle_gpu_memory_settings: no PP cap)"),
+    Change("0.5.18", "kda_breakable_prefill_graph", "kept",
            "server_args.py::_disable_breakable_cudagraph_if_incompatible (no KDA rule)"),
-    Change("0.5.18", "multimodal_tc_piecewise_prefill", True, "server_args.py::_apply_cuda_graph_compatibility"),
     Change("0.5.18", "replayssm_ring", "per_slot", f"{_KVC}::_handle_max_mamba_cache"),
     Change("0.5.18", "replayssm_gdn_ring_layout", "raw", "configs/mamba_utils.py::BaseLinearStateParams.replayssm_ring_bytes_per_req"),
     Change("0.5.18", "replayssm_gdn_ring_length", "max_draft_tokens", f"{_KVC}::_handle_max_mamba_cache"),
     Change("0.5.18", "pd_prefill_skips_spec_state", False, f"{_KVC}::_handle_max_mamba_cache"),
     Change("0.5.18", "mrr_per_dp_floor_one", False, f"{_KVC}::_handle_max_mamba_cache"),
-    Change("0.5.18", "fused_draft_mamba_entry", False, f"{_KVC}::_handle_max_mamba_cache"),
     Change("0.5.18", "post_capture_exempts_capped_full_prefill", False, f"{_KVC}::_profile_available_bytes"),
+    Change("0.5.18", "pathless_mtp_draft_kv", False, f"{_AUX}::_resolve_eagle_aux_hidden_state (draft path only)"),
     Change("0.5.18", "dflash_draft_kv_per_attn_tp_rank", False,
            "model_executor/model_runner_components/spec_aux_hidden_state.py::_resolve_dflash_draft_cell_size"),
     Change("0.5.18", "dflash_with_attn_dp", False, f"{_SPEC}::_handle_dflash"),
     Change("0.5.18", "dflash_attn_dp_npu_exempt", False, f"{_SPEC}::_handle_dflash"),
     Change("0.5.18", "dspark_pp_on_pd_prefill", False, f"{_SPEC}::_handle_dspark"),
-    Change("0.5.18", "attn_dp_size_flag", False, "arg_groups/parallel_hook.py (attn_dp_size derived from dp_size)"),
-    Change("0.5.18", "mambaish_pure_mamba", False, "configs/hybrid_arch.py::mamba2_config"),
+    Change("0.5.18", "mambaish_pure_mamba", False,
+           "configs/model_config.py::ModelConfig._derive_model_shapes (num_attention_heads read unconditionally)"),
     Change("0.5.18", "extra_buffer_on_stateless_arch_refused", False, "server_args.py::_handle_mamba_radix_cache"),
     # 0.5.19
     Change("0.5.19", "mamba_radix_cache_archs",
@@ -133,7 +143,11 @@ CHANGES: tuple[Change, ...] = (
     Change("0.5.19", "mamba_extra_buffer_archs",
            frozenset({"Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "BailingMoeV3ForCausalLM"}),
            f"{_OV}::_MAMBA_EXTRA_BUFFER_ARCHS"),
-    Change("0.5.19", "pp_disables_breakable_prefill_graph", True, f"{_CG}::apply_cuda_graph_compatibility"),
+    Change("0.5.19", "multimodal_breakable_graph_archs", frozenset({
+        "Cohere2VisionForConditionalGeneration", "PaddleOCRVLForConditionalGeneration"}),
+        f"{_MC}::multimodal_breakable_cuda_graph_supported_model_archs"),
+    Change("0.5.19", "pp_disables_breakable_prefill_graph", True,
+           f"{_CG}::apply_cuda_graph_compatibility, {_MEM} (_DEFAULT_PP_PREFILL_CUDA_GRAPH_MAX_TOKENS)"),
     Change("0.5.19", "aiter_honors_explicit_mem_fraction_env", True,
            "arg_groups/attention_hook.py::handle_attention_backend_compatibility"),
     # 0.5.20
@@ -143,17 +157,20 @@ CHANGES: tuple[Change, ...] = (
     Change("0.5.20", "mamba_extra_buffer_archs", frozenset({
         "Glm5NextForConditionalGeneration", "NemotronH_Omni_Reasoning_V3", "Qwen4ExpForConditionalGeneration"}),
         f"{_OV}::_MAMBA_EXTRA_BUFFER_ARCHS"),
+    Change("0.5.20", "multimodal_breakable_graph_archs", frozenset({"Glm5NextForConditionalGeneration"}),
+           f"{_MC}::multimodal_breakable_cuda_graph_supported_model_archs"),
     Change("0.5.20", "mid_tier_chunk_and_graph", (4096, 48, 160), _MEM),
     Change("0.5.20", "unknown_gpu_mem_fraction", 0.95, _MEM),
     Change("0.5.20", "xpu_extra_reserve_mib", 2048, _MEM),
-    Change("0.5.20", "kda_disables_breakable_prefill_graph", True,
-           f"{_CG}::disable_breakable_cudagraph_if_incompatible"),
+    Change("0.5.20", "kda_breakable_prefill_graph", "disabled", f"{_CG}::disable_breakable_cudagraph_if_incompatible"),
     Change("0.5.20", "replayssm_ring", "fixed", f"{_KVC}::_handle_max_mamba_cache"),
     Change("0.5.20", "replayssm_gdn_ring_layout", "compact",
            "configs/mamba_utils.py::BaseLinearStateParams.replayssm_ring_bytes_per_req"),
     Change("0.5.20", "replayssm_gdn_ring_length", "cache_len", f"{_KVC}::_handle_max_mamba_cache"),
-    Change("0.5.20", "mambaish_pure_mamba", True, "configs/hybrid_arch.py::mamba2_config"),
+    Change("0.5.20", "mambaish_pure_mamba", True,
+           "configs/model_config.py::ModelConfig._derive_model_shapes (head_dim 0), configs/hybrid_arch.py::mamba2_config"),
     Change("0.5.20", "dflash_attn_dp_npu_exempt", True, f"{_SPEC}::_handle_dflash"),
+    Change("0.5.20", "pathless_mtp_draft_kv", True, f"{_AUX}::_resolve_eagle_aux_hidden_state"),
     # 0.5.21
     Change("0.5.21", "mamba_radix_cache_archs", frozenset({"BailingMoeV3VLForConditionalGeneration"}),
            f"{_OV}::_MAMBA_RADIX_CACHE_ARCHS"),
@@ -164,24 +181,28 @@ CHANGES: tuple[Change, ...] = (
     Change("0.5.21", "extra_buffer_on_stateless_arch_refused", True, "arg_groups/model_hook.py::handle_mamba_radix_cache"),
     # 0.5.22
     Change("0.5.22", "decode_graph_capped_by_mrr", True, _MEM),
-    Change("0.5.22", "multimodal_tc_piecewise_prefill", False, f"{_CG}::apply_cuda_graph_compatibility"),
+    Change("0.5.22", "multimodal_breakable_graph_archs", frozenset({
+        "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration", "Qwen4ExpForConditionalGeneration"}),
+        f"{_MC}::multimodal_breakable_cuda_graph_supported_model_archs"),
+    Change("0.5.22", "kda_breakable_prefill_graph", "disabled_but_glm5_next",
+           f"{_CG}::disable_breakable_cudagraph_if_incompatible"),
     Change("0.5.22", "pd_prefill_skips_spec_state", True, f"{_KVC}::_pd_prefill_skips_mamba_spec_state"),
     Change("0.5.22", "post_capture_exempts_capped_full_prefill", True, f"{_KVC}::_profile_available_bytes"),
     Change("0.5.22", "dflash_draft_kv_per_attn_tp_rank", True,
            "model_executor/model_runner_components/spec_aux_hidden_state.py::_resolve_dflash_draft_cell_size"),
-    Change("0.5.22", "attn_dp_size_flag", True, "arg_groups/fields/parallel.py (attn_dp_size, dp_size)"),
     # 0.5.23
     Change("0.5.23", "mamba_radix_cache_archs", frozenset({"MiniCPMV4_7ForConditionalGeneration"}),
            f"{_OV}::_MAMBA_RADIX_CACHE_ARCHS"),
     Change("0.5.23", "mamba_extra_buffer_archs", frozenset({"MiniCPMV4_7ForConditionalGeneration"}),
            f"{_OV}::_MAMBA_EXTRA_BUFFER_ARCHS"),
+    Change("0.5.23", "multimodal_breakable_graph_archs", frozenset({"MuseSparkForConditionalGeneration"}),
+           f"{_MC}::multimodal_breakable_cuda_graph_supported_model_archs"),
     Change("0.5.23", "mla_prefill_graph_max_bs", "chunk_capped_8192", _MEM),
     Change("0.5.23", "mrr_per_dp_floor_one", True, f"{_KVC}::_handle_max_mamba_cache, resolve_max_num_reqs"),
-    Change("0.5.23", "fused_draft_mamba_entry", True, f"{_KVC}::_handle_max_mamba_cache (fused_entry_bytes)"),
     Change("0.5.23", "dflash_with_attn_dp", True, f"{_SPEC}::_handle_dflash"),
 )
 
-_ACCUMULATE = ("mamba_radix_cache_archs", "mamba_extra_buffer_archs")
+_ACCUMULATE = ("mamba_radix_cache_archs", "mamba_extra_buffer_archs", "multimodal_breakable_graph_archs")
 
 
 def _key(version: str) -> tuple[int, ...]:

@@ -231,8 +231,13 @@ class ModelGeometry:
         per_layer = shape.conv_numel * itemsize(conv_dtype) + shape.temporal_numel * itemsize(ssm_dtype)
         return per_layer * len(self.linear_layer_ids)
 
-    def replayssm_ring_bytes(self, tp: int, record_len: int, conv_dtype: str = "bfloat16") -> int:
-        """ReplaySSM spec-verify ring bytes per request (BaseLinearStateParams.replayssm_ring_bytes_per_req)."""
+    def replayssm_ring_bytes(self, tp: int, record_len: int, conv_dtype: str = "bfloat16", *,
+                             compact: bool = True) -> int:
+        """ReplaySSM spec-verify ring bytes per request (BaseLinearStateParams.replayssm_ring_bytes_per_req).
+
+        KDA keeps raw v/k, beta, vector g and its d/k rings. Other models keep compact d/k, scalar g and, below
+        fp32, low parts of d/k (`compact`, 0.5.20 on); before 0.5.20 they kept raw v/k, fp32 beta and scalar g.
+        """
         shape = self.state_shape(tp)
         hv, v_dim, k_dim = shape.temporal
         h_k = shape.num_k_heads_per_tp
@@ -241,6 +246,8 @@ class ModelGeometry:
         if self.is_kda:
             per_layer = hv * L * v_dim * cb + h_k * L * k_dim * cb + hv * L * 4 + hv * L * k_dim * 4
             per_layer += hv * L * v_dim * cb + h_k * L * k_dim * cb
+        elif not compact:
+            per_layer = hv * L * v_dim * cb + h_k * L * k_dim * cb + hv * L * 4 + hv * L * 4
         else:
             per_layer = hv * L * v_dim * cb + h_k * L * k_dim * cb + hv * L * 4
             if conv_dtype != "float32":

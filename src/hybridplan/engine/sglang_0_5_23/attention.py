@@ -97,11 +97,14 @@ def resolve_attention_backend(r: Resolver) -> None:
 
 def _aiter_fraction(r: Resolver) -> None:
     """aiter above 8192 tokens of context scales mem_fraction_static by 0.85, a typed one too unless
-    SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION is set."""
+    SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION is set (0.5.19 on)."""
     mfs = r["mem_fraction_static"]
     if r["attention_backend"] != "aiter" or r["context_length"] <= AITER_CONTEXT or mfs is None:
         return
-    if r.explicit("mem_fraction_static") and env_bool(r.env, "SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION"):
+    # the env exists from 0.5.19 (attention_hook.py::handle_attention_backend_compatibility); 0.5.18 always scales
+    # (server_args.py::_handle_attention_backend_compatibility)
+    if (r.sw.aiter_honors_explicit_mem_fraction_env and r.explicit("mem_fraction_static")
+            and env_bool(r.env, "SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION")):
         r.notes.append(f"attention_backend=aiter with context_len={r['context_length']} (>8192) normally scales "
                        "mem_fraction_static by 0.85; SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION keeps "
                        f"{mfs} as given")

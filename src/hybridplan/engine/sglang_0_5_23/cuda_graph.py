@@ -17,17 +17,9 @@ if TYPE_CHECKING:
 
 HOOK = "arg_groups/cuda_graph_hook.py"
 FULL, BREAKABLE, DISABLED = "full", "breakable", "disabled"
-PP_PREFILL_MAX_TOKENS = 8192  # memory_hook.py::_DEFAULT_PP_PREFILL_CUDA_GRAPH_MAX_TOKENS
+PP_PREFILL_MAX_TOKENS = 8192  # memory_hook.py::_DEFAULT_PP_PREFILL_CUDA_GRAPH_MAX_TOKENS (0.5.19 on)
+MLA_PREFILL_MAX_TOKENS = 8192  # memory_hook.py::handle_gpu_memory_settings: MLA capture cap (0.5.23; 2048 flat before)
 A2A_BCG_OK = ("none", "deepep", "megamoe", "flashinfer")
-
-# configs/model_config.py::multimodal_breakable_cuda_graph_supported_model_archs
-MULTIMODAL_BCG_ARCHS = frozenset({
-    "MiniMaxM3SparseForConditionalGeneration", "Cohere2VisionForConditionalGeneration",
-    "Glm5NextForConditionalGeneration", "InternS2MobiusForConditionalGeneration",
-    "PaddleOCRVLForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
-    "Qwen4ExpForConditionalGeneration", "MuseGlimmerForConditionalGeneration", "MuseSparkForConditionalGeneration",
-    "KimiK3ForConditionalGeneration", "KimiK25ForConditionalGeneration", "MiniMaxM3SparseForCausalLM",
-})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,7 +65,9 @@ def _json_config(r: Resolver) -> dict[str, Any]:
 def _breakable_blocker(r: Resolver) -> str | None:
     """disable_breakable_cudagraph_if_incompatible: the first rule that turns the default prefill BCG off."""
     geo = r.geo
-    if geo.is_kda and geo.architecture != "Glm5NextForConditionalGeneration":
+    kda = r.sw.kda_breakable_prefill_graph  # 0.5.20 on; GLM-5.3 Flash (Glm5Next) exempt from 0.5.22
+    if geo.is_kda and (kda == "disabled" or kda == "disabled_but_glm5_next"
+                       and geo.architecture != "Glm5NextForConditionalGeneration"):
         return "KDA hybrid linear attention"
     if r["attn_cp_size"] > 1:
         return "attention context parallel (no prefill-CP BCG modelled)"
@@ -84,7 +78,7 @@ def _breakable_blocker(r: Resolver) -> str | None:
     a2a = typed(r, "moe_a2a_backend", "none")
     if a2a not in A2A_BCG_OK:
         return "unvalidated a2a backend"
-    if r["is_multimodal"] and geo.architecture not in MULTIMODAL_BCG_ARCHS:
+    if r["is_multimodal"] and geo.architecture not in r.sw.multimodal_breakable_graph_archs:
         return "multimodal model"
     return None
 
@@ -113,7 +107,7 @@ def resolve_graph_config(r: Resolver, decode_max_bs: int | None) -> GraphConfig:
     if "backend" in prefill:
         p_backend, p_locked, rule = prefill["backend"], True, "--cuda-graph-config"
     if not p_locked:
-        if r["pp_size"] > 1 and p_backend == BREAKABLE:
+        if r["pp_size"] > 1 and p_backend == BREAKABLE and r.sw.pp_disables_breakable_prefill_graph:  # 0.5.19 on
             p_backend, rule = DISABLED, f"{HOOK}::apply_cuda_graph_compatibility (pipeline parallelism)"
         elif p_backend == BREAKABLE:
             blocker = _breakable_blocker(r)
@@ -138,8 +132,14 @@ def _prefill_buckets(r: Resolver, prefill: dict[str, Any], backend: str) -> dict
     max_bs = prefill.get("max_bs", typed(r, "cuda_graph_max_bs_prefill"))
     if max_bs is None:
         chunk = r["chunked_prefill_size"]
-        max_bs = chunk if r.geo.kv.kind != "mla" else min(8192, chunk)
-        if r["pp_size"] > 1 and backend == BREAKABLE and not explicit_bs and max_bs > PP_PREFILL_MAX_TOKENS:
+        if r.geo.kv.kind != "mla":
+            max_bs = chunk
+        elif r.sw.mla_prefill_graph_max_bs == "chunk_capped_8192":
+            max_bs = min(MLA_PREFILL_MAX_TOKENS, chunk)
+        else:
+            max_bs = 2048
+        if (r["pp_size"] > 1 and backend == BREAKABLE and not explicit_bs and max_bs > PP_PREFILL_MAX_TOKENS
+                and r.sw.pp_disables_breakable_prefill_graph):
             max_bs = PP_PREFILL_MAX_TOKENS
         if r["max_total_tokens"] is not None:
             max_bs = min(max_bs, r["max_total_tokens"])

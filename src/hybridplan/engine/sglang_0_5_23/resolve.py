@@ -44,10 +44,20 @@ def _parallel(r: Resolver) -> None:
     r.set("runtime_context.py::derive_attn_tp_size", attn_tp_size=tp // dp // cp)
 
 
+# transformers' config class of each pure-SSM model_type (none declares num_attention_heads)
+PURE_SSM_CONFIG_CLASSES = {"mamba": "MambaConfig", "mamba2": "Mamba2Config", "falcon_mamba": "FalconMambaConfig"}
+
+
 def _model(r: Resolver) -> None:
     """configs/model_config.py: context length, model dtype, multimodality."""
     from hybridplan.dtypes import model_dtype
 
+    if not r.geo.full_attention_layer_ids and not r.sw.mambaish_pure_mamba:
+        # before 0.5.20 configs/model_config.py::ModelConfig._derive_model_shapes reads num_attention_heads, which a
+        # pure SSM config lacks (0.5.20 gives such a model head_dim 0 and configs/hybrid_arch.py::mamba2_config takes it)
+        cls = PURE_SSM_CONFIG_CLASSES.get(r.geo.model_type, "PretrainedConfig")
+        raise r.refuse(f"'{cls}' object has no attribute 'num_attention_heads'",
+                       "configs/model_config.py::ModelConfig._derive_model_shapes", "AttributeError")
     if r["context_length"] is None:
         r.set("utils/hf_transformers/common.py::get_context_length", context_length=r.geo.context_length)
     elif r["context_length"] > r.geo.context_length and not (

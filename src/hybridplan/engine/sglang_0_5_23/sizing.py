@@ -53,6 +53,19 @@ def replayssm_active(args: EngineArgs, geo: ModelGeometry) -> bool:
     return bool(args["enable_linear_replayssm_spec"]) and (geo.is_gdn or geo.is_kda)
 
 
+def replayssm_ring_bytes(args: EngineArgs, geo: ModelGeometry, record_len: int | None = None) -> int:
+    """One request's ReplaySSM ring over all state layers (_handle_max_mamba_cache's record_len and
+    configs/mamba_utils.py::replayssm_ring_bytes_per_req). Before 0.5.20 a non-KDA ring is speculative_num_draft_tokens
+    long (max_speculative_num_draft_tokens; the adaptive maximum is not modelled) in the raw layout."""
+    sw = args.switches
+    if record_len is None:
+        record_len = args["linear_replayssm_cache_len"]
+        if not geo.is_kda and sw.replayssm_gdn_ring_length == "max_draft_tokens" and args["speculative_num_draft_tokens"]:
+            record_len = args["speculative_num_draft_tokens"]
+    return geo.replayssm_ring_bytes(state_tp(args, geo), record_len, args["mamba_conv_dtype"],
+                                    compact=sw.replayssm_gdn_ring_layout == "compact")
+
+
 def pd_prefill_skips_spec_state(args: EngineArgs, device: str = "cuda") -> bool:
     """_pd_prefill_skips_mamba_spec_state (from 0.5.22): a PD prefill server keeps no verify snapshots."""
     return (args.switches.pd_prefill_skips_spec_state and args["disaggregation_mode"] == "prefill"
@@ -115,6 +128,8 @@ def pp_layer_scale(args: EngineArgs, geo: ModelGeometry) -> float:
 
 def eagle_draft_layers(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None) -> tuple[int | None, str]:
     """eagle_draft_num_layers (spec_aux_hidden_state.py::_resolve_eagle_aux_hidden_state)."""
+    if args["speculative_draft_model_path"] is None and not args.switches.pathless_mtp_draft_kv:
+        return None, "path-less MTP before 0.5.20: no draft config is read, so no draft KV is priced"
     if args["speculative_draft_model_path"] is None or draft is None:
         n = geo.num_nextn_predict_layers
         if n is None:
@@ -220,16 +235,16 @@ def mrr_per_worker(mrr: int, args: EngineArgs) -> int:
 def handle_max_mamba_cache(rest_gib: float, args: EngineArgs, geo: ModelGeometry, S: int) -> StatePlan:
     """KVCacheConfigurator._handle_max_mamba_cache: fix K and subtract the state (and verify scratch) memory."""
     scale = pp_layer_scale(args, geo)
-    tp = state_tp(args, geo)
     stage = stage_per_req(args, geo)
     dp = args["attn_dp_size"]
     mrr = args["max_running_requests"]
     replay = replayssm_active(args, geo)
     ring = 0
     if replay:
-        ring = int(geo.replayssm_ring_bytes(tp, args["linear_replayssm_cache_len"], args["mamba_conv_dtype"]) * scale)
+        ring = int(replayssm_ring_bytes(args, geo) * scale)
     fixed, extra = 0, ring
-    if replay and not geo.is_kda:
+    # from 0.5.20 a non-KDA ring is a fixed reservation of mrr/dp + 1 rings; before, every state slot carries one
+    if replay and not geo.is_kda and args.switches.replayssm_ring == "fixed":
         if mrr is None:
             raise EngineRefusal("unsupported operand type(s) for //: 'NoneType' and 'int' "
                                 "(--enable-linear-replayssm-spec on a GDN model sizes its ring by --max-running-requests)",
