@@ -2,10 +2,11 @@
 kept as an overlay.
 
 The docs module owns what its Deploy panel shows: dimensions, options, cells (match, flags, env, warn, badge),
-model names, images, placeholders, curl, benchmark commands. The existing page (the overlay) keeps what only
-hybridplan has: description, workload, install, build warnings, examples, measured records, `no_cell` reasons,
-each cell's note and measurements, the launch program, hardware catalog links, row-level strips and option subtitles the docs lack.
-Overlay cells and options the module no longer has are dropped (and listed). The page's `source` records the import.
+model names, images, placeholders, curl. The existing page (the overlay) keeps what only hybridplan has: description,
+workload, install, build warnings, examples, measured records and their benchmark commands, `no_cell` reasons, each
+cell's note and measurements, the launch program, hardware catalog links, and the row-level strips and option
+subtitles the docs lack. Overlay cells and options the module no longer has are dropped (and listed). The page's
+`source` records the import.
 """
 
 from __future__ import annotations
@@ -106,8 +107,9 @@ def merge_page(imported: dict, overlay: dict, source: str) -> tuple[dict, list[s
     if dropped:
         notes.append(f"merge: {len(dropped)} overlay cell(s) match no module cell, dropped: {dropped[:3]}")
     out["cells"] = cells
-    if isinstance(overlay.get("benchmark_commands"), dict):
-        out["benchmark_commands"] = _keep(imported.get("benchmark_commands") or {}, overlay["benchmark_commands"], ())
+    if isinstance(overlay.get("benchmark_commands"), dict):  # its accuracy ids name evals, the docs' metrics
+        out["benchmark_commands"] = overlay["benchmark_commands"]
+        notes.append("merge: benchmark_commands kept from the page (its records and accuracy ids refer to them)")
     for key, value in overlay.items():
         if key not in out and key not in DOCS_PAGE:
             out[key] = value
