@@ -1,9 +1,11 @@
 """Import -> export -> Node evaluation on a docs checkout: per config module, is the import exact and does the
 exported module behave like the original on every selection that has a cell?
 
-    python benchmarks/docs_roundtrip.py --docs ~/src/sglang [--pages Qwen/qwen3.8-27b.jsx ...] [--json]
+    python benchmarks/docs_roundtrip.py --docs ~/src/sglang [--origin sgl-project/sglang@00ac710] \
+        [--docs DIR2 --origin REPO@COMMIT2 ...] [--pages Qwen/qwen3.8-27b.jsx ...] [--json] [--report docs/roundtrip.md]
 
-Without --docs it runs on the test pages written in the docs' shape (tests/cookbook/docs_pages).
+Each --docs tree may be a partial checkout (just docs/src/snippets/configs/...); --origin names where it came from,
+in the same order. Without --docs it runs on the test pages written in the docs' shape (tests/cookbook/docs_pages).
 """
 
 from __future__ import annotations
@@ -25,15 +27,16 @@ HYBRID = ("Qwen/qwen3.8-27b.jsx", "Qwen/qwen3-next-80b-a3b-instruct.jsx", "Qwen/
           "Qwen/qwen3.8-flash-next.jsx", "nvidia/nemotron-3.5-lightning.jsx", "moonshotai/kimi-k3.jsx")
 
 
-def one(path: Path) -> dict:
+def one(path: Path, origin: str = "") -> dict:
     t = time.perf_counter()
     try:
         ev = evaluate_file(path)
     except BadInput as exc:
-        return {"page": str(path), "status": "unreadable", "why": exc.message}
+        return {"page": str(path), "origin": origin, "status": "unreadable", "why": exc.message}
     imp = import_evaluation(ev)
-    row = {"page": str(path), "selections": ev.selections, "compared": imp.compared, "import_exact": imp.exact,
-           "findings": imp.findings[:5], "docs_rules": docs_rules(ev)}
+    row = {"page": str(path), "origin": origin, "selections": ev.selections, "compared": imp.compared,
+           "import_exact": imp.exact, "ratio_divergences": imp.ratio_divergences, "findings": imp.findings[:5],
+           "docs_rules": docs_rules(ev)}
     if imp.page is not None:
         back = evaluate_source(export_jsx(imp.page), f"{path.name} (exported)")
         want, got = DocsPage.of(ev).observations(), DocsPage.of(back).observations()
@@ -44,18 +47,38 @@ def one(path: Path) -> dict:
     return row
 
 
+def report(rows: list[dict]) -> str:
+    """The rows as a Markdown table: page, repo@commit, selections compared, import and round trip exact."""
+    out = ["| page | from | selections (with a cell) | import exact | round trip exact | ratio divergences | status |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        page = r["page"][r["page"].find("configs/") + len("configs/"):] if "configs/" in r["page"] else r["page"]
+        out.append(f"| {page} | {r['origin']} | {r.get('selections', '-')} ({r.get('compared', '-')}) | "
+                   f"{r.get('import_exact', '-')} | {r.get('round_trip_exact', '-')} | "
+                   f"{r.get('ratio_divergences', '-')} | {r['status']} |")
+    return "\n".join(out) + "\n"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--docs", type=Path, help="an sglang checkout (its docs/src/snippets/configs are read)")
+    ap.add_argument("--docs", type=Path, action="append", default=[],
+                    help="an sglang checkout (its docs/src/snippets/configs are read); repeatable")
+    ap.add_argument("--origin", action="append", default=[], help="REPO@COMMIT of each --docs tree, in order")
+    ap.add_argument("--report", type=Path, help="also write a Markdown report here")
     ap.add_argument("--pages", nargs="*", help="config modules under configs/ (default: the hybrid models' pages)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    if args.docs:
-        root = args.docs / "docs" / "src" / "snippets" / "configs"
-        paths = [root / p for p in (args.pages or HYBRID) if (root / p).exists()]
-    else:
-        paths = sorted((Path(__file__).parent.parent / "tests" / "cookbook" / "docs_pages").glob("*.jsx"))
-    rows = [one(p) for p in paths]
+    todo: list[tuple[Path, str]] = []
+    for k, tree in enumerate(args.docs):
+        root = tree / "docs" / "src" / "snippets" / "configs"
+        origin = args.origin[k] if k < len(args.origin) else str(tree)
+        todo += [(root / p, origin) for p in (args.pages or HYBRID) if (root / p).exists()]
+    if not args.docs:
+        todo = [(p, "tests") for p in sorted((Path(__file__).parent.parent / "tests" / "cookbook" /
+                                                "docs_pages").glob("*.jsx"))]
+    rows = [one(p, o) for p, o in todo]
+    if args.report:
+        args.report.write_text(report(rows))
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
