@@ -233,8 +233,6 @@ def import_(
     (what cannot be expressed, listed), 2 unreadable."""
 
     def body() -> int:
-        import sys
-
         from hybridplan.cookbook.docs_import import import_evaluation
         from hybridplan.cookbook.node_eval import evaluate_file
 
@@ -247,14 +245,9 @@ def import_(
                        "selections": imp.selections, "compared": imp.compared,
                        "ratio_divergences": imp.ratio_divergences, "out": out})
         else:
-            if not out:
-                sys.stdout.write(imp.yaml())
-            for f in imp.findings:
-                print(f"finding: {f}", file=sys.stderr)
-            for n in imp.notes:
-                print(f"note: {n}", file=sys.stderr)
-            print(f"{'exact' if imp.exact else 'NOT exact'}: {imp.compared} selections with a cell compared "
-                  f"({len(imp.findings)} findings)", file=sys.stderr)
+            from hybridplan.render.cookbook import print_import
+
+            print_import(imp, yaml_to_stdout=not out)
         return 0 if imp.exact else 1
 
     run_guarded(body, as_json)
