@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+import yaml
 
 from hybridplan.verify.failures import PHASES
 from hybridplan.verify.store import OUTCOMES, Store
@@ -91,11 +92,12 @@ def test_env_of_the_command_travels_inside_the_launcher(box, cli, tmp_path):
     page = tmp_path / "page.yaml"
     from hybridplan.cookbook.pages import bundled_path
 
-    text = bundled_path("qwen3.8-27b").read_text()
-    page.write_text(text.replace("  - match: {hw: rtx5090, variant: default, quant: [nvfp4-bf16-head, nvfp4-fp4-head], "
-                                 "nodes: single}\n",
-                                 "  - match: {hw: rtx5090, variant: default, quant: [nvfp4-bf16-head, nvfp4-fp4-head], "
-                                 "nodes: single}\n    env: [SGLANG_VLM_CACHE_SIZE_MB=50]\n", 1))
+    data = yaml.safe_load(bundled_path("qwen3.8-27b").read_text())
+    base = next(c for c in data["cells"] if c["match"].get("hw") == "rtx5090" and "nvfp4-fp4-head" in
+                (c["match"]["quant"] if isinstance(c["match"]["quant"], list) else [c["match"]["quant"]])
+                and c["match"].get("variant") == "default" and c["match"].get("nodes") == "single")
+    base["env"] = [*base.get("env", []), "SGLANG_VLM_CACHE_SIZE_MB=50"]
+    page.write_text(yaml.safe_dump(data, sort_keys=False))
     box.configure()
     args = box.args("--json")
     args[1] = str(page)

@@ -77,8 +77,12 @@ def test_interrupted_sweep_resumes_and_exports(box, cli, tmp_path):
     code, _, _ = cli("results", "export", "qwen3.8-27b", "--page-file", str(page_copy), "--db", str(box.db), "--write")
     assert code == 0
     page = load_page(str(page_copy))
-    cell = next(c for c in page.cells if c.match["hw"] == "rtx5090")
-    mine = [m for m in cell.verification.measurements if m.source and m.source.startswith("hybridplan results")]
+    def recorded(c):
+        return [m for m in c.verification.measurements if m.source and m.source.startswith("hybridplan results")]
+
+    cells = [c for c in page.cells if recorded(c)]  # the one cell the swept selection lands on
+    assert len(cells) == 1 and cells[0].match["hw"] == "rtx5090"
+    mine = recorded(cells[0])
     assert len(mine) == 5
     by_note = {m.note.split(";")[0]: m for m in mine}
     served = by_note["swept mem-fraction-static=0.89"]

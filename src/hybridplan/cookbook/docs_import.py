@@ -50,7 +50,11 @@ class Imported:
 
 
 class _Indented(yaml.SafeDumper):
-    """Block lists indented under their key, as the bundled pages are written."""
+    """Block lists indented under their key, as the bundled pages are written; shared values are written out in full
+    (no anchors), so every cell's lists stay its own (`results export` appends to one cell's measurements)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
         super().increase_indent(flow, False)
