@@ -104,3 +104,16 @@ def test_a_merge_file_that_is_not_a_page_is_refused(cli, tmp_path):
     bad.write_text("just: notes\n")
     code, out, _ = cli("cookbook", "import", str(TOY), "--merge", str(bad), "--json")
     assert code == 2 and "not a cookbook page" in json.loads(out)["error"]["message"]
+
+
+def test_a_merged_page_writes_shared_values_out_so_each_cell_keeps_its_own_lists(ev, overlay):
+    data = yaml.safe_load(overlay.read_text())
+    shared = [{"protocol": "one run", "source": "our rig"}]
+    data["cells"][0]["verification"]["measurements"] = shared
+    data["cells"][1].setdefault("verification", {})["measurements"] = shared  # one list object in two cells
+    overlay.write_text(yaml.safe_dump(data, sort_keys=False))
+    text = import_evaluation(ev, merge=str(overlay), origin="me/docs@0123abc").yaml()
+    assert "&id" not in text and "*id" not in text
+    cells = yaml.safe_load(text)["cells"]
+    cells[0]["verification"]["measurements"].append({"protocol": "another"})
+    assert len(cells[1]["verification"]["measurements"]) == 1
