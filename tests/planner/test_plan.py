@@ -167,3 +167,36 @@ def test_target_from_options_needs_a_card():
 
     with pytest.raises(BadInput, match="plan needs a GPU"):
         target_from_options(**_options(gpu=None))
+
+
+def test_a_measured_failure_handed_in_keeps_plan_below_it():
+    """The caller's lookup of measured failures (the CLI and web hand in the cookbook records) bounds the fraction: a
+    first-request OOM recorded at or above 0.88 sends the search to the step below it."""
+    from hybridplan.planner.plan import MeasuredFailure
+
+    base = dict(model="Qwen/Qwen3.8-27B", quant="nvfp4", gpu=lookup("rtx5090"), request_length=9216, concurrency=1,
+                spec="dflash", tune_mrr=True)
+    free = plan(Target(**base))
+    assert free["fits"] and free["mem_fraction_static"] > 0.88
+    seen: list[tuple[str, str]] = []
+
+    def oom_at_088(args, gpu_id, version):
+        seen.append((gpu_id, version))
+        if args["mem_fraction_static"] >= 0.88:
+            return MeasuredFailure(label="r1", phase="first_request", build="1cf2b8c54d8", source="a test rig")
+        return None
+
+    bounded = plan(Target(**base, measured=oom_at_088))
+    assert bounded["fits"] and 0.87 <= bounded["mem_fraction_static"] < 0.88  # the step just below the record
+    assert ("rtx5090", "0.5.23") in seen
+
+
+def test_the_cli_hands_plan_the_cookbook_records(cli_json):
+    from hybridplan.cookbook.records import measured_failure
+
+    args = dict(model="Qwen/Qwen3.8-27B", quant="nvfp4", gpu=lookup("rtx5090"), request_length=9216, concurrency=1,
+                spec="dflash", tune_mrr=True)
+    code, out = cli_json("plan", "--model", "Qwen/Qwen3.8-27B", "--quant", "nvfp4", "--gpu", "rtx5090", "-L", "9216",
+                         "-C", "1", "--spec", "dflash", "--tune-mrr", "--json")
+    assert code == 0
+    assert out["command"] == plan(Target(**args, measured=measured_failure))["command"]

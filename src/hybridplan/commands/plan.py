@@ -35,13 +35,15 @@ def plan(
     """Search mem fraction, ratio or pin, SSM dtype and radix strategy for a target; print the best command."""
 
     def body() -> int:
+        from hybridplan.cookbook.records import measured_failure
         from hybridplan.planner.plan import plan as run, target_from_options
 
         target = target_from_options(model=model, gpu=gpu, gpu_memory_gib=gpu_memory_gib,
                                      request_length=request_length, concurrency=concurrency, quant=quant, spec=spec,
                                      draft=draft, tp=tp, extra=extra, tune_mrr=tune_mrr,
                                      tune_chunked_prefill=tune_chunked_prefill, max_mem_fraction=max_mem_fraction,
-                                     pin=pin, weights_gib=weights_gib, hub=hub, version=engine_version)
+                                     pin=pin, weights_gib=weights_gib, hub=hub, version=engine_version,
+                                     measured=measured_failure)
         result = run(target)
         if as_json:
             emit_json(result)

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from hybridplan.planner.plan import MeasuredFailure
+
 if TYPE_CHECKING:
     from hybridplan.engine.command import LaunchCommand
 
@@ -194,6 +196,15 @@ def failing_record(args, gpu_id: str, version: str) -> tuple[Record, str] | None
         if bounds(fargs, r.phase, args):
             return r, label
     return None
+
+
+def measured_failure(args, gpu_id: str, version: str) -> MeasuredFailure | None:
+    """failing_record as the planner takes it (planner.plan.FailureLookup): what `plan` must stay clear of."""
+    found = failing_record(args, gpu_id, version)
+    if found is None:
+        return None
+    r, label = found
+    return MeasuredFailure(label=label, phase=r.phase, build=r.build, source=r.source)
 
 
 def margin_interval(checks: list[Check], margin_gib: float) -> tuple[float, float]:

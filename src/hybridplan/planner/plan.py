@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
-from hybridplan.cookbook.records import Record, failing_record
 from hybridplan.engine.args import EngineArgs
 from hybridplan.engine.command import LaunchCommand, parse_command
 from hybridplan.errors import BadInput, EngineRefusal
@@ -45,8 +44,22 @@ DTYPES = (("config", (), 0.0), ("bfloat16", ("--mamba-ssm-dtype", "bfloat16"), 2
 
 
 @dataclass(frozen=True, kw_only=True)
+class MeasuredFailure:
+    """A measured launch that shows a setting failing on a card (a cookbook page's record, handed in by the caller)."""
+
+    label: str
+    phase: str | None  # weights | state_pool | kv_pool | cuda_graph | first_request, None when not recorded
+    build: str
+    source: str
+
+
+# (resolved args, GPU id, engine version) -> the measured failure those settings fall under, or None
+FailureLookup = Callable[[EngineArgs, str, str], "MeasuredFailure | None"]
+
+
+@dataclass(frozen=True, kw_only=True)
 class Target:
-    """What the user wants served."""
+    """What the user wants served (and, from the caller, the measured failures a recommendation must stay clear of)."""
 
     model: str
     gpu: GPU
@@ -65,13 +78,14 @@ class Target:
     weights_gib: float | None = None
     hub: bool = False
     version: str | None = None
+    measured: FailureLookup | None = None
 
 
 def target_from_options(*, model: str, gpu: str | None, gpu_memory_gib: float | None, request_length: int,
                         concurrency: int, quant: str | None, spec: str | None, draft: str | None, tp: int,
                         extra: str | Sequence[str] | None, tune_mrr: bool, tune_chunked_prefill: bool,
                         max_mem_fraction: float | None, pin: bool, weights_gib: float | None, hub: bool,
-                        version: str | None) -> Target:
+                        version: str | None, measured: FailureLookup | None = None) -> Target:
     """The Target `plan` options name (the CLI's and the web's): the card from --gpu / --gpu-memory-gib, and the
     extra env and flags (tokens after `--`, or the pasted text) parsed once."""
     card = from_options(gpu, gpu_memory_gib)
@@ -82,7 +96,8 @@ def target_from_options(*, model: str, gpu: str | None, gpu_memory_gib: float | 
     return Target(model=model, gpu=card, request_length=request_length, concurrency=concurrency, quant=quant,
                   spec=spec, draft=draft, tp=tp, extra_flags=parsed.argv if parsed else (),
                   env=parsed.env if parsed else (), tune_mrr=tune_mrr, tune_chunked_prefill=tune_chunked_prefill,
-                  max_mem_fraction=max_mem_fraction, use_pin=pin, weights_gib=weights_gib, hub=hub, version=version)
+                  max_mem_fraction=max_mem_fraction, use_pin=pin, weights_gib=weights_gib, hub=hub, version=version,
+                  measured=measured)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,7 +153,7 @@ class Outcome:
     needs: dict[str, int] | None = None
     served: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
-    measured_failure: Record | None = None  # the cookbook record that shows these settings failing
+    measured_failure: MeasuredFailure | None = None  # the measured launch that shows these settings failing
 
 
 def candidates(t: Target, concurrency: int) -> list[Candidate]:
@@ -248,12 +263,11 @@ class Planner:
         split = self._split(loaded, tl, g, pin, L, C, check)
         flags = ("--mem-fraction-static", repr(mfs)) + split.flags
         final = self.timeline(replace(loaded, args=split.args), gpu, weights)  # the pools as the split sizes them
-        measured = failing_record(split.args, gpu.id, loaded.version)
-        if measured is not None:
-            r, label = measured
+        r = self.t.measured(split.args, gpu.id, loaded.version) if self.t.measured is not None else None
+        if r is not None:
             return Outcome(candidate=c, fits=False, timeline=final, mem_fraction=mfs, argv=argv + flags, split=split,
                            needs=check["needs"], measured_failure=r, reason=(
-                               f"measured failing: record {label} ({r.phase or 'failed'} on build {r.build[:9]}, "
+                               f"measured failing: record {r.label} ({r.phase or 'failed'} on build {r.build[:9]}, "
                                f"{r.source}) shows these settings failing on {gpu.name}"))
         return Outcome(candidate=c, fits=True, reason=None, argv=argv + flags, mem_fraction=mfs, split=split,
                        timeline=final, needs=check["needs"], served=split.served,

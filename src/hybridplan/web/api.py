@@ -96,13 +96,15 @@ def plan(req: PlanRequest, request: Request) -> CliJSON:
     """The launch command that serves C requests of L tokens on a GPU, with its memory breakdown and binding limit,
     or why nothing fits and the cheapest change that would (the `plan --json` object; `fits: false` is the CLI's
     exit 1, still a 200 answer)."""
+    from hybridplan.cookbook.records import measured_failure
     from hybridplan.planner.plan import plan as run, target_from_options
 
     target = target_from_options(model=req.model, gpu=req.gpu, gpu_memory_gib=req.gpu_memory_gib,
                                  request_length=req.request_length, concurrency=req.concurrency, quant=req.quant,
                                  spec=req.spec, draft=req.draft, tp=req.tp, extra=req.extra, tune_mrr=req.tune_mrr,
                                  tune_chunked_prefill=req.tune_chunked_prefill, max_mem_fraction=req.max_mem_fraction,
-                                 pin=req.pin, weights_gib=req.weights_gib, hub=False, version=req.engine_version)
+                                 pin=req.pin, weights_gib=req.weights_gib, hub=False, version=req.engine_version,
+                                 measured=measured_failure)
     with _sources(request, _uploads(req, req.model, req.draft)):
         return CliJSON(run(target))
 
