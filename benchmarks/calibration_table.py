@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from hybridplan.cookbook.pages import bundled_ids, load_page
-from hybridplan.cookbook.records import check, margin_interval
+from hybridplan.cookbook.record_checks import check, margin_interval
 from hybridplan.planner.constants import constants_for
 from hybridplan.verify.public_compare import Pair, compare_all
 

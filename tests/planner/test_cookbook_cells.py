@@ -12,7 +12,7 @@ from hybridplan.cookbook.engine_view import launch_command
 from hybridplan.cookbook.fit import request_tokens
 from hybridplan.cookbook.matrix import matrix
 from hybridplan.cookbook.pages import load_page
-from hybridplan.cookbook.records import check
+from hybridplan.cookbook.record_checks import check
 from hybridplan.cookbook.render import render
 from hybridplan.hardware.catalog import lookup
 from hybridplan.loading import load

@@ -192,7 +192,7 @@ def test_a_measured_failure_handed_in_keeps_plan_below_it():
 
 
 def test_the_cli_hands_plan_the_cookbook_records(cli_json):
-    from hybridplan.cookbook.records import measured_failure
+    from hybridplan.cookbook.record_checks import measured_failure
 
     args = dict(model="Qwen/Qwen3.8-27B", quant="nvfp4", gpu=lookup("rtx5090"), request_length=9216, concurrency=1,
                 spec="dflash", tune_mrr=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hybridplan.cookbook.pages import load_page
-from hybridplan.cookbook.records import check, margin_interval
+from hybridplan.cookbook.record_checks import check, margin_interval
 from hybridplan.planner.constants import constants_for
 from hybridplan.verify.public_compare import compare_all
 

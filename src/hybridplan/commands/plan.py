@@ -35,7 +35,7 @@ def plan(
     """Search mem fraction, ratio or pin, SSM dtype and radix strategy for a target; print the best command."""
 
     def body() -> int:
-        from hybridplan.cookbook.records import measured_failure
+        from hybridplan.cookbook.record_checks import measured_failure
         from hybridplan.planner.plan import plan as run, target_from_options
 
         target = target_from_options(model=model, gpu=gpu, gpu_memory_gib=gpu_memory_gib,

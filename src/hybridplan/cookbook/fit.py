@@ -116,7 +116,7 @@ def check_rendered(page: Page, r: Rendered) -> list[tuple[str, str, str]]:
 def check_records(page: Page) -> list[tuple[str, str, str]]:
     """Every measured record against the model: a disagreement is an error, so the model gets recalibrated rather
     than the record ignored."""
-    from hybridplan.cookbook.records import check
+    from hybridplan.cookbook.record_checks import check
 
     gpus = {h.id: h.gpu for h in page.hardware}
     out = []

@@ -96,7 +96,7 @@ def plan(req: PlanRequest, request: Request) -> CliJSON:
     """The launch command that serves C requests of L tokens on a GPU, with its memory breakdown and binding limit,
     or why nothing fits and the cheapest change that would (the `plan --json` object; `fits: false` is the CLI's
     exit 1, still a 200 answer)."""
-    from hybridplan.cookbook.records import measured_failure
+    from hybridplan.cookbook.record_checks import measured_failure
     from hybridplan.planner.plan import plan as run, target_from_options
 
     target = target_from_options(model=req.model, gpu=req.gpu, gpu_memory_gib=req.gpu_memory_gib,
