@@ -61,16 +61,15 @@ def list_pages(as_json: bool = opt.JSON) -> None:
     """The bundled pages: id, model, hardware, cells and how many selections are verified."""
 
     def body() -> int:
-        from hybridplan.cookbook.matrix import page_summary
-        from hybridplan.cookbook.pages import bundled_ids, load_page
+        from hybridplan.cookbook.matrix import listing
 
-        rows = [page_summary(load_page(pid)) for pid in bundled_ids()]
+        out = listing()
         if as_json:
-            emit_json({"pages": rows})
+            emit_json(out)
         else:
             from hybridplan.render.cookbook import print_list
 
-            print_list(rows)
+            print_list(out["pages"])
         return 0
 
     run_guarded(body, as_json)

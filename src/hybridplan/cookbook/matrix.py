@@ -33,6 +33,13 @@ def page_summary(page: Page) -> dict:
             "statuses": sorted(statuses)}
 
 
+def listing() -> dict:
+    """`cookbook list --json` (and the web's /api/pages): every bundled page's summary."""
+    from hybridplan.cookbook.pages import bundled_ids, load_page
+
+    return {"pages": [page_summary(load_page(pid)) for pid in bundled_ids()]}
+
+
 def entry(r: Rendered, picks: int) -> dict:
     """One matrix row: the landed selection, its command, badge, warnings and greyed options with reasons."""
     greyed = {d: [{"id": o.id, "reason": o.reason} for o in opts if o.disabled] for d, opts in r.options.items()}

@@ -159,10 +159,9 @@ def _bundled_page(page_id: str):
 @router.get("/pages", responses=READ_ERRORS, summary="hybridplan cookbook list --json")
 def pages() -> CliJSON:
     """The bundled cookbook pages (the `cookbook list --json` object)."""
-    from hybridplan.cookbook.matrix import page_summary
-    from hybridplan.cookbook.pages import bundled_ids
+    from hybridplan.cookbook.matrix import listing
 
-    return CliJSON({"pages": [page_summary(_bundled_page(pid)) for pid in bundled_ids()]})
+    return CliJSON(listing())
 
 
 @router.get("/pages/{page_id}", responses=READ_ERRORS, summary="A page's selector rows (for the Deploy panel)")
