@@ -11,7 +11,7 @@ from hybridplan.engine.command import parse_command
 from hybridplan.errors import BadInput
 from hybridplan.loading import load
 from hybridplan.verify.check import EngineView, check_log
-from hybridplan.releases import release_of
+from hybridplan.engine import release_of
 from hybridplan.verify.log_version import choose, stated, stated_in_log
 from hybridplan.verify.logparse import parse_log
 from hybridplan.verify.public_logs import load as public_logs

@@ -10,7 +10,7 @@ from hybridplan.conformance.compare import Drift, compare
 from hybridplan.conformance.model_side import predict
 from hybridplan.conformance.scenarios import Scenario
 from hybridplan.engine import SUPPORTED
-from hybridplan.releases import release_of
+from hybridplan.engine import release_of
 
 Predictor = Callable[[Scenario, str], dict]
 

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from hybridplan.engine import DEFAULT, SUPPORTED
 from hybridplan.errors import BadInput
-from hybridplan.releases import release_of
+from hybridplan.engine import release_of
 
 _HEX = re.compile(r"[0-9a-f]{7,40}")
 _FILE = "sglang_builds.yaml"

@@ -4,6 +4,6 @@
 version-neutral types of `engine.types`.
 """
 
-from hybridplan.engine.versions import DEFAULT, SUPPORTED, for_version
+from hybridplan.engine.versions import DEFAULT, SUPPORTED, for_version, release_of
 
-__all__ = ["DEFAULT", "SUPPORTED", "for_version"]
+__all__ = ["DEFAULT", "SUPPORTED", "for_version", "release_of"]
