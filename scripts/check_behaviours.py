@@ -47,6 +47,8 @@ PROBES: dict[str, tuple[tuple[str, ...], dict[object, str]]] = {
                                           False: r"re:tp_size=(server_args|get_parallel\(\))\.tp_size\b"}),
     "pathless_mtp_draft_kv": (("model_executor/model_runner_components/spec_aux_hidden_state.py",),
                               {True: "re:draft_model_config = model_config|A path-less NEXTN/MTP head"}),
+    "dspark_markov_rank_in_dflash_config": (("speculative/dspark_components/dspark_config.py",),
+                                            {True: '_get_nested_config(config, "dflash_config")'}),
     "dflash_with_attn_dp": (("arg_groups/speculative_hook.py",),
                             {True: "DFLASH with dp attention requires --enable-dp-lm-head."}),
     "dflash_attn_dp_npu_exempt": (("arg_groups/speculative_hook.py",), {

@@ -32,6 +32,7 @@ EXPECTED = {
     "dflash_with_attn_dp": [False] * 5 + [True],
     "dflash_attn_dp_npu_exempt": [False] * 2 + [True] * 4,
     "dspark_pp_on_pd_prefill": [False] * 3 + [True] * 3,
+    "dspark_markov_rank_in_dflash_config": [False] * 5 + [True],
     "mambaish_pure_mamba": [False] * 2 + [True] * 4,
     "extra_buffer_on_stateless_arch_refused": [False] * 3 + [True] * 3,
 }

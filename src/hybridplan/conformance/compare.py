@@ -103,11 +103,6 @@ def compare(engine: dict, model: dict) -> list[Drift]:
             continue
         for name, value in eng.items():
             field = f"{section}.{name}"
-            if name == "post_capture_kv_active":
-                if value:
-                    drifts.append(Drift(scenario=sid, field=field, engine=value, hybridplan=False,
-                                        rule=rule_for(field)))
-                continue
             if name not in mod:
                 continue
             if mod[name] != value:

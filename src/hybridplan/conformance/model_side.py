@@ -59,7 +59,8 @@ def predict(sc: Scenario, version: str | None = None) -> dict:
     try:
         cells = [engine.kv_cell(args, geo, draft, stage=s) for s in range(args["pp_size"])]
         out["kv"] = {"kv_torch_dtype": args["kv_cache_torch_dtype"], "target_cells": [c.target for c in cells],
-                     "cells": [c.total for c in cells]}
+                     "cells": [c.total for c in cells],
+                     "post_capture_kv_active": bool(args["post_capture_kv_sizing_planned"])}
     except EngineRefusal as exc:
         out["error"] = _refusal("kv", exc)
         return out
@@ -72,7 +73,8 @@ def predict(sc: Scenario, version: str | None = None) -> dict:
         out["sizing"] = {"S": None}
         return out
     try:
-        s = engine.size_pools(engine.pool_budget(sc.available_gib, sc.pre_load_gib, args), args, geo, draft)
+        reserve = engine.pre_capture_reserve_gib(args, sc.gpu_mib)
+        s = engine.size_pools(engine.pool_budget(sc.available_gib, sc.pre_load_gib, args, reserve), args, geo, draft)
     except EngineRefusal as exc:
         out["error"] = _refusal("sizing", exc)
         out["sizing"] = {"S": S}

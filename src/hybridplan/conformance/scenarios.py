@@ -206,45 +206,67 @@ def generate(models: dict[str, ModelDir], n: int, seed: int = 0) -> list[Scenari
     return out
 
 
-# Commands where releases 0.5.18-0.5.23 differ (engine/behaviours.py): text-only Qwen3.5-family archs, the 20-35 GiB
-# tier with and without a typed --max-running-requests, --max-running-requests below attention DP, DFLASH with
-# attention DP, PD prefill with MTP, and flags a release removed or added.
-RELEASE_MODELS = ("Qwen/Qwen3.8-2.4T-A95B", "Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3.5-27B")
+# Commands where releases 0.5.18-0.5.23 differ (engine/behaviours.py), each named after the switch it exercises:
+# text-only Qwen3.5-family archs, the 20-35 GiB tier, --max-running-requests below attention DP,
+# attention DP with spec, DFLASH with attention DP, PD prefill with MTP, path-less MTP draft KV, the PP and KDA
+# breakable-prefill-graph rules, the ReplaySSM ring, pure SSM configs, DSpark with PP, post-capture KV sizing and
+# its capped full-prefill exemption, and flags a release removed or added.
 _MID_TIER_MIB = 24564
-RELEASE_CASES: dict[str, tuple[str, tuple[str, ...], int]] = {
-    # name: (model, flags after --model-path, stand-in GPU MiB)
-    "text-qwen35-auto": ("Qwen/Qwen3.8-2.4T-A95B", ("--tp-size", "8"), H200_MIB),
+_NEXT = "Qwen/Qwen3-Next-80B-A3B-Instruct"
+_POST_CAPTURE = (("SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "1"),)
+_FULL_PREFILL = '{"prefill": {"backend": "full", "full_prefill_max_req": 8}}'
+RELEASE_CASES: dict[str, tuple[str, tuple[str, ...], int, tuple[tuple[str, str], ...]]] = {
+    # name: (model, flags after --model-path, stand-in GPU MiB, env)
+    "text-qwen35-auto": ("Qwen/Qwen3.8-2.4T-A95B", ("--tp-size", "8"), H200_MIB, ()),
     "text-qwen35-no-buffer": ("Qwen/Qwen3.8-2.4T-A95B", ("--tp-size", "8", "--mamba-radix-cache-strategy",
-                                                           "no_buffer"), H200_MIB),
-    "mid-tier": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "4"), _MID_TIER_MIB),
-    "mid-tier-tp8": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "8"), _MID_TIER_MIB),
-    "mid-tier-mrr": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "4", "--max-running-requests", "16"),
-                     _MID_TIER_MIB),
-    "mrr-below-dp": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "4", "--enable-dp-attention", "--dp", "4",
-                                                          "--max-running-requests", "2", "--disable-radix-cache"),
-                     H200_MIB),
+                                                           "no_buffer"), H200_MIB, ()),
+    "mid-tier": (_NEXT, ("--tp-size", "4"), _MID_TIER_MIB, ()),
+    "mid-tier-tp8": (_NEXT, ("--tp-size", "8"), _MID_TIER_MIB, ()),
+    "mid-tier-mrr": (_NEXT, ("--tp-size", "4", "--max-running-requests", "16"), _MID_TIER_MIB, ()),
+    "mrr-below-dp": (_NEXT, ("--tp-size", "4", "--enable-dp-attention", "--dp", "4", "--max-running-requests", "2",
+                             "--disable-radix-cache"), H200_MIB, ()),
+    "attn-dp-spec": (_NEXT, ("--tp-size", "4", "--enable-dp-attention", "--dp", "2", "--speculative-algorithm",
+                             "EAGLE", "--max-running-requests", "64"), H200_MIB, ()),
     "dflash-attn-dp": ("Qwen/Qwen3.5-27B", ("--tp-size", "4", "--enable-dp-attention", "--dp", "2",
                                             "--enable-dp-lm-head", "--speculative-algorithm", "DFLASH",
                                             "--speculative-draft-model-path", "SpecForge/qwen3.5-27b-dflash"),
-                       H200_MIB),
-    "pd-prefill-mtp": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "4", "--disaggregation-mode", "prefill",
-                                                            "--speculative-algorithm", "EAGLE",
-                                                            "--max-running-requests", "8"), H200_MIB),
-    "removed-cuda-graph-bs": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "4", "--cuda-graph-bs", "1", "2",
-                                                                   "4"), H200_MIB),
-    "added-attn-dp-size": ("Qwen/Qwen3-Next-80B-A3B-Instruct", ("--tp-size", "4", "--attn-dp-size", "2"),
-                           H200_MIB),
+                       H200_MIB, ()),
+    "pd-prefill-mtp": (_NEXT, ("--tp-size", "4", "--disaggregation-mode", "prefill", "--speculative-algorithm",
+                               "EAGLE", "--max-running-requests", "8"), H200_MIB, ()),
+    "pathless-mtp-draft-kv": ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8", ("--tp-size", "4",
+                                                                               "--speculative-algorithm", "NEXTN"),
+                              H200_MIB, ()),
+    "pp-breakable-graph": (_NEXT, ("--tp-size", "4", "--pp-size", "2"), H200_MIB, ()),
+    "pp-breakable-graph-opt-in": (_NEXT, ("--tp-size", "4", "--pp-size", "2", "--cuda-graph-backend-prefill",
+                                          "breakable", "--chunked-prefill-size", "32768"), H200_MIB, ()),
+    "kda-breakable-graph": ("moonshotai/Kimi-Linear-48B-A3B-Instruct", ("--tp-size", "4"), H200_MIB, ()),
+    "replayssm-gdn-ring": ("Qwen/Qwen3.5-27B", ("--tp-size", "2", "--enable-linear-replayssm-spec",
+                                                "--linear-attn-decode-backend", "triton", "--speculative-algorithm",
+                                                "NEXTN", "--max-running-requests", "32",
+                                                "--mamba-radix-cache-strategy", "no_buffer",
+                                                "--disable-overlap-schedule"), H200_MIB, ()),
+    "pure-ssm": ("synthetic/mamba2-2.7b", (), H200_MIB, ()),
+    "dspark-pp-pd-prefill": ("Qwen/Qwen3.8-27B", ("--tp-size", "2", "--pp-size", "2", "--disaggregation-mode",
+                                                  "prefill", "--speculative-algorithm", "DSPARK",
+                                                  "--speculative-draft-model-path", "RadixArk/Qwen3.8-27B-DSpark",
+                                                  "--max-running-requests", "8"), H200_MIB, ()),
+    "post-capture": (_NEXT, ("--tp-size", "4"), H200_MIB, _POST_CAPTURE),
+    "post-capture-capped-full-prefill": (_NEXT, ("--tp-size", "4", "--disaggregation-mode", "prefill",
+                                                 "--cuda-graph-config", _FULL_PREFILL, "--prefill-max-requests", "4",
+                                                 "--max-mamba-cache-size", "64"), H200_MIB, _POST_CAPTURE),
+    "removed-cuda-graph-bs": (_NEXT, ("--tp-size", "4", "--cuda-graph-bs", "1", "2", "4"), H200_MIB, ()),
+    "added-attn-dp-size": (_NEXT, ("--tp-size", "4", "--attn-dp-size", "2"), H200_MIB, ()),
 }
 
 
 def release_scenarios(models: dict[str, ModelDir]) -> list[Scenario]:
     """RELEASE_CASES as scenarios (draft ids become their materialized directories), sized on a roomy profile."""
     out = []
-    for name, (key, flags, gpu_mib) in RELEASE_CASES.items():
+    for name, (key, flags, gpu_mib, env) in RELEASE_CASES.items():
         argv = tuple(models[f].path if f in models else f for f in flags)
         pre = round(gpu_mib * GIB_PER_MIB * 0.98, 4)
         out.append(Scenario(id=f"release-{name}", model=key, argv=("--model-path", models[key].path, *argv),
-                            gpu_mib=gpu_mib, pre_load_gib=pre, available_gib=round(pre * 0.45, 4),
+                            env=env, gpu_mib=gpu_mib, pre_load_gib=pre, available_gib=round(pre * 0.45, 4),
                             tags=("release", name)))
     return out
 

@@ -63,6 +63,7 @@ class Switches:
     dflash_with_attn_dp: bool  # DFLASH with attention DP accepted on CUDA (needs --enable-dp-lm-head)
     dflash_attn_dp_npu_exempt: bool  # the DFLASH attention-DP check spares NPU (its refusal says "on non-NPU devices")
     dspark_pp_on_pd_prefill: bool  # DSPARK with PP > 1 accepted on a PD prefill server
+    dspark_markov_rank_in_dflash_config: bool  # a DSpark draft's markov_rank may nest under dflash_config
     # arguments and configs
     mambaish_pure_mamba: bool  # pure SSM configs (no num_attention_heads) load: Mamba / FalconMamba are mamba-ish
     extra_buffer_on_stateless_arch_refused: bool  # explicit extra_buffer on an arch without mamba state refused
@@ -90,6 +91,7 @@ _KVC = "mem_cache/kv_cache_configurator.py"
 _SPEC = "arg_groups/speculative_hook.py"
 _MC = "configs/model_config.py"
 _AUX = "model_executor/model_runner_components/spec_aux_hidden_state.py"
+_DSP = "speculative/dspark_components/dspark_config.py"
 
 CHANGES: tuple[Change, ...] = (
     # 0.5.18: the baseline
@@ -133,6 +135,7 @@ CHANGES: tuple[Change, ...] = (
     Change("0.5.18", "dflash_with_attn_dp", False, f"{_SPEC}::_handle_dflash"),
     Change("0.5.18", "dflash_attn_dp_npu_exempt", False, f"{_SPEC}::_handle_dflash"),
     Change("0.5.18", "dspark_pp_on_pd_prefill", False, f"{_SPEC}::_handle_dspark"),
+    Change("0.5.18", "dspark_markov_rank_in_dflash_config", False, f"{_DSP}::_get_dspark_config (dspark_config only)"),
     Change("0.5.18", "mambaish_pure_mamba", False,
            "configs/model_config.py::ModelConfig._derive_model_shapes (num_attention_heads read unconditionally)"),
     Change("0.5.18", "extra_buffer_on_stateless_arch_refused", False, "server_args.py::_handle_mamba_radix_cache"),
@@ -200,6 +203,7 @@ CHANGES: tuple[Change, ...] = (
     Change("0.5.23", "mla_prefill_graph_max_bs", "chunk_capped_8192", _MEM),
     Change("0.5.23", "mrr_per_dp_floor_one", True, f"{_KVC}::_handle_max_mamba_cache, resolve_max_num_reqs"),
     Change("0.5.23", "dflash_with_attn_dp", True, f"{_SPEC}::_handle_dflash"),
+    Change("0.5.23", "dspark_markov_rank_in_dflash_config", True, f"{_DSP}::_get_dspark_config"),
 )
 
 _ACCUMULATE = ("mamba_radix_cache_archs", "mamba_extra_buffer_archs", "multimodal_breakable_graph_archs")

@@ -273,7 +273,11 @@ class DraftGeometry:
     config_dtype: str | None
     block_size: int | None  # dflash_config.block_size or top-level block_size
     dspark_block_size: int | None  # top-level dspark_block_size
-    markov_rank: int | None
+    # speculative/dspark_components/dspark_config.py::parse_dspark_draft_config: dspark_markov_rank, else the nested
+    # config's markov_rank (dflash_config and dspark_config merged, 0.5.23; dspark_config alone before), else the text
+    # config's / top-level markov_rank, else 0
+    markov_rank: int
+    markov_rank_dspark_config_only: int
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 

@@ -198,6 +198,14 @@ def _mapping(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _markov_rank(config: dict[str, Any], text: dict[str, Any], nested: dict[str, Any]) -> int:
+    """dspark_config.py::parse_dspark_draft_config's markov_rank over one reading of the nested config."""
+    if config.get("dspark_markov_rank") is not None:
+        return int(config["dspark_markov_rank"])
+    raw = nested.get("markov_rank", text.get("markov_rank", config.get("markov_rank", 0)))
+    return int(raw) if raw is not None else 0
+
+
 def parse_draft(src: ConfigSource) -> DraftGeometry:
     """A draft checkpoint's geometry as the engine reads it (num layers, KV heads, block sizes)."""
     from hybridplan.models.config_json import head_dim, model_dtype_field
@@ -223,7 +231,8 @@ def parse_draft(src: ConfigSource) -> DraftGeometry:
         architecture=str(archs[0]), model_type=str(root.data.get("model_type", "")), num_hidden_layers=n_layers,
         num_attention_layers=n_layers, num_nextn_predict_layers=int(nextn) if isinstance(nextn, int) else None,
         kv=kv, config_dtype=model_dtype_field(text), block_size=int(block) if block is not None else None,
-        dspark_block_size=src.config.get("dspark_block_size"), markov_rank=merged.get("markov_rank"),
+        dspark_block_size=src.config.get("dspark_block_size"), markov_rank=_markov_rank(src.config, text.data, merged),
+        markov_rank_dspark_config_only=_markov_rank(src.config, text.data, dspark),
         source=src.origin, notes=notes,
     )
 

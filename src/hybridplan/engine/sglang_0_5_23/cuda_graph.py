@@ -32,6 +32,7 @@ class GraphConfig:
     prefill_max_bs: int | None
     prefill_bs: tuple[int, ...]
     prefill_rule: str  # why the prefill backend is what it is
+    prefill_full_max_req: int | None = None  # --cuda-graph-config prefill.full_prefill_max_req (Full's request slots)
 
 
 def prefill_batch_sizes(max_bs: int) -> tuple[int, ...]:
@@ -123,7 +124,8 @@ def resolve_graph_config(r: Resolver, decode_max_bs: int | None) -> GraphConfig:
     if decode.get("bs"):
         decode_max_bs = max(decode["bs"])
     return GraphConfig(decode_backend=d_backend, decode_max_bs=decode_max_bs, prefill_backend=p_backend,
-                       prefill_rule=rule, **_prefill_buckets(r, prefill, p_backend))
+                       prefill_rule=rule, prefill_full_max_req=prefill.get("full_prefill_max_req"),
+                       **_prefill_buckets(r, prefill, p_backend))
 
 
 def _prefill_buckets(r: Resolver, prefill: dict[str, Any], backend: str) -> dict[str, Any]:

@@ -147,7 +147,8 @@ def apply_memory_defaults(r: Resolver) -> None:
     r.set("arg_groups/cuda_graph_hook.py::handle_cuda_graph_config", cuda_graph_decode_backend=g.decode_backend,
           cuda_graph_decode_max_bs=g.decode_max_bs)
     r.set(g.prefill_rule, cuda_graph_prefill_backend=g.prefill_backend)
-    r.set(RULE, cuda_graph_prefill_max_bs=g.prefill_max_bs, cuda_graph_prefill_bs=g.prefill_bs)
+    r.set(RULE, cuda_graph_prefill_max_bs=g.prefill_max_bs, cuda_graph_prefill_bs=g.prefill_bs,
+          cuda_graph_prefill_full_max_req=g.prefill_full_max_req)
     r.set("arg_groups/overrides.py::post_capture_kv_sizing_planned",
           post_capture_kv_sizing_planned=_post_capture_planned(r, g))
     if r["mem_fraction_static"] is None and gpu is not None:

@@ -53,11 +53,18 @@ def pre_capture_activation_reserve_mb(args: EngineArgs, gpu_mem_mib: float | Non
     return reserved
 
 
-def pre_capture_reserve_gib(args: EngineArgs, gpu_mem_mib: float | None) -> float | None:
-    """The slack floor _profile_available_bytes applies to a hybrid model when post-capture sizing is active, else None.
+def capped_full_prefill_role(args: EngineArgs) -> bool:
+    """mem_cache/kv_cache_configurator.py::_profile_available_bytes (0.5.22 on): a PD prefill server on the Full
+    prefill graph, with --max-mamba-cache-size, whose --prefill-max-requests fits the graph's request slots."""
+    cap, slots = args.get("prefill_max_requests"), args.get("cuda_graph_prefill_full_max_req")
+    return (args.switches.post_capture_exempts_capped_full_prefill and args["disaggregation_mode"] == "prefill"
+            and args.get("cuda_graph_prefill_backend") == "full" and args["max_mamba_cache_size"] is not None
+            and cap is not None and slots is not None and cap <= slots)
 
-    The capped full-prefill role (PD prefill, full prefill graph, explicit pool sizes) is not modelled.
-    """
-    if not args.get("post_capture_kv_sizing_planned", False):
+
+def pre_capture_reserve_gib(args: EngineArgs, gpu_mem_mib: float | None) -> float | None:
+    """The slack floor _profile_available_bytes applies to a hybrid model when post-capture sizing is active, else
+    None (also for the capped full-prefill role, which every prefill batch fits a captured bucket)."""
+    if not args.get("post_capture_kv_sizing_planned", False) or capped_full_prefill_role(args):
         return None
     return pre_capture_activation_reserve_mb(args, gpu_mem_mib) / 1024

@@ -32,7 +32,7 @@ SIZING_FIELDS = (
     "enable_int8_mamba_checkpoint", "int8_mamba_ckpt_size", "uno_lora_path", "enable_dp_attention",
     "enable_dp_lm_head", "speculative_ngram_max_bfs_breadth", "disable_cuda_graph", "disable_decode_cuda_graph",
     "disable_prefill_cuda_graph", "cuda_graph_backend_decode", "cuda_graph_backend_prefill", "language_only",
-    "prefill_attention_backend", "decode_attention_backend",
+    "prefill_attention_backend", "decode_attention_backend", "prefill_max_requests",
 )
 class Resolver:
     """Mutable scratch for one resolution; the result is frozen into EngineArgs."""

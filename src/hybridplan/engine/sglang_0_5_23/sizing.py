@@ -187,6 +187,8 @@ def kv_cell(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, *
         else:
             rule = f"{POOL}::DefaultPoolConfigurator.__init__: no draft KV priced ({why})"
     elif algo in ("DFLASH", "DSPARK") and draft is not None:
+        if algo == "DSPARK":
+            _require_markov(args, draft)
         ddtype, dwhy = draft_kv_dtype(args["kv_cache_dtype"], args["speculative_draft_kv_cache_dtype"],
                                       _draft_model_dtype(draft), args["speculative_draft_attention_backend"],
                                       "cuda")
@@ -202,6 +204,17 @@ def kv_cell(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, *
         rule = f"{algo} adds no draft KV"
     return KVCell(target=cell, draft=draft_bytes, total=cell + draft_bytes, layers=layers, kv_dtype=kv_dtype,
                   draft_rule=rule, draft_dtype=ddtype)
+
+
+def _require_markov(args: EngineArgs, draft: DraftGeometry) -> None:
+    """spec_aux_hidden_state.py::_resolve_dflash_aux_hidden_state: a DSpark draft needs markov_rank > 0, read from
+    dspark_config only before 0.5.23 (the published drafts nest it under dflash_config)."""
+    rank = (draft.markov_rank if args.switches.dspark_markov_rank_in_dflash_config
+            else draft.markov_rank_dspark_config_only)
+    if rank <= 0:
+        raise EngineRefusal(f"DSPARK requires markov_rank > 0 in the draft config, got markov_rank={rank}.",
+                            rule="model_executor/model_runner_components/spec_aux_hidden_state.py::"
+                                 "_resolve_dflash_aux_hidden_state", kind="ValueError")
 
 
 def binding_cell(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None) -> KVCell:

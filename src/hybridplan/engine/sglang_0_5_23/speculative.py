@@ -139,6 +139,8 @@ def _dspark(r: Resolver, name: str) -> None:
         raise r.refuse("DSpark speculative decoding only supports CUDA, NPU or XPU device.", rule)
     if r["attn_dp_size"] > 1 and not r["enable_dp_lm_head"]:
         raise r.refuse("DSpark with dp attention requires --enable-dp-lm-head.", rule)
+    if r["pp_size"] != 1 and not r.sw.dspark_pp_on_pd_prefill:  # before 0.5.21: no PP at all
+        raise r.refuse("Currently DSpark speculative decoding only supports pp_size == 1.", rule)
     if r["pp_size"] != 1 and r["disaggregation_mode"] != "prefill":
         raise r.refuse("DSpark pipeline parallelism requires PD prefill; decode and non-disaggregated serving require "
                        "pp_size == 1.", rule)
