@@ -34,8 +34,13 @@ def test_the_seed_page_is_clean():
 
 
 def test_bundled_pages_pass():
+    """No errors; the one kind of warning left is Kimi-K3's docs-owned HiCache strips of --dcp-comm-backend, a flag
+    only the docs' Playground composes (no Deploy cell carries it)."""
     report = check_paths([])
-    assert report.exit_code == 0, [(f.where, f.rule, f.message) for f in report.failing]
+    failing = [(f.where, f.rule, f.message) for f in report.failing]
+    assert all(f.severity == "warning" and f.rule == "strip-unused" and f.origin.endswith("kimi-k3.yaml")
+               and "strips --dcp-comm-backend" in f.message for f in report.failing), failing
+    assert sorted(f.message.split(" ")[0] for f in report.failing) == ["hicache=l2", "hicache=l3"]
     assert len(report.files) >= 4
 
 
@@ -168,10 +173,11 @@ def test_multi_node_selections_are_sized_too():
     from hybridplan.cookbook.pages import bundled_path
 
     text = bundled_path("kimi-k3").read_text()
-    gb200_ll = "      - --tp-size 16\n      - --mem-fraction-static 0.85\n"
-    assert text.count(gb200_ll) == 1
-    got = [f for f in check_text(text.replace(gb200_ll, "      - --tp-size 16\n      - --mem-fraction-static 0.3\n"),
-                                 "kimi-k3.yaml") if f.severity != "info"]
+    gb200_ll = ("      hw: gb200\n      pd-mode: unified\n      strategy: low-latency\n    flags:\n      - --trust-remote-code\n      - --model-path {{MODEL_NAME}}\n"
+                "      - --tp-size 16\n      - --mem-fraction-static 0.85\n")
+    assert text.count(gb200_ll) == 1  # the GB200 unified Low-Latency cell (4 nodes)
+    got = [f for f in check_text(text.replace(gb200_ll, gb200_ll.replace("0.85", "0.3")), "kimi-k3.yaml")
+           if f.severity == "error"]
     assert got and {f.rule for f in got} == {"pin-fit"}
     assert {(f.selection["hw"], f.selection["strategy"]) for f in got} == {("gb200", "low-latency")}
     assert all("GB200" in f.message and f.severity == "error" for f in got)

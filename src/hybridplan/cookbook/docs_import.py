@@ -72,14 +72,15 @@ class _Builder:
         return ".".join(str(x) for x in path)
 
     def _table(self, path: tuple, literal: Any, points: list, check) -> dict:
-        """{point: value} for a field on `points`, leaving out (and listing) points where it throws or is malformed."""
+        """{point: value} for a field on `points`, leaving out (and listing) points where it throws or is malformed;
+        a point without a cell is left out silently (the panel never composes there)."""
         out, broken = {}, None
         for p in points:
             v = self.d.value(path, literal, p)
             why = bad(v) or check(v)
             if why is None:
                 out[p] = v
-            elif broken is None:
+            elif broken is None and p in self.d.cell_at:
                 broken = (p, why)
         if broken:
             self.findings.append(f"{self._where(path)}: {broken[1]} at {self.d.docs_sel(broken[0])}")
@@ -109,7 +110,9 @@ class _Builder:
         out: dict[str, Any] = {"id": oid, "label": str(o.get("label", o.get("id")))}
         if isinstance(o.get("subtitle"), str):
             out["subtitle"] = o["subtitle"]
-        show = self.boolean(path + ("showWhen",), o.get("showWhen", True))
+        # every selection: an option hidden where no cell exists is still hidden there (a condition read only where
+        # cells exist may name the option's own row, which hides every option on a cell-less selection)
+        show = self.boolean(path + ("showWhen",), o.get("showWhen", True), self.d.points())
         if show is not True:
             out["show_when"] = show
         if is_fn(o.get("disabled")) or is_fn(o.get("disableReason")) or o.get("disabled") is True:
@@ -139,7 +142,7 @@ class _Builder:
         out["options"] = [self.option(dim, p, o, overlay) for p, o in self.d.option_list(dim)]
         if overlay and row.get("default") is not None:
             out["default"] = our_id(row["default"])
-        show = self.boolean(path + ("showWhen",), row.get("showWhen", True))
+        show = self.boolean(path + ("showWhen",), row.get("showWhen", True), self.d.points())
         if show is not True:
             out["show_when"] = show
         if row.get("stripPrefixes"):
@@ -190,6 +193,11 @@ class _Builder:
         verification["status"], verification["rules"] = base, rules
         if not rules:
             verification.pop("rules")
+        images = Counter(self.d.docker_image(p) for p in mine)
+        if ({base} | set(statuses.values())) & {"verified", "in-progress"} and not (
+                verification.get("build") or verification.get("image")) and images.most_common(1)[0][0]:
+            # the docs name no build for a status they claim: the image the Deploy panel runs the cell with
+            verification["image"] = images.most_common(1)[0][0]
         out["verification"] = verification
         return out
 

@@ -31,8 +31,8 @@ def provenance(origin: str, path: str, node: str, on: date | None = None) -> str
 
 
 def _keep(imported: dict, overlay: dict, owned: tuple[str, ...]) -> dict:
-    """The imported entry plus the overlay's keys the docs do not own."""
-    return {**imported, **{k: v for k, v in overlay.items() if k not in owned and k not in imported}}
+    """The imported entry with the overlay's keys the docs do not own (the overlay's value where both have one)."""
+    return {**imported, **{k: v for k, v in overlay.items() if k not in owned}}
 
 
 def _by_id(imported: list, overlay: list, merge, what: str, notes: list[str], keep=()) -> list:
@@ -68,6 +68,24 @@ def _covers(overlay_match: dict, match: dict) -> bool:
         v == match[k] or (isinstance(v, list) and match[k] in v) for k, v in overlay_match.items())
 
 
+def _completed(overlay_cells: list, dims: list[dict], notes: list[str]) -> list[dict]:
+    """Each overlay cell's match with the module's match dims it lacks set to that dimension's default (else its
+    first option): a page keyed before the docs added a dimension keeps its cells (and measurements) there."""
+    out = []
+    for o in overlay_cells:
+        match = dict(o.get("match") or {})
+        for d in dims:
+            if d["id"] not in match and d.get("options"):
+                match[d["id"]] = d.get("default") or d["options"][0]["id"]
+        out.append(match)
+    added = {f"{d['id']}={d.get('default') or d['options'][0]['id']}" for d in dims if d.get("options")
+             and any(d["id"] not in (o.get("match") or {}) for o in overlay_cells)}
+    if added:
+        notes.append(f"merge: overlay cells without {', '.join(sorted(added))[:200]} are matched to the module cell "
+                     "with that value (the dimension's default, else its first option)")
+    return out
+
+
 def _cell(imported: dict, overlay: dict) -> dict:
     out = _keep(imported, overlay, DOCS_CELL + ("verification",))
     ver = overlay.get("verification") or {}
@@ -97,13 +115,14 @@ def merge_page(imported: dict, overlay: dict, source: str) -> tuple[dict, list[s
     for key in ("match_dims", "overlay_dims"):
         out[key] = _by_id(imported.get(key) or [], overlay.get(key) or [], _dimension(notes), f"{key}", notes)
     cells, used = [], set()
+    theirs = [o for o in overlay.get("cells") or [] if isinstance(o, dict)]
+    matches = _completed(theirs, out["match_dims"], notes)
     for c in imported["cells"]:
-        k = next((k for k, o in enumerate(overlay.get("cells") or []) if _covers(o.get("match") or {}, c["match"])),
-                 None)
-        cells.append(c if k is None else _cell(c, overlay["cells"][k]))
+        k = next((k for k, m in enumerate(matches) if _covers(m, c["match"])), None)
+        cells.append(c if k is None else _cell(c, theirs[k]))
         if k is not None:
             used.add(k)
-    dropped = [o.get("match") for k, o in enumerate(overlay.get("cells") or []) if k not in used]
+    dropped = [o.get("match") for k, o in enumerate(theirs) if k not in used]
     if dropped:
         notes.append(f"merge: {len(dropped)} overlay cell(s) match no module cell, dropped: {dropped[:3]}")
     out["cells"] = cells

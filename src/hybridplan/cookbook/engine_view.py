@@ -3,6 +3,7 @@ pinned engine version, and the speculative-decoding banners read off the resolut
 
 from __future__ import annotations
 
+import shlex
 from functools import lru_cache
 from typing import Mapping
 
@@ -19,10 +20,14 @@ MRR = "--max-running-requests"
 
 
 def argv_of(flags: list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    """Flag strings as argv tokens (`--x v` -> `--x`, `v`; `--x=v` stays one token)."""
+    """Flag strings as the shell passes them (`--x v` -> `--x`, `v`; `--x=v` stays one token; a quoted JSON value,
+    `--model-loader-extra-config '{"a": true}'`, is one token); unbalanced quotes split on whitespace."""
     out: list[str] = []
     for f in flags:
-        out += f.split()
+        try:
+            out += shlex.split(f)
+        except ValueError:
+            out += f.split()
     return tuple(out)
 
 

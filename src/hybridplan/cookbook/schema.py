@@ -191,6 +191,16 @@ class Verification(Model):
         return self.status
 
 
+class KnownRefusal(Model):
+    """A finding about the docs' own pin that hybridplan records instead of correcting: while `when` holds, the
+    engine model refuses this cell's command for `reason` (a renamed flag, a checkpoint or card hybridplan does not
+    have), as `source` shows. `cookbook check` reports such findings as info, naming the reason."""
+
+    when: Condition = True
+    reason: str = Field(min_length=1)
+    source: str = Field(min_length=1)
+
+
 class Cell(Model):
     """A measured (or modelled) launch recipe for one match tuple. `match` values may be lists (one cell each)."""
 
@@ -202,6 +212,7 @@ class Cell(Model):
     nnodes: int = Field(default=1, ge=1, le=MAX_PARALLEL)
     verification: Verification = Field(default_factory=Verification)
     note: Optional[str] = None
+    known_refused: list[KnownRefusal] = Field(default_factory=list)
 
 
 class Hardware(Model):

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from hybridplan.cookbook import compose as C
 from hybridplan.cookbook import selection as S
-from hybridplan.cookbook.conditions import _Cond, refs
+from hybridplan.cookbook.conditions import _Cond, evaluate, refs
 from hybridplan.cookbook.engine_view import argv_of
 from hybridplan.cookbook.matrix import reachable
 from hybridplan.cookbook.pages import bundled_ids, bundled_path, read_page_file, read_page_text
@@ -27,6 +27,7 @@ from hybridplan.errors import BadInput
 
 SEVERITIES = ("error", "warning", "info")
 COND_FIELDS = ("when", "show_when", "covers")
+REFUSABLE = ("flag-unknown", "engine", "pin-fit")  # what a cell's known_refused entry grades as info
 INJECTED = ("--nnodes", "--node-rank", "--dist-init-addr")
 # placeholders the renderer fills or leaves for the user on purpose
 BUILTIN_KEYS = {"MODEL_NAME", "NODE_RANK", "NODE0_IP"}
@@ -76,14 +77,27 @@ class Report:
 
 
 class _Collector:
-    """Findings for one page, located through its source map; identical findings are kept once."""
+    """Findings for one page, located through its source map; identical findings are kept once. An engine finding
+    on a cell the page marks known-refused (for that selection) is info naming the recorded reason."""
 
-    def __init__(self, src: SourceMap):
+    def __init__(self, src: SourceMap, page: Page | None = None):
         self.src = src
+        self.page = page
         self.out: list[Finding] = []
         self._seen: set = set()
 
+    def _known(self, rule: str, loc: tuple, selection: dict | None) -> str | None:
+        if self.page is None or rule not in REFUSABLE or len(loc) < 2 or loc[0] != "cells":
+            return None
+        for k in self.page.cells[loc[1]].known_refused:
+            if k.when is True or (selection is not None and evaluate(k.when, selection)):
+                return f"{k.reason} ({k.source})"
+        return None
+
     def add(self, severity: str, rule: str, message: str, loc: tuple = (), selection: dict | None = None) -> None:
+        known = self._known(rule, loc, selection)
+        if known and severity != "info":
+            severity, message = "info", f"known refusal, {known}: {message}"
         key = (severity, rule, message, loc)
         if key in self._seen:
             return
@@ -434,7 +448,7 @@ def _strip_usage(page: Page, sel: dict, cell_flags: list[str], hits: dict) -> No
 
 def validate(page: Page, src: SourceMap, *, gpu: bool = True) -> list[Finding]:
     """All findings for a page that passed the schema."""
-    out = _Collector(src)
+    out = _Collector(src, page)
     _check_conditions(page, out)
     _check_cells(page, out)
     _check_flags(page, out)
@@ -442,7 +456,8 @@ def validate(page: Page, src: SourceMap, *, gpu: bool = True) -> list[Finding]:
     _check_verification(page, out)
     _check_defaults(page, out)
     if not any(f.severity == "error" and f.rule in ("cell-match", "condition") for f in out.out):
-        _check_selections(page, out, gpu=gpu, engine=not any(f.rule in ("flag-unknown", "placeholder") for f in out.out))
+        _check_selections(page, out, gpu=gpu, engine=not any(f.rule in ("flag-unknown", "placeholder")
+                                                              and f.severity != "info" for f in out.out))
     return out.out
 
 
