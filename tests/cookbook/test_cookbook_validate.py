@@ -173,7 +173,8 @@ def test_multi_node_selections_are_sized_too():
     from hybridplan.cookbook.pages import bundled_path
 
     text = bundled_path("kimi-k3").read_text()
-    gb200_ll = ("      hw: gb200\n      pd-mode: unified\n      strategy: low-latency\n    flags:\n      - --trust-remote-code\n      - --model-path {{MODEL_NAME}}\n"
+    gb200_ll = ("      hw: gb200\n      pd-mode: unified\n      strategy: low-latency\n    flags:\n"
+                "      - --trust-remote-code\n      - --model-path {{MODEL_NAME}}\n"
                 "      - --tp-size 16\n      - --mem-fraction-static 0.85\n")
     assert text.count(gb200_ll) == 1  # the GB200 unified Low-Latency cell (4 nodes)
     got = [f for f in check_text(text.replace(gb200_ll, gb200_ll.replace("0.85", "0.3")), "kimi-k3.yaml")
