@@ -49,6 +49,7 @@ PROBES: dict[str, tuple[tuple[str, ...], dict[object, str]]] = {
                               {True: "re:draft_model_config = model_config|A path-less NEXTN/MTP head"}),
     "dspark_markov_rank_in_dflash_config": (("speculative/dspark_components/dspark_config.py",),
                                             {True: '_get_nested_config(config, "dflash_config")'}),
+    "hybrid_kda_config": (KVC, {True: "requires a KDA \"\n                \"model; got"}),
     "dflash_with_attn_dp": (("arg_groups/speculative_hook.py",),
                             {True: "DFLASH with dp attention requires --enable-dp-lm-head."}),
     "dflash_attn_dp_npu_exempt": (("arg_groups/speculative_hook.py",), {

@@ -34,6 +34,7 @@ EXPECTED = {
     "dspark_pp_on_pd_prefill": [False] * 3 + [True] * 3,
     "dspark_markov_rank_in_dflash_config": [False] * 5 + [True],
     "mambaish_pure_mamba": [False] * 2 + [True] * 4,
+    "hybrid_kda_config": [False] * 3 + [True] * 3,
     "extra_buffer_on_stateless_arch_refused": [False] * 3 + [True] * 3,
 }
 

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from hybridplan.engine import for_version
 from hybridplan.engine.sglang_0_5_23.sizing import draft_states_per_request, mamba_ratio
 from hybridplan.errors import EngineRefusal
 from tests.conftest import resolve_cmd
@@ -100,13 +101,20 @@ def test_dspark_gamma_default_without_a_draft_block_size(tmp_path):
     ("--speculative-algorithm EAGLE --speculative-eagle-topk 1", "assert speculative_eagle_topk is None"),
     ("--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8 "
      "--enable-linear-replayssm-spec", "requires a linear draft chain"),
-    ("--speculative-algorithm DSPARK --speculative-draft-model-path RadixArk/Qwen3.8-27B-DSpark --enable-linear-replayssm-spec",
-     "requires a KDA model"),
     ("--speculative-algorithm NGRAM --tp 2 --attn-dp-size 2", "ngram speculative decoding does not support dp attention"),
 ])
 def test_spec_refusals_carry_the_engine_message(flags, msg):
     with pytest.raises(EngineRefusal, match=msg):
         resolve_cmd(f"{BASE} {flags}")
+
+
+def test_replayssm_dspark_on_a_non_kda_model_is_refused_by_the_request_pool():
+    """kv_cache_configurator.py::_build_hybrid_req_pool checks it after sizing, so resolution itself passes."""
+    args, geo, _ = resolve_cmd(f"{BASE} --speculative-algorithm DSPARK --speculative-draft-model-path "
+                               "RadixArk/Qwen3.8-27B-DSpark --enable-linear-replayssm-spec")
+    with pytest.raises(EngineRefusal, match=r"^--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA model; "
+                                            r"got a non-KDA model\.$"):
+        for_version(args.version).req_pool_guards(args, geo)
 
 
 def test_user_mrr_is_kept_under_speculation():

@@ -65,6 +65,10 @@ def predict(sc: Scenario, version: str | None = None) -> dict:
         out["error"] = _refusal("kv", exc)
         return out
     if sc.available_gib is None:
+        try:
+            engine.req_pool_guards(args, geo)
+        except EngineRefusal as exc:
+            out["error"] = _refusal("pool", exc)
         return out
     try:
         S = engine.slots_per_request(args)

@@ -128,6 +128,10 @@ class Engine(Protocol):
         """The whole sizing pipeline on a pool budget; refusals raise EngineRefusal."""
         ...
 
+    def req_pool_guards(self, args: EngineArgs, geo: ModelGeometry) -> None:
+        """The request pool's checks before it allocates (size_pools runs them last); refusals raise EngineRefusal."""
+        ...
+
     def kv_bytes_allocated(self, tokens: int, args: EngineArgs, geo: ModelGeometry, layers: int) -> int:
         """Bytes the KV pool allocates for T tokens over `layers` full-attention layers."""
         ...

@@ -65,6 +65,7 @@ class Switches:
     dspark_pp_on_pd_prefill: bool  # DSPARK with PP > 1 accepted on a PD prefill server
     dspark_markov_rank_in_dflash_config: bool  # a DSpark draft's markov_rank may nest under dflash_config
     # arguments and configs
+    hybrid_kda_config: bool  # KDA checks ask configs/hybrid_arch.py::hybrid_kda_config, not kimi_linear_config
     mambaish_pure_mamba: bool  # pure SSM configs (no num_attention_heads) load: Mamba / FalconMamba are mamba-ish
     extra_buffer_on_stateless_arch_refused: bool  # explicit extra_buffer on an arch without mamba state refused
 
@@ -136,6 +137,7 @@ CHANGES: tuple[Change, ...] = (
     Change("0.5.18", "dflash_attn_dp_npu_exempt", False, f"{_SPEC}::_handle_dflash"),
     Change("0.5.18", "dspark_pp_on_pd_prefill", False, f"{_SPEC}::_handle_dspark"),
     Change("0.5.18", "dspark_markov_rank_in_dflash_config", False, f"{_DSP}::_get_dspark_config (dspark_config only)"),
+    Change("0.5.18", "hybrid_kda_config", False, f"{_KVC}::_build_hybrid_req_pool (kimi_linear_config)"),
     Change("0.5.18", "mambaish_pure_mamba", False,
            "configs/model_config.py::ModelConfig._derive_model_shapes (num_attention_heads read unconditionally)"),
     Change("0.5.18", "extra_buffer_on_stateless_arch_refused", False, "server_args.py::_handle_mamba_radix_cache"),
@@ -181,6 +183,7 @@ CHANGES: tuple[Change, ...] = (
         "BailingMoeV3VLForConditionalGeneration", "InklingForConditionalGeneration",
         "InklingForConditionalGenerationMTP"}), f"{_OV}::_MAMBA_EXTRA_BUFFER_ARCHS"),
     Change("0.5.21", "dspark_pp_on_pd_prefill", True, f"{_SPEC}::_handle_dspark"),
+    Change("0.5.21", "hybrid_kda_config", True, f"{_KVC}::_build_hybrid_req_pool, _handle_max_mamba_cache"),
     Change("0.5.21", "extra_buffer_on_stateless_arch_refused", True, "arg_groups/model_hook.py::handle_mamba_radix_cache"),
     # 0.5.22
     Change("0.5.22", "decode_graph_capped_by_mrr", True, _MEM),

@@ -93,6 +93,9 @@ class SglangRelease:
                    draft: DraftGeometry | None = None) -> PoolSizing:
         return sizing.size_pools(budget, args, geo, draft)
 
+    def req_pool_guards(self, args: EngineArgs, geo: ModelGeometry) -> None:
+        sizing.req_pool_guards(args, geo)
+
     def kv_bytes_allocated(self, tokens: int, args: EngineArgs, geo: ModelGeometry, layers: int) -> int:
         return sizing.kv_bytes_allocated(tokens, args, geo, layers)
 

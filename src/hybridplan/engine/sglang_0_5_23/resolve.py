@@ -52,12 +52,6 @@ def _model(r: Resolver) -> None:
     """configs/model_config.py: context length, model dtype, multimodality."""
     from hybridplan.dtypes import model_dtype
 
-    if not r.geo.full_attention_layer_ids and not r.sw.mambaish_pure_mamba:
-        # before 0.5.20 configs/model_config.py::ModelConfig._derive_model_shapes reads num_attention_heads, which a
-        # pure SSM config lacks (0.5.20 gives such a model head_dim 0 and configs/hybrid_arch.py::mamba2_config takes it)
-        cls = PURE_SSM_CONFIG_CLASSES.get(r.geo.model_type, "PretrainedConfig")
-        raise r.refuse(f"'{cls}' object has no attribute 'num_attention_heads'",
-                       "configs/model_config.py::ModelConfig._derive_model_shapes", "AttributeError")
     if r["context_length"] is None:
         r.set("utils/hf_transformers/common.py::get_context_length", context_length=r.geo.context_length)
     elif r["context_length"] > r.geo.context_length and not (
@@ -69,6 +63,12 @@ def _model(r: Resolver) -> None:
             "that the derived context_length may differ from max_position_embeddings in the model's config. To allow "
             "overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
             "configs/model_config.py::ModelConfig._derive_context_length")
+    if not r.geo.full_attention_layer_ids and not r.sw.mambaish_pure_mamba:
+        # before 0.5.20 configs/model_config.py::ModelConfig._derive_model_shapes (after the context length) reads
+        # num_attention_heads, which a pure SSM config lacks (0.5.20: head_dim 0, hybrid_arch.py::mamba2_config)
+        cls = PURE_SSM_CONFIG_CLASSES.get(r.geo.model_type, "PretrainedConfig")
+        raise r.refuse(f"'{cls}' object has no attribute 'num_attention_heads'",
+                       "configs/model_config.py::ModelConfig._derive_model_shapes", "AttributeError")
     r.set("configs/model_config.py::_get_and_verify_dtype",
           model_dtype=model_dtype(r.geo.config_dtype, r["dtype"], r.geo.model_type))
     mm = r.geo.is_multimodal and not r["language_model_only"]
@@ -245,9 +245,6 @@ def _linear_attn(r: Resolver) -> None:
                            "per-verify-commit advance).", rule)
         if r["mamba_ssm_dtype"] is None:
             r.set(rule, mamba_ssm_dtype="float32")
-        if algo in ("DSPARK", "DFLASH") and not r.geo.is_kda:
-            raise r.refuse("--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA model; got a non-KDA model.",
-                           "mem_cache/kv_cache_configurator.py::_build_hybrid_req_pool")
 
 
 def _state_dtypes(r: Resolver) -> None:

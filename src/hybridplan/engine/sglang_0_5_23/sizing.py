@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from hybridplan.engine.args import EngineArgs
+from hybridplan.engine.behaviours import Switches
 from hybridplan.engine.sglang_0_5_23 import archs
 from hybridplan.engine.sglang_0_5_23.kv_dtype import draft_kv_dtype
 from hybridplan.engine.types import KVCell, PoolBudget, PoolSizing, RequestCap, StatePlan
@@ -188,7 +189,7 @@ def kv_cell(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, *
             rule = f"{POOL}::DefaultPoolConfigurator.__init__: no draft KV priced ({why})"
     elif algo in ("DFLASH", "DSPARK") and draft is not None:
         if algo == "DSPARK":
-            _require_markov(args, draft)
+            require_markov(args.switches, draft)
         ddtype, dwhy = draft_kv_dtype(args["kv_cache_dtype"], args["speculative_draft_kv_cache_dtype"],
                                       _draft_model_dtype(draft), args["speculative_draft_attention_backend"],
                                       "cuda")
@@ -206,11 +207,10 @@ def kv_cell(args: EngineArgs, geo: ModelGeometry, draft: DraftGeometry | None, *
                   draft_rule=rule, draft_dtype=ddtype)
 
 
-def _require_markov(args: EngineArgs, draft: DraftGeometry) -> None:
+def require_markov(sw: Switches, draft: DraftGeometry) -> None:
     """spec_aux_hidden_state.py::_resolve_dflash_aux_hidden_state: a DSpark draft needs markov_rank > 0, read from
     dspark_config only before 0.5.23 (the published drafts nest it under dflash_config)."""
-    rank = (draft.markov_rank if args.switches.dspark_markov_rank_in_dflash_config
-            else draft.markov_rank_dspark_config_only)
+    rank = draft.markov_rank if sw.dspark_markov_rank_in_dflash_config else draft.markov_rank_dspark_config_only
     if rank <= 0:
         raise EngineRefusal(f"DSPARK requires markov_rank > 0 in the draft config, got markov_rank={rank}.",
                             rule="model_executor/model_runner_components/spec_aux_hidden_state.py::"
@@ -420,12 +420,23 @@ def size_pools(budget: PoolBudget | float, args: EngineArgs, geo: ModelGeometry,
                                if args["mem_fraction_static"] is not None else ""),
                             rule=f"{POOL}::MemoryPoolConfig.__post_init__", kind="RuntimeError")
     req = resolve_max_num_reqs(T, state.max_mamba_cache_size, S, args)
+    req_pool_guards(args, geo)
     per_req = geo.state_bytes_per_slot(state_tp(args, geo), args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"])
     return PoolSizing(
         slots_per_request=S, draft_states_per_request=draft_states_per_request(args, geo), state_bytes_per_slot=per_req,
         cell=cell, state=state, max_total_num_tokens=T, requests=req, kv_budget_bytes=budget_bytes,
         engine_version=args.version, warnings=tuple(notes) + req.warnings,
     )
+
+
+def req_pool_guards(args: EngineArgs, geo: ModelGeometry) -> None:
+    """KVCacheConfigurator._build_hybrid_req_pool's check before it allocates (after sizing): DSPARK/DFLASH ReplaySSM
+    commits through the KDA fold, so a non-KDA model is refused (kimi_linear_config before 0.5.21)."""
+    algo = (args["speculative_algorithm"] or "").upper()
+    if args["enable_linear_replayssm_spec"] and algo in ("DSPARK", "DFLASH") and not geo.is_kda:
+        kda = "KDA model" if args.switches.hybrid_kda_config else "KDA (kimi_linear) model"
+        raise EngineRefusal(f"--enable-linear-replayssm-spec with DSPARK/DFLASH requires a {kda}; got a non-KDA model.",
+                            rule=f"{KVC}::_build_hybrid_req_pool")
 
 
 def kv_bytes_allocated(T: int, args: EngineArgs, geo: ModelGeometry, layers: int) -> int:
