@@ -120,8 +120,7 @@ def geometry_numbers(loaded: Loaded) -> dict:
     tp = engine.state_tp(args, geo)
     per_slot = geo.state_bytes_per_slot(tp, args["mamba_ssm_dtype_resolved"], args["mamba_conv_dtype"])
     cell = computed("kv_bytes_per_token", lambda: engine.binding_cell(args, geo, loaded.draft))
-    ring = (geo.replayssm_ring_bytes(tp, args["linear_replayssm_cache_len"], args["mamba_conv_dtype"])
-            if engine.replayssm_active(args, geo) else 0)
+    ring = engine.replayssm_ring_bytes(args, geo) if engine.replayssm_active(args, geo) else 0
     prov = {
         "slots_per_request": Sourced(value=S, source=Source.ENGINE_RULE, note=note(
             "slots_per_request", lambda: "mem_cache/kv_cache_configurator.py::_calculate_mamba_ratio")),

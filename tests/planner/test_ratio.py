@@ -165,3 +165,21 @@ def test_the_pin_is_the_smallest_that_serves_c(cmd, budget, L, C):
     assert d["max_mamba_cache_size"] // S >= C and d["max_total_num_tokens"] >= C * L and d["max_running_requests"] >= C
     less = explain(f"{cmd} --max-mamba-cache-size {pin - 1}", budget=budget)
     assert "error" in less or less["max_mamba_cache_size"] // S < C  # one slot less admits fewer than C
+
+
+@pytest.mark.parametrize("version", ["0.5.19", "0.5.23"])
+def test_ratio_for_k_is_the_smallest_ratio_with_k_slots_under_each_releases_ring(version):
+    """The ReplaySSM ring is charged on every slot before 0.5.20 and as a fixed mrr/dp + 1 reservation after; the
+    inverse the planner searches with follows the release (engine.ring_charges), so the ratio it finds is minimal."""
+    from hybridplan.engine.types import PoolBudget
+    from hybridplan.loading import load
+    from hybridplan.planner.ratio import Search, sizes_of
+
+    loaded = load(Q + EAGLE + " --enable-linear-replayssm-spec --max-running-requests 8", version=version)
+    engine = for_version(version)
+    per_slot_ring, fixed_ring = engine.ring_charges(loaded.args, loaded.geometry)
+    assert (per_slot_ring > 0, fixed_ring > 0) == ((True, False) if version == "0.5.19" else (False, True))
+    search = Search(loaded, PoolBudget(rest_gib=40.0), sizes_of(loaded), 5120)
+    for K in (8, 40, 120, 150):
+        r = search.ratio_for_k(K)
+        assert search.at(r).K >= K > search.at(r * (1 - 1e-6)).K, (K, r)

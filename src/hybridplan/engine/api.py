@@ -78,6 +78,11 @@ class Engine(Protocol):
         the ring length, default the one the release sizes)."""
         ...
 
+    def ring_charges(self, args: EngineArgs, geo: ModelGeometry) -> tuple[int, int]:
+        """The ReplaySSM ring as the state pool charges it: (bytes on every state slot, bytes reserved once), in the
+        release's layout (per slot before 0.5.20, a fixed mrr/dp + 1 rings from then on for GDN)."""
+        ...
+
     def reserves_spec_state(self, args: EngineArgs, geo: ModelGeometry) -> bool:
         """Whether the state pool reserves D verify states per request."""
         ...

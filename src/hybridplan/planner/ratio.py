@@ -43,7 +43,7 @@ class Sizes:
 
     S: int
     D: int
-    per_slot: int  # state bytes per slot on the largest PP stage (stage_per_req) + ReplaySSM KDA ring
+    per_slot: int  # state bytes per slot on the largest PP stage (stage_per_req) + a ring the release charges per slot
     cell: int  # KV bytes per token the engine divides the KV budget by (draft KV folded in)
     cell_target: int  # the target's own KV bytes per token (what the docs calculators divide by)
     dp: int
@@ -56,11 +56,7 @@ def sizes_of(loaded: Loaded) -> Sizes:
     args, geo = loaded.args, loaded.geometry
     S = engine.slots_per_request(args)
     D = engine.draft_states_per_request(args, geo)
-    tp = engine.state_tp(args, geo)
-    scale = engine.pp_layer_scale(args, geo)
-    per = engine.stage_per_req(args, geo)
-    if engine.replayssm_active(args, geo) and geo.is_kda:
-        per += int(geo.replayssm_ring_bytes(tp, args["linear_replayssm_cache_len"], args["mamba_conv_dtype"]) * scale)
+    per = engine.stage_per_req(args, geo) + engine.ring_charges(args, geo)[0]
     cell = engine.binding_cell(args, geo, loaded.draft)
     if args["max_mamba_cache_size"] is not None:
         branch = "max_mamba_cache_size"
@@ -146,11 +142,7 @@ class Search:
         sz, args, geo = self.engine, self.loaded.args, self.loaded.geometry
         per = self.g.per_slot
         rest = self.budget.rest_gib * GIB
-        replay_fixed = 0
-        if sz.replayssm_active(args, geo) and not geo.is_kda:
-            ring = int(geo.replayssm_ring_bytes(sz.state_tp(args, geo), args["linear_replayssm_cache_len"],
-                                                args["mamba_conv_dtype"]) * sz.pp_layer_scale(args, geo))
-            replay_fixed = ring * (max(1, int(args["max_running_requests"]) // self.g.dp) + 1)
+        replay_fixed = sz.ring_charges(args, geo)[1]
         if sz.reserves_spec_state(args, geo):
             D, S = self.g.D, self.g.S
             need = per * (1 + D) + K * (per * (1 + D / S))

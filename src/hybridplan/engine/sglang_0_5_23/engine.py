@@ -60,6 +60,9 @@ class SglangRelease:
     def replayssm_ring_bytes(self, args: EngineArgs, geo: ModelGeometry, record_len: int | None = None) -> int:
         return sizing.replayssm_ring_bytes(args, geo, record_len)
 
+    def ring_charges(self, args: EngineArgs, geo: ModelGeometry) -> tuple[int, int]:
+        return sizing.ring_charges(args, geo)
+
     def reserves_spec_state(self, args: EngineArgs, geo: ModelGeometry) -> bool:
         return sizing.reserves_spec_state(args, geo)
 

@@ -245,6 +245,24 @@ def mrr_per_worker(mrr: int, args: EngineArgs) -> int:
     return max(1, per) if args.switches.mrr_per_dp_floor_one else per
 
 
+def ring_is_fixed(args: EngineArgs, geo: ModelGeometry) -> bool:
+    """From 0.5.20 a non-KDA ring is a fixed reservation of mrr/dp + 1 rings; before, every state slot carries one
+    (_handle_max_mamba_cache)."""
+    return not geo.is_kda and args.switches.replayssm_ring == "fixed"
+
+
+def ring_charges(args: EngineArgs, geo: ModelGeometry) -> tuple[int, int]:
+    """(bytes added to every state slot, bytes reserved once) for the ReplaySSM ring on the largest stage
+    (_handle_max_mamba_cache); (0, 0) without ReplaySSM. The fixed part needs --max-running-requests (0 without)."""
+    if not replayssm_active(args, geo):
+        return 0, 0
+    ring = int(replayssm_ring_bytes(args, geo) * pp_layer_scale(args, geo))
+    if not ring_is_fixed(args, geo):
+        return ring, 0
+    mrr = args["max_running_requests"]
+    return 0, (ring * (mrr_per_worker(mrr, args) + 1) if mrr is not None else 0)
+
+
 def handle_max_mamba_cache(rest_gib: float, args: EngineArgs, geo: ModelGeometry, S: int) -> StatePlan:
     """KVCacheConfigurator._handle_max_mamba_cache: fix K and subtract the state (and verify scratch) memory."""
     scale = pp_layer_scale(args, geo)
@@ -252,17 +270,12 @@ def handle_max_mamba_cache(rest_gib: float, args: EngineArgs, geo: ModelGeometry
     dp = args["attn_dp_size"]
     mrr = args["max_running_requests"]
     replay = replayssm_active(args, geo)
-    ring = 0
-    if replay:
-        ring = int(replayssm_ring_bytes(args, geo) * scale)
-    fixed, extra = 0, ring
-    # from 0.5.20 a non-KDA ring is a fixed reservation of mrr/dp + 1 rings; before, every state slot carries one
-    if replay and not geo.is_kda and args.switches.replayssm_ring == "fixed":
-        if mrr is None:
-            raise EngineRefusal("unsupported operand type(s) for //: 'NoneType' and 'int' "
-                                "(--enable-linear-replayssm-spec on a GDN model sizes its ring by --max-running-requests)",
-                                rule=f"{KVC}::_handle_max_mamba_cache", kind="TypeError")
-        fixed, extra = ring * (mrr_per_worker(mrr, args) + 1), 0
+    ring = int(replayssm_ring_bytes(args, geo) * scale) if replay else 0
+    if replay and ring_is_fixed(args, geo) and mrr is None:
+        raise EngineRefusal("unsupported operand type(s) for //: 'NoneType' and 'int' "
+                            "(--enable-linear-replayssm-spec on a GDN model sizes its ring by --max-running-requests)",
+                            rule=f"{KVC}::_handle_max_mamba_cache", kind="TypeError")
+    extra, fixed = ring_charges(args, geo)
     reserves = reserves_spec_state(args, geo)
     D = args["speculative_num_draft_tokens"]
     if spec_on(args) and (D is None or mrr is None):
