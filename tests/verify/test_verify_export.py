@@ -16,9 +16,10 @@ def test_measurement_record_from_a_run():
     page = load_page(PAGE_ID)
     run = make_run(sweep="mem-fraction-static=0.89")
     index, record = measurement(run, page)
-    assert page.cells[index].match["hw"] == "rtx5090"
-    assert record["covers"] == {"equals": {"spec": "none", "tier": "low-latency", "ssm-dtype": "float32",
-                                           "quant": "nvfp4-fp4-head"}}  # the cell lists two quants
+    cell = page.cells[index]
+    assert (cell.match["hw"], cell.match["quant"]) == ("rtx5090", "nvfp4-fp4-head")
+    # the overlay picks the run made; the cell's own match dims are one value each, so they need no narrowing
+    assert record["covers"] == {"equals": {"spec": "none", "tier": "low-latency", "ssm-dtype": "float32"}}
     assert (record["outcome"], record["max_mamba_cache_size"], record["max_total_num_tokens"], record["tpot_ms"],
             record["accept_length"], record["build"]) == ("serves", 35, 197163, 31.02, 3.21, "1cf2b8c54")
     assert record["workload"] == {"isl": 8192, "osl": 1024, "concurrency": 1}
@@ -40,7 +41,8 @@ def test_export_into_a_copy_keeps_comments_and_loads(tmp_path):
     added = [line for line in new.splitlines() if line not in original.splitlines()]
     assert all(line.startswith("        ") for line in added)  # inside the cell's measurements list
     copy.write_text(new)
-    cell = next(c for c in load_page(str(copy)).cells if c.match["hw"] == "rtx5090")
+    index, _ = measurement(make_run(), page)  # the cell the runs' selection lands on
+    cell = load_page(str(copy)).cells[index]
     assert [m.outcome for m in cell.verification.measurements][-2:] == ["serves", "boot-failure"]
     patch = unified_patch(old, new, copy)
     assert patch.startswith("--- a/") and patch.count("\n+        - date:") == 2
@@ -69,3 +71,14 @@ def test_cells_without_a_list_get_one():
     assert [c["verification"]["measurements"] for c in data["cells"]] == [[rec], [rec], [rec]]
     assert data["cells"][1]["verification"]["status"] == "verified" and data["other"] == 1
     assert "# the second cell" in new and new.startswith("# a page fragment")
+
+
+def test_a_cell_matching_several_values_is_narrowed_to_the_runs_own(tmp_path):
+    data = yaml.safe_load(bundled_path(PAGE_ID).read_text())
+    index, _ = measurement(make_run(), load_page(PAGE_ID))
+    data["cells"][index]["match"]["quant"] = ["nvfp4-bf16-head", "nvfp4-fp4-head"]  # one cell for both quants
+    copy = tmp_path / "page.yaml"
+    copy.write_text(yaml.safe_dump(data, sort_keys=False))
+    _, record = measurement(make_run(), load_page(str(copy)))
+    assert record["covers"] == {"equals": {"spec": "none", "tier": "low-latency", "ssm-dtype": "float32",
+                                           "quant": "nvfp4-fp4-head"}}
