@@ -103,8 +103,11 @@ def test_config_json_nan_literal(refused, tmp_path):
 def test_page_yaml_numbers(refused, tmp_path, snippet, field):
     from importlib import resources
 
-    text = (resources.files("hybridplan") / "data" / "cookbooks" / "qwen3.8-27b.yaml").read_text()
-    text = "\n".join(line for line in text.splitlines() if not line.startswith("workload:")) + "\n" + snippet + "\n"
+    import yaml
+
+    data = yaml.safe_load((resources.files("hybridplan") / "data" / "cookbooks" / "qwen3.8-27b.yaml").read_text())
+    data.pop("workload", None)
+    text = yaml.safe_dump(data, sort_keys=False) + snippet + "\n"  # the bad workload as the page text spells it
     page = tmp_path / "page.yaml"
     page.write_text(text)
     refused(["cookbook", "render", str(page)], field, json_at=2)
