@@ -24,11 +24,17 @@ def argv_of(flags: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     `--model-loader-extra-config '{"a": true}'`, is one token); unbalanced quotes split on whitespace."""
     out: list[str] = []
     for f in flags:
-        try:
-            out += shlex.split(f)
-        except ValueError:
-            out += f.split()
+        out += _tokens(f)
     return tuple(out)
+
+
+@lru_cache(maxsize=8192)
+def _tokens(flag: str) -> tuple[str, ...]:
+    """One flag string's shell tokens (a page repeats the same flag strings in every selection)."""
+    try:
+        return tuple(shlex.split(flag))
+    except ValueError:
+        return tuple(flag.split())
 
 
 def env_pairs(env: list[str] | tuple[str, ...], values: Mapping[str, str]) -> tuple[tuple[str, str], ...]:

@@ -352,6 +352,7 @@ class Page(Model):
     records: list[Record] = Field(default_factory=list, max_length=256)  # measured launches (cookbook.records)
     _lookup: tuple[CellRef, ...] = PrivateAttr(default=())
     _prefixes: frozenset[tuple] = PrivateAttr(default=frozenset())
+    _dims: tuple[str, ...] = PrivateAttr(default=())
 
     def model_post_init(self, __context) -> None:
         refs = []
@@ -361,6 +362,7 @@ class Page(Model):
             for combo in product(*values):
                 refs.append(CellRef(index=i, match=dict(zip(keys, combo)), cell=cell))
         self._lookup = tuple(refs)
+        self._dims = ("hw", *(d.id for d in self.match_dims))
         dims = self.dims
         self._prefixes = frozenset((d, ref.match.get(d), tuple(ref.match.get(h) for h in dims[:k]))
                                    for ref in refs for k, d in enumerate(dims))
@@ -368,7 +370,7 @@ class Page(Model):
     def has_cell_with(self, dim: str, option: str, sel: Mapping[str, str]) -> bool:
         """Whether some cell matches `option` on `dim` and agrees with `sel` on every dim above it (isEnabled's cell
         scan, one set probe)."""
-        dims = self.dims
+        dims = self._dims
         return (dim, option, tuple(sel.get(h) for h in dims[:dims.index(dim)])) in self._prefixes
 
     @property
@@ -408,7 +410,7 @@ class Page(Model):
     @property
     def dims(self) -> list[str]:
         """Match dimensions in priority order, hw first (a lower one adapts to a higher one)."""
-        return ["hw"] + [d.id for d in self.match_dims]
+        return list(self._dims)
 
     def dimension(self, dim: str) -> Dimension | None:
         return next((d for d in self.match_dims + self.overlay_dims if d.id == dim), None)

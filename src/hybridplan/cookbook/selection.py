@@ -123,8 +123,10 @@ def default_selection(page: Page) -> dict[str, str]:
 def snap(page: Page, sel: Mapping[str, str], fixed: set[str]) -> dict[str, str]:
     """Adapt the match dims the user did not pick to a cell that agrees with the ones they did
     (snapToValidCell: the cell keeping the most other picks, first wins ties). Unchanged if no cell agrees."""
-    free = [d for d in page.dims if d not in fixed]
-    agreeing = [c for c in page.lookup if all(c.match.get(d) == sel.get(d) for d in page.dims if d in fixed)]
+    dims = page.dims
+    free = [d for d in dims if d not in fixed]
+    want = [(d, sel.get(d)) for d in dims if d in fixed]
+    agreeing = [c for c in page.lookup if all(c.match.get(d) == v for d, v in want)]
     if not free or not agreeing:
         return dict(sel)
     best = max(agreeing, key=lambda c: sum(c.match.get(d) == sel.get(d) for d in free))  # max keeps the first
