@@ -179,3 +179,23 @@ def test_check_on_a_module_runs_docs_rules_and_the_engine_model(tmp_path):
     assert any("--not-an-engine-flag" in f.message for f in report.findings)  # the engine version rejects it
     assert report.exit_code == 1
     assert check_paths([str(tmp_path / "missing.jsx")]).exit_code == 2
+
+
+def test_export_writes_lookup_tables_at_the_coarsest_rung():
+    """The exported modelNames/dockerImages are the module's own tables: one key per card or quant where the value
+    does not vary below it, a finer key only for the exception, and never an `undefined` segment for a dim the page
+    lacks (the export used to write one `hw|quant|strategy` key per selection)."""
+    ev = evaluate_file(PAGES / "toy_lookups.jsx")
+    back = evaluate_source(export_jsx(import_evaluation(ev).page), "exported.jsx")
+    assert back.data["dockerImages"] == ev.data["dockerImages"] == {
+        "h200": "toy/img:hopper", "b200": "toy/img:blackwell", "b200|nvfp4": "toy/img:fp4",
+        "toycard": "toy/img:card"}
+    assert back.data["modelNames"] == ev.data["modelNames"]
+    assert DocsPage.of(back).observations() == DocsPage.of(ev).observations()
+
+
+def test_what_the_import_leaves_out_of_hardware_and_cells_is_listed():
+    imp = import_evaluation(evaluate_file(PAGES / "toy_lookups.jsx"))
+    assert imp.exact
+    assert "not imported (Deploy-panel UI only): hardware[].vram" in imp.notes
+    assert "cell keys not imported: pipelineFolds (1 cells)" in imp.notes

@@ -9,10 +9,11 @@ What the docs format has no place for rides under the config-private `hybridplan
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
 from hybridplan.cookbook.docs_import import PRIVATE
-from hybridplan.cookbook.docs_view import DEFAULT_IMAGE, docs_id
+from hybridplan.cookbook.docs_view import DEFAULT_IMAGE, IMAGE_LADDER, NAME_LADDER, docs_id, ladder_key
 from hybridplan.cookbook.schema import Branch, Dimension, Option, Page
 from hybridplan.cookbook.conditions import All, AnyOf, Equals, In, Not, Prefix
 from hybridplan.cookbook import text as T
@@ -129,17 +130,25 @@ def _cells(page: Page) -> str:
     return "  cells: [\n" + ",\n".join(out) + ",\n  ],\n"
 
 
-def _ladder(page: Page, rules, key_dims: list[str], default: str, fallback: bool) -> dict[str, str]:
-    """A docs lookup table (`a|b|c` keys) giving each selection that has a cell the page's first-match value
-    (a single `default` key when the value never varies and the docs' ladder has that rung)."""
+def _ladder(page: Page, rules, rungs: tuple[tuple[str, ...], ...], missing: str) -> dict[str, str]:
+    """A docs lookup table (`rungs` in the docs' lookup order) giving each selection that has a cell the page's
+    first-match value, each value at the coarsest rung that holds it: coarse keys first, and a finer key only where
+    it changes the answer (a name that never varies is one `default` key, an image one key per hardware)."""
+    want = [(sel, v if (v := T.first_match(rules, sel)) is not None else missing)
+            for sel in selection_space(page) if find_cell(page, sel) is not None]
     table: dict[str, str] = {}
-    for sel in selection_space(page):
-        if find_cell(page, sel) is None:
-            continue
-        value = T.first_match(rules, sel)
-        table.setdefault("|".join(sel.get(k, "undefined") for k in key_dims), default if value is None else value)
-    if fallback and len(set(table.values())) == 1:
-        return {"default": next(iter(table.values()))}
+
+    def got(sel: dict) -> str | None:
+        return next((table[k] for k in (ladder_key(r, sel) for r in rungs) if k in table), None)
+
+    for rung in reversed(rungs):
+        groups: dict[str, list[tuple[dict, str]]] = {}
+        for sel, v in want:
+            groups.setdefault(ladder_key(rung, sel), []).append((sel, v))
+        for key, members in groups.items():
+            value = Counter(v for _, v in members).most_common(1)[0][0]
+            if sum(v == value for _, v in members) > sum(got(sel) == v for sel, v in members):
+                table[key] = value
     return table
 
 
@@ -156,9 +165,9 @@ def export_jsx(page: Page) -> str:
             f"{{ id: {_s(h.id)}, label: {_s(h.label)}, vendor: {_s(h.group)} }}" for h in own) + "],")
     for key, dims, overlay in (("matchDims", page.match_dims, False), ("overlayDims", page.overlay_dims, True)):
         lines.append(f"  {key}: [\n" + "".join(_dimension(d, overlay) + ",\n" for d in dims) + "  ],")
-    names = _ladder(page, page.model_names, ["hw", "variant", "quant"], "", True)
+    names = _ladder(page, page.model_names, NAME_LADDER, "")
     lines.append(f"  modelNames: {_s(names)},")
-    images = _ladder(page, page.docker_images, ["hw", "quant", "strategy"], DEFAULT_IMAGE, False)
+    images = _ladder(page, page.docker_images, IMAGE_LADDER, DEFAULT_IMAGE)
     lines.append(f"  dockerImages: {_s(images)},")
     if page.placeholders:
         lines.append(f"  placeholders: {_s({k: p.model_dump() for k, p in page.placeholders.items()})},")

@@ -213,6 +213,9 @@ class _Builder:
     def hardware(self) -> list[dict]:
         known = {h.id for h in hardware_catalog()}
         own = {str(h.get("id")): h for h in self.ev.data.get("hardware") or [] if isinstance(h, dict)}
+        shown = sorted({k for h in own.values() for k in h if k not in ("id", "label", "vendor")})
+        if shown:  # e.g. `vram`, the picker's memory caption: hybridplan sizes memory from its GPU catalog
+            self.notes.append("not imported (Deploy-panel UI only): " + ", ".join(f"hardware[].{k}" for k in shown))
         out = []
         for hw in self.d.space.options[0]:
             if hw in known:
@@ -239,6 +242,9 @@ class _Builder:
         out["match_dims"] = [self.dimension(x) for x in self.d.space.dims if self.d.kinds[x] == "match"]
         out["overlay_dims"] = [self.dimension(x) for x in self.d.space.dims if self.d.kinds[x] == "overlay"]
         out["cells"] = [self.cell(i, c) for i, c in enumerate(self.d.cells)]
+        other = Counter(k for c in self.d.cells for k in c if k not in CELL_KEYS)
+        if other:  # e.g. Kimi-K3's `specCollapsePp`, read only by the module's own helpers
+            self.notes.append("cell keys not imported: " + ", ".join(f"{k} ({n} cells)" for k, n in other.items()))
         out["model_names"] = self.named(self.d.model_name) or [{"value": ""}]
         out["docker_images"] = self.named(self.d.docker_image)
         out["program"] = d["dockerRunCommand"] if isinstance(d.get("dockerRunCommand"), str) else "sglang serve"
@@ -327,6 +333,7 @@ def compare(docs: DocsPage, page: Page, limit: int = MAX_LISTED) -> Comparison:
     return out
 
 
+CELL_KEYS = ("match", "verified", "verificationStatus", "env", "flags", "warn", "note", "redirect", "nnodes", PRIVATE)
 UI_ONLY = ("accuracyLabels", "latencyPercentile", "github", "showPlaygroundLink", "playgroundFeatures", "runModes")
 
 

@@ -23,6 +23,14 @@ DEFAULT_IMAGE = "lmsysorg/sglang:dev"
 LEGACY = (("variants", "variant"), ("quantizations", "quant"), ("strategies", "strategy"), ("nodesOptions", "nodes"))
 STATUSES = ("verified", "in-progress", "unverified")
 PROBE_RATIO = "R"  # stands in for the calculator's ratio when composing both sides
+# the docs' lookup keys for a selection's model name and docker image, tried in this order (reference §2)
+NAME_LADDER = (("hw", "variant", "quant"), ("variant", "quant"), ("hw", "quant"), ("quant",), ("hw",), ("default",))
+IMAGE_LADDER = (("hw", "quant", "strategy"), ("hw", "quant"), ("hw",))
+
+
+def ladder_key(rung: tuple[str, ...], sel: dict) -> str:
+    """A lookup key as the docs build it (`${hw}|${quant}`; a dim the page lacks reads `undefined`)."""
+    return "default" if rung == ("default",) else "|".join(str(sel.get(x, "undefined")) for x in rung)
 
 
 def our_id(docs_id: str) -> str:
@@ -131,9 +139,9 @@ class DocsPage:
             return "verified" if c.get("verified") is True else "unverified"
         return s if s in STATUSES else "unverified"
 
-    def _ladder(self, table: dict, keys: list[list[str]], sel: dict, default: str) -> str:
+    def _ladder(self, table: dict, keys: tuple[tuple[str, ...], ...], sel: dict, default: str) -> str:
         for key in keys:
-            k = "default" if key == ["default"] else "|".join(str(sel.get(x, "undefined")) for x in key)
+            k = ladder_key(key, sel)
             if isinstance(table.get(k), str):
                 return table[k]
         return default
@@ -146,12 +154,10 @@ class DocsPage:
         return out
 
     def model_name(self, point: Point) -> str:
-        return self._ladder(self.ev.data.get("modelNames") or {}, [["hw", "variant", "quant"], ["variant", "quant"],
-                            ["hw", "quant"], ["quant"], ["hw"], ["default"]], self.docs_sel(point), "")
+        return self._ladder(self.ev.data.get("modelNames") or {}, NAME_LADDER, self.docs_sel(point), "")
 
     def docker_image(self, point: Point) -> str:
-        return self._ladder(self.ev.data.get("dockerImages") or {}, [["hw", "quant", "strategy"], ["hw", "quant"],
-                            ["hw"]], self.docs_sel(point), DEFAULT_IMAGE)
+        return self._ladder(self.ev.data.get("dockerImages") or {}, IMAGE_LADDER, self.docs_sel(point), DEFAULT_IMAGE)
 
     def observe(self, point: Point) -> dict:
         """Everything the Deploy panel shows for one selection that has a cell."""
