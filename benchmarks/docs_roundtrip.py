@@ -6,6 +6,7 @@ exported module behave like the original on every selection that has a cell?
 
 Each --docs tree may be a partial checkout (just docs/src/snippets/configs/...); --origin names where it came from,
 in the same order. Without --docs it runs on the test pages written in the docs' shape (tests/cookbook/docs_pages).
+--report replaces only what lies between the report's `docs_roundtrip: begin/end` markers (the prose stays).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def one(path: Path, origin: str = "") -> dict:
     except BadInput as exc:
         return {"page": str(path), "origin": origin, "status": "unreadable", "why": exc.message}
     imp = import_evaluation(ev)
-    row = {"page": str(path), "origin": origin, "selections": ev.selections, "compared": imp.compared,
+    row = {"page": str(path), "origin": origin, "node": ev.node, "selections": ev.selections, "compared": imp.compared,
            "import_exact": imp.exact, "ratio_divergences": imp.ratio_divergences, "findings": imp.findings[:5],
            "docs_rules": docs_rules(ev)}
     if imp.page is not None:
@@ -47,9 +48,14 @@ def one(path: Path, origin: str = "") -> dict:
     return row
 
 
+BEGIN, END = "<!-- docs_roundtrip: begin -->", "<!-- docs_roundtrip: end -->"
+
+
 def report(rows: list[dict]) -> str:
     """The rows as a Markdown table: page, repo@commit, selections compared, import and round trip exact."""
-    out = ["| page | from | selections (with a cell) | import exact | round trip exact | ratio divergences | status |",
+    nodes = sorted({r["node"] for r in rows if r.get("node")})
+    out = [f"Result ({time.strftime('%Y-%m-%d')}, Node {', '.join(nodes) or '-'}):", "",
+           "| page | from | selections (with a cell) | import exact | round trip exact | ratio divergences | status |",
            "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         page = r["page"][r["page"].find("configs/") + len("configs/"):] if "configs/" in r["page"] else r["page"]
@@ -57,6 +63,17 @@ def report(rows: list[dict]) -> str:
                    f"{r.get('import_exact', '-')} | {r.get('round_trip_exact', '-')} | "
                    f"{r.get('ratio_divergences', '-')} | {r['status']} |")
     return "\n".join(out) + "\n"
+
+
+def write_report(path: Path, table: str) -> None:
+    """Replace the generated part of a report (between the BEGIN/END markers), keeping the prose around it; a file
+    without the markers is written whole."""
+    text = path.read_text() if path.exists() else ""
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        path.write_text(f"{head}{BEGIN}\n{table}{END}{rest.split(END, 1)[1]}")
+    else:
+        path.write_text(table)
 
 
 def main() -> int:
@@ -78,7 +95,7 @@ def main() -> int:
                                                 "docs_pages").glob("*.jsx"))]
     rows = [one(p, o) for p, o in todo]
     if args.report:
-        args.report.write_text(report(rows))
+        write_report(args.report, report(rows))
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
