@@ -24,39 +24,46 @@ class SchemaError:
     message: str
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys (PyYAML silently keeps the last one), and bounds aliases,
-    nesting and the node count once aliases are expanded (billion laughs), while composing, before any data is built."""
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser and composer when PyYAML has them
 
-    def __init__(self, stream) -> None:
-        super().__init__(stream)
-        self._aliases = 0
-        self._depth = 0
-        self._expanded: dict[int, int] = {}  # id(node) -> nodes under it with aliases expanded
 
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            self._aliases += 1
-            if self._aliases > MAX_YAML_ALIASES:
+def _bounded(text: str) -> None:
+    """Refuse a document whose aliases, nesting or alias-expanded node count pass the bounds (billion laughs), from
+    its event stream (libyaml's iterative parser), before anything is composed or built: linear in the text."""
+    aliases = 0
+    sizes: dict[str, int] = {}  # anchor -> nodes under it, aliases expanded
+    stack: list[list] = [[None, 0]]  # open collections: [anchor, nodes so far]
+    for event in yaml.parse(text, Loader=_Base):
+        if isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > MAX_YAML_ALIASES:
                 raise yaml.composer.ComposerError(None, None, f"more than {MAX_YAML_ALIASES} aliases",
-                                                  self.peek_event().start_mark)
-            return super().compose_node(parent, index)
-        self._depth += 1
-        if self._depth > MAX_YAML_DEPTH:
-            raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels",
-                                              self.peek_event().start_mark)
-        try:
-            node = super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-        children = node.value if isinstance(node, yaml.SequenceNode) else (
-            [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else [])
-        size = 1 + sum(self._expanded.get(id(c), 1) for c in children)
-        if size > MAX_YAML_NODES:
+                                                  event.start_mark)
+            stack[-1][1] += sizes.get(event.anchor, 1)
+        elif isinstance(event, yaml.ScalarEvent):
+            stack[-1][1] += 1
+            if event.anchor:
+                sizes[event.anchor] = 1
+        elif isinstance(event, yaml.CollectionStartEvent):
+            if len(stack) > MAX_YAML_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels",
+                                                  event.start_mark)
+            stack.append([event.anchor, 1])
+        elif isinstance(event, yaml.CollectionEndEvent):
+            anchor, size = stack.pop()
+            if anchor:
+                sizes[anchor] = size
+            stack[-1][1] += size
+        else:
+            continue
+        if stack[-1][1] > MAX_YAML_NODES:  # a closed collection's nodes are in its parent's count
             raise yaml.composer.ComposerError(None, None, f"more than {MAX_YAML_NODES:,} nodes once aliases are "
-                                              "expanded", node.start_mark)
-        self._expanded[id(node)] = size
-        return node
+                                              "expanded", event.start_mark)
+
+
+class _Loader(_Base):
+    """The safe loader (libyaml's where PyYAML has it) that refuses duplicate mapping keys (PyYAML silently keeps the
+    last one); `_bounded` has already bounded aliases, nesting and the expanded size."""
 
     def construct_mapping(self, node, deep=False):
         seen: dict = {}
@@ -99,6 +106,7 @@ class SourceMap:
 def parse_yaml(text: str, origin: str) -> tuple[object, SourceMap]:
     """The data and its source map; YAML syntax errors and duplicate keys raise Unreadable with the line."""
     try:
+        _bounded(text)
         loader = _Loader(text)
         try:
             node = loader.get_single_node()
@@ -108,7 +116,10 @@ def parse_yaml(text: str, origin: str) -> tuple[object, SourceMap]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark else ""
-        raise Unreadable(f"{origin}{line}: not valid YAML: {exc.problem or exc.context}") from None
+        problem = exc.problem or exc.context
+        if problem and "maximum nesting depth" in problem:  # libyaml's scanner stops flow nesting past its own limit
+            problem = f"nested deeper than {MAX_YAML_DEPTH} levels"
+        raise Unreadable(f"{origin}{line}: not valid YAML: {problem}") from None
     except yaml.YAMLError as exc:
         raise Unreadable(f"{origin}: not valid YAML: {exc}") from None
     return data, SourceMap(origin=origin, root=node)

@@ -98,7 +98,11 @@ class Inventory:
         self.memo[key] = value
 
     def total(self, parts: tuple[str, ...] = ("target", "mtp", "vision")) -> int:
-        return sum(p.nbytes for p in self.pieces if p.part in parts)
+        key = ("total", parts)
+        if key not in self.memo:
+            self.remember(key, sum(p.nbytes for p in self.pieces if p.part in parts))
+        nbytes: int = self.memo[key]  # type: ignore[assignment]
+        return nbytes
 
     def scaled_to(self, total_bytes: int, source: Source, note: str) -> "Inventory":
         """The same split rescaled so the checkpoint total is `total_bytes` (an exact total, an estimated split)."""
