@@ -25,3 +25,15 @@ def oracle_python() -> str:
             pytest.fail(why)
         pytest.skip(why)
     return proc.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_oracle_process_under_xdist():
+    """Under pytest-xdist every core already runs a test worker: one oracle process a batch (each pays the engine's
+    ~6 s import once) costs less CPU than two. HYBRIDPLAN_ORACLE_WORKERS, when set, wins."""
+    if "PYTEST_XDIST_WORKER" in os.environ and "HYBRIDPLAN_ORACLE_WORKERS" not in os.environ:
+        os.environ["HYBRIDPLAN_ORACLE_WORKERS"] = "1"
+        yield
+        del os.environ["HYBRIDPLAN_ORACLE_WORKERS"]
+    else:
+        yield
