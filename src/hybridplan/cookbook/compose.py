@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Mapping
 
 from hybridplan.cookbook.conditions import evaluate
@@ -19,11 +20,13 @@ EXPLICIT_SIZE = "--max-mamba-cache-size"
 RATIO_SLOT = "\0ratio"  # where the calculator's ratio goes; never emitted as such
 MULTI_NODE_ANCHORS = ("--enable-dp-attention", "--dp-size", "--dp", "--tp-size", "--tp")
 MULTI_NODE_FLAGS = ("--nnodes", "--node-rank", "--dist-init-addr")
+_FAMILY_END = re.compile(r"[\s=]")
 
 
+@lru_cache(maxsize=8192)
 def family(flag: str) -> str:
-    """The first whitespace- or `=`-delimited token of a flag string."""
-    return re.split(r"[\s=]", flag.strip(), maxsplit=1)[0]
+    """The first whitespace- or `=`-delimited token of a flag string (memoised: a page repeats its flag strings)."""
+    return _FAMILY_END.split(flag.strip(), maxsplit=1)[0]
 
 
 def flag_value(flags: list[str] | tuple[str, ...], name: str) -> str | None:

@@ -237,5 +237,14 @@ def parse_draft(src: ConfigSource) -> DraftGeometry:
     )
 
 
+@lru_cache(maxsize=256)
+def _catalog_draft(ref: str, hf_id: str) -> DraftGeometry:
+    return parse_draft(_catalog_source(ref, hf_id))
+
+
 def load_draft(ref: str) -> DraftGeometry:
-    return parse_draft(resolve_config(ref))
+    """A draft's geometry from a --speculative-draft-model-path value (a bundled entry's is parsed once)."""
+    src = resolve_config(ref)
+    if src.entry is not None and _RESOLVER.get() is None:
+        return _catalog_draft(src.ref, src.entry.hf_id)
+    return parse_draft(src)
