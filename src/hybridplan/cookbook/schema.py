@@ -314,6 +314,15 @@ class BenchmarkCommands(Model):
 
 
 @dataclass(frozen=True)
+class _CellIndex:
+    """A page's match dims (hw first), the dims above each, and every (dim, value, values above) a cell has."""
+
+    dims: tuple[str, ...]
+    above: Mapping[str, tuple[str, ...]]
+    prefixes: frozenset[tuple]
+
+
+@dataclass(frozen=True)
 class CellRef:
     """One concrete cell: its position in the page's `cells` list and its single-valued match tuple."""
 
@@ -351,8 +360,7 @@ class Page(Model):
     examples: list[Example] = Field(default_factory=list, max_length=MAX_LIST)
     records: list[Record] = Field(default_factory=list, max_length=256)  # measured launches (cookbook.records)
     _lookup: tuple[CellRef, ...] = PrivateAttr(default=())
-    _prefixes: frozenset[tuple] = PrivateAttr(default=frozenset())
-    _dims: tuple[str, ...] = PrivateAttr(default=())
+    _index: _CellIndex = PrivateAttr(default_factory=lambda: _CellIndex((), {}, frozenset()))
 
     def model_post_init(self, __context) -> None:
         refs = []
@@ -362,16 +370,15 @@ class Page(Model):
             for combo in product(*values):
                 refs.append(CellRef(index=i, match=dict(zip(keys, combo)), cell=cell))
         self._lookup = tuple(refs)
-        self._dims = ("hw", *(d.id for d in self.match_dims))
-        dims = self.dims
-        self._prefixes = frozenset((d, ref.match.get(d), tuple(ref.match.get(h) for h in dims[:k]))
-                                   for ref in refs for k, d in enumerate(dims))
+        dims = ("hw", *(d.id for d in self.match_dims))
+        self._index = _CellIndex(dims=dims, above={d: dims[:k] for k, d in enumerate(dims)}, prefixes=frozenset(
+            (d, ref.match.get(d), tuple(ref.match.get(h) for h in dims[:k])) for ref in refs for k, d in enumerate(dims)))
 
     def has_cell_with(self, dim: str, option: str, sel: Mapping[str, str]) -> bool:
         """Whether some cell matches `option` on `dim` and agrees with `sel` on every dim above it (isEnabled's cell
         scan, one set probe)."""
-        dims = self._dims
-        return (dim, option, tuple(sel.get(h) for h in dims[:dims.index(dim)])) in self._prefixes
+        ix = self._index  # one private-attribute lookup (pydantic's __getattr__) per probe
+        return (dim, option, tuple(sel.get(h) for h in ix.above[dim])) in ix.prefixes
 
     @property
     def lookup(self) -> tuple[CellRef, ...]:
@@ -410,7 +417,7 @@ class Page(Model):
     @property
     def dims(self) -> list[str]:
         """Match dimensions in priority order, hw first (a lower one adapts to a higher one)."""
-        return list(self._dims)
+        return list(self._index.dims)
 
     def dimension(self, dim: str) -> Dimension | None:
         return next((d for d in self.match_dims + self.overlay_dims if d.id == dim), None)

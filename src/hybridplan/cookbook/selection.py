@@ -8,6 +8,7 @@ that is hidden or disabled moves to the first visible, enabled option of its row
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Mapping
 
 from hybridplan.cookbook.conditions import evaluate
@@ -51,11 +52,17 @@ class Reseat:
 
 def rows(page: Page) -> list[Row]:
     """hw, the match dims in priority order, then the overlay dims in declaration order."""
-    hw = tuple(Option(id=h.id, label=h.label) for h in page.hardware)
+    hw = _hw_options(tuple((h.id, h.label) for h in page.hardware))
     out = [Row(id="hw", title="Hardware", options=hw, overlay=False, dimension=None)]
     out += [Row(id=d.id, title=d.title, options=tuple(d.options), overlay=False, dimension=d) for d in page.match_dims]
     out += [Row(id=d.id, title=d.title, options=tuple(d.options), overlay=True, dimension=d) for d in page.overlay_dims]
     return out
+
+
+@lru_cache(maxsize=256)
+def _hw_options(choices: tuple[tuple[str, str], ...]) -> tuple[Option, ...]:
+    """The hw row's options for (id, label) pairs, built once (rows() runs for every selection; never mutated)."""
+    return tuple(Option(id=i, label=label) for i, label in choices)
 
 
 def combinations(rows_: list[Row]) -> list[dict[str, str]]:
