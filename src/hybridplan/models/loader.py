@@ -139,7 +139,7 @@ def resolve_config(ref: str) -> ConfigSource:
         return read_dir(ref, path, str(path)) if stat.S_ISDIR(st.st_mode) else from_file(ref, path)
     entry = cat.lookup(ref)
     if entry is not None:
-        return _catalog_source(ref, entry.hf_id)
+        return catalog_source(ref, entry.hf_id)
     cached = hf_cache_snapshot(ref)
     if cached is not None:
         return read_dir(ref, cached, f"hf-cache:{cached}")
@@ -175,14 +175,14 @@ def _with_note(geo: ModelGeometry, note: str) -> ModelGeometry:
 
 
 @lru_cache(maxsize=256)
-def _catalog_source(ref: str, hf_id: str) -> ConfigSource:
+def catalog_source(ref: str, hf_id: str) -> ConfigSource:
     """A bundled entry's config, parsed once per process (package data does not change; callers never mutate it)."""
     return from_catalog(ref, cat.catalog()[hf_id])
 
 
 @lru_cache(maxsize=256)
 def _catalog_geometry(ref: str, hf_id: str) -> ModelGeometry:
-    return parse_geometry(_catalog_source(ref, hf_id))
+    return parse_geometry(catalog_source(ref, hf_id))
 
 
 def load_model(ref: str) -> ModelGeometry:
@@ -239,7 +239,7 @@ def parse_draft(src: ConfigSource) -> DraftGeometry:
 
 @lru_cache(maxsize=256)
 def _catalog_draft(ref: str, hf_id: str) -> DraftGeometry:
-    return parse_draft(_catalog_source(ref, hf_id))
+    return parse_draft(catalog_source(ref, hf_id))
 
 
 def load_draft(ref: str) -> DraftGeometry:
