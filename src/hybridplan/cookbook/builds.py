@@ -62,7 +62,8 @@ def builds() -> tuple[Build, ...]:
     """The packaged table."""
     import yaml
 
-    return parse(yaml.safe_load((resources.files("hybridplan") / "data" / _FILE).read_text()))
+    return parse(yaml.load((resources.files("hybridplan") / "data" / _FILE).read_text(),
+                          Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))  # libyaml when built with it
 
 
 def find(commit: str) -> Build | None:

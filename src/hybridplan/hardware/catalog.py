@@ -112,7 +112,7 @@ def _load() -> tuple[tuple[GPU, ...], dict[str, GPU]]:
 
     text = (resources.files("hybridplan") / "data" / "gpus.yaml").read_text()
     try:
-        cat = _Catalog.model_validate(yaml.safe_load(text))
+        cat = _Catalog.model_validate(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))  # libyaml
     except ValidationError as exc:
         first = exc.errors()[0]
         raise BadInput(f"gpus.yaml: {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None

@@ -79,7 +79,8 @@ def _entries(raw: object, where: str) -> dict[str, tuple[float, str]]:
 def _load() -> tuple[dict[str, tuple[float, str]], dict[str, dict[str, tuple[float, str]]]]:
     import yaml
 
-    data = yaml.safe_load((resources.files("hybridplan") / "data" / DATA_FILE).read_text()) or {}
+    text = (resources.files("hybridplan") / "data" / DATA_FILE).read_text()
+    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}  # libyaml when built with it
     defaults = _entries(data.get("defaults"), "defaults")
     missing = set(value_names()) - set(defaults)
     if missing:
