@@ -3,6 +3,7 @@ shared by resolve.py and its hook modules."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from hybridplan.engine.args import Arg, Platform
@@ -34,6 +35,21 @@ SIZING_FIELDS = (
     "disable_prefill_cuda_graph", "cuda_graph_backend_decode", "cuda_graph_backend_prefill", "language_only",
     "prefill_attention_backend", "decode_attention_backend", "prefill_max_requests",
 )
+@lru_cache(maxsize=64)
+def _sizing_defaults(version: str) -> tuple[tuple[str, Arg], ...]:
+    """The default Arg of each sizing field for a release, in SIZING_FIELDS order, built once per release (every
+    resolution starts from them): its own default, else the newest registry's off value for a field it lacks."""
+    reg, newest = registry(version), load_registry(REGISTRY_PACKAGE)
+    out = []
+    for dest in SIZING_FIELDS:
+        if dest in reg.by_dest:
+            out.append((dest, Arg(value=reg.default(dest), source=Source.DEFAULT)))
+        elif dest in newest.by_dest:
+            out.append((dest, Arg(value=newest.default(dest), source=Source.DEFAULT,
+                                  rule=f"not a field of sglang {version}")))
+    return tuple(out)
+
+
 class Resolver:
     """Mutable scratch for one resolution; the result is frozen into EngineArgs."""
 
@@ -51,13 +67,9 @@ class Resolver:
         self.args: dict[str, Arg] = {}
         for dest, value in parsed.values.items():
             self.args[dest] = Arg(value=value, source=Source.EXPLICIT, rule=parsed.spelled[dest])
-        newest = load_registry(REGISTRY_PACKAGE)
-        for dest in SIZING_FIELDS:
-            if dest not in self.args and dest in reg.by_dest:
-                self.args[dest] = Arg(value=reg.default(dest), source=Source.DEFAULT)
-            elif dest not in self.args and dest in newest.by_dest:  # a field the release lacks: the flag's off value
-                self.args[dest] = Arg(value=newest.default(dest), source=Source.DEFAULT,
-                                      rule=f"not a field of sglang {sw.version}")
+        for dest, arg in _sizing_defaults(sw.version):
+            if dest not in self.args:
+                self.args[dest] = arg
         for dest in parsed.repeated:
             self.notes.append(f"{reg.option_for(dest)} is given more than once; the last value wins")
 
