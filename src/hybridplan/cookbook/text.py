@@ -30,6 +30,8 @@ def placeholder_values(page: Page, model_name: str, overrides: Mapping[str, str]
 
 def interpolate(text: str, values: Mapping[str, str]) -> str:
     """`{{KEY}}` -> value; undeclared keys stay literally `{{KEY}}` (the user fills them in)."""
+    if "{{" not in text:  # most flag strings have no placeholder: skip the regex pass
+        return text
     return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
 
 
