@@ -105,6 +105,22 @@ def test_every_pick_lands_on_a_cell_and_reseating_is_idempotent(picks):
         assert picks[m.dim] == m.from_ and sel[m.dim] == m.to
 
 
+def test_the_matrix_starts_each_landed_selection_from_its_own_resolution():
+    """landings reuses a pick combination's resolution for the landed selection equal to it: the same answer (and
+    key order) a fresh resolve_selection gives, on every bundled page; the qwen page lands 320 picks on 251."""
+    from hybridplan.cookbook import bundled_ids
+    from hybridplan.cookbook.matrix import landings
+
+    for pid in bundled_ids():
+        page = load_page(pid)
+        land = list(landings(page))
+        for key, _, (sel, moves) in land:
+            fresh = resolve_selection(page, dict(key))
+            assert (list(sel.items()), moves) == (list(fresh[0].items()), fresh[1])
+        if pid == "qwen3.8-27b":
+            assert (len(land), sum(len(p) for _, p, _ in land)) == (251, 320)
+
+
 def test_benchmark_commands_reproduce_the_measured_workload():
     r = render(K3, {"hw": "b300", "strategy": "low-latency", "spec": "none"}, pin_ratio=False)
     assert [b["concurrency"] for b in r.benchmarks] == [1, 16]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from hybridplan.cookbook import selection as S
-from hybridplan.cookbook.render import Rendered, render, resolve_selection
+from hybridplan.cookbook.render import Rendered, render_landed, resolve_selection
 from hybridplan.cookbook.schema import Page
 
 
@@ -14,13 +14,26 @@ def selection_space(page: Page) -> Iterator[dict[str, str]]:
     yield from S.combinations(S.rows(page))
 
 
-def reachable(page: Page) -> dict[tuple, list[dict[str, str]]]:
-    """Landed selection -> the raw picks that land on it, in first-seen order."""
-    out: dict[tuple, list[dict[str, str]]] = {}
+Resolution = tuple[dict[str, str], list[S.Reseat]]  # resolve_selection's answer
+
+
+def _resolve_space(page: Page) -> tuple[dict[tuple, list[dict[str, str]]], dict[tuple, Resolution]]:
+    """Landed selection -> the raw picks that land on it (first-seen order), and each raw pick combination's
+    resolution keyed by its items (in order)."""
+    land: dict[tuple, list[dict[str, str]]] = {}
+    seen: dict[tuple, Resolution] = {}
     for picks in selection_space(page):
-        sel, _ = resolve_selection(page, picks)
-        out.setdefault(tuple(sel.items()), []).append(picks)
-    return out
+        res = seen[tuple(picks.items())] = resolve_selection(page, picks)
+        land.setdefault(tuple(res[0].items()), []).append(picks)
+    return land, seen
+
+
+def landings(page: Page) -> Iterator[tuple[tuple, list[dict[str, str]], Resolution]]:
+    """(landed selection, the raw picks landing there, its own resolution: what render(page, landed) starts from);
+    a selection that is itself a pick combination was resolved already, the rest are resolved here."""
+    land, seen = _resolve_space(page)
+    for key, picks in land.items():
+        yield key, picks, seen.get(key) or resolve_selection(page, dict(key))
 
 
 def page_summary(page: Page) -> dict:
@@ -51,10 +64,9 @@ def entry(r: Rendered, picks: int) -> dict:
 
 def matrix(page: Page, *, docker: bool = False, pin_ratio: bool = True) -> dict:
     """Every reachable selection rendered (pip or docker form), with how many raw pick combinations land there."""
-    land = reachable(page)
-    rows = [entry(render(page, dict(sel), docker=docker, pin_ratio=pin_ratio), len(picks))
-            for sel, picks in land.items()]
+    land = list(landings(page))
+    rows = [entry(render_landed(page, *res, docker=docker, pin_ratio=pin_ratio), len(picks)) for _, picks, res in land]
     badges = {b: sum(r["badge"] == b for r in rows) for b in ("verified", "in-progress", "unverified")}
     return {"page": page.id, "model": page.model, "engine_version": page.engine_version,
-            "dims": [r.id for r in S.rows(page)], "combinations": sum(len(p) for p in land.values()),
+            "dims": [r.id for r in S.rows(page)], "combinations": sum(len(p) for _, p, _ in land),
             "selections": rows, "badges": badges}

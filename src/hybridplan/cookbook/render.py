@@ -176,6 +176,13 @@ def render(page: Page, picks: Mapping[str, str] | None = None, *, docker: bool =
     yields `effective`. `pin_ratio=False` leaves the calculator out (the raw recipe).
     """
     sel, moves = resolve_selection(page, picks)
+    return render_landed(page, sel, moves, docker=docker, placeholders=placeholders, delta=delta, pin_ratio=pin_ratio)
+
+
+def render_landed(page: Page, sel: dict[str, str], moves: list[S.Reseat], *, docker: bool = False,
+                  placeholders: Mapping[str, str] | None = None, delta: Delta | None = None,
+                  pin_ratio: bool = True) -> Rendered:
+    """render() from a resolve_selection result already at hand (the matrix resolved every pick combination)."""
     ref = S.find_cell(page, sel)
     options = S.option_states(page, sel)
     model_name = T.first_match(page.model_names, sel) or ""

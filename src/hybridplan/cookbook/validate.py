@@ -18,9 +18,9 @@ from hybridplan.cookbook import compose as C
 from hybridplan.cookbook import selection as S
 from hybridplan.cookbook.conditions import _Cond, evaluate, refs
 from hybridplan.cookbook.engine_view import argv_of
-from hybridplan.cookbook.matrix import reachable
+from hybridplan.cookbook.matrix import landings
 from hybridplan.cookbook.pages import bundled_ids, bundled_path, read_page_file, read_page_text
-from hybridplan.cookbook.render import render
+from hybridplan.cookbook.render import render_landed
 from hybridplan.cookbook.schema import PLACEHOLDER, Page, every_string, expand
 from hybridplan.cookbook.source import SourceMap, Unreadable, dotted
 from hybridplan.errors import BadInput
@@ -357,7 +357,7 @@ def _check_selections(page: Page, out: _Collector, *, gpu: bool, engine: bool) -
     if gpu:
         from hybridplan.cookbook import fit
     strip_hits: dict[tuple, bool] = {}
-    for sel_items in reachable(page):
+    for sel_items, _, landed in landings(page):
         sel = dict(sel_items)
         for row in S.rows(page):
             if S.row_visible(row, sel):
@@ -365,7 +365,7 @@ def _check_selections(page: Page, out: _Collector, *, gpu: bool, engine: bool) -
                 if shown and all(S.disabled_reason(page, row, o, sel) for o in shown):
                     out.add("error", "row-disabled", f"every option of {row.id} is disabled for this selection",
                             _dim_loc(page, row.id), sel)
-        r = render(page, sel)
+        r = render_landed(page, *landed)
         if r.cell is None:
             out.add("error", "no-cell", "this selection has no cell after reseating (No command available)",
                     ("cells",), sel)
