@@ -377,13 +377,13 @@ class Page(Model):
     def has_cell_with(self, dim: str, option: str, sel: Mapping[str, str]) -> bool:
         """Whether some cell matches `option` on `dim` and agrees with `sel` on every dim above it (isEnabled's cell
         scan, one set probe)."""
-        ix = self._index  # one private-attribute lookup (pydantic's __getattr__) per probe
+        ix = self.__pydantic_private__["_index"]  # a slot read: `self._index` goes through pydantic's __getattr__
         return (dim, option, tuple(sel.get(h) for h in ix.above[dim])) in ix.prefixes
 
     @property
     def lookup(self) -> tuple[CellRef, ...]:
         """Every concrete cell in declaration order (list-valued matches expanded); the first match wins."""
-        return self._lookup
+        return self.__pydantic_private__["_lookup"]  # a slot read (hot: every snap and find_cell)
 
     @field_validator("cells")
     @classmethod
@@ -417,7 +417,7 @@ class Page(Model):
     @property
     def dims(self) -> list[str]:
         """Match dimensions in priority order, hw first (a lower one adapts to a higher one)."""
-        return list(self._index.dims)
+        return list(self.__pydantic_private__["_index"].dims)
 
     def dimension(self, dim: str) -> Dimension | None:
         return next((d for d in self.match_dims + self.overlay_dims if d.id == dim), None)
