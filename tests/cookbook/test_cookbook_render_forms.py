@@ -121,6 +121,21 @@ def test_the_matrix_starts_each_landed_selection_from_its_own_resolution():
             assert (len(land), sum(len(p) for _, p, _ in land)) == (251, 320)
 
 
+def test_the_matrix_row_is_the_same_without_the_deploy_panel_extras():
+    """panel=False skips the calculator view, examples, benchmark/accuracy commands, install, build warnings and curl;
+    every field a matrix row or the checker reads is what the full render gives (Kimi-K3: measured, multi-node)."""
+    from hybridplan.cookbook.matrix import entry, landings
+    from hybridplan.cookbook.render import render_landed
+
+    for _, picks, (sel, moves) in list(landings(K3))[::40]:
+        lean, full = render_landed(K3, sel, moves, panel=False), render(K3, picks[0])
+        assert entry(lean, 1) == entry(full, 1)
+        assert (lean.verification, lean.model_name, lean.nnodes) == (full.verification, full.model_name, full.nnodes)
+        assert (lean.calculator, lean.examples, lean.benchmarks, lean.accuracy, lean.install, lean.curl) == \
+            (None, (), (), (), None, None)
+    assert full.calculator is not None and full.install is not None and full.curl
+
+
 def test_benchmark_commands_reproduce_the_measured_workload():
     r = render(K3, {"hw": "b300", "strategy": "low-latency", "spec": "none"}, pin_ratio=False)
     assert [b["concurrency"] for b in r.benchmarks] == [1, 16]

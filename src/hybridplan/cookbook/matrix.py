@@ -65,7 +65,7 @@ def entry(r: Rendered, picks: int) -> dict:
 def matrix(page: Page, *, docker: bool = False, pin_ratio: bool = True) -> dict:
     """Every reachable selection rendered (pip or docker form), with how many raw pick combinations land there."""
     land = list(landings(page))
-    rows = [entry(render_landed(page, *res, docker=docker, pin_ratio=pin_ratio), len(picks)) for _, picks, res in land]
+    rows = [entry(render_landed(page, *res, docker=docker, pin_ratio=pin_ratio, panel=False), len(picks)) for _, picks, res in land]
     badges = {b: sum(r["badge"] == b for r in rows) for b in ("verified", "in-progress", "unverified")}
     return {"page": page.id, "model": page.model, "engine_version": page.engine_version,
             "dims": [r.id for r in S.rows(page)], "combinations": sum(len(p) for _, p, _ in land),

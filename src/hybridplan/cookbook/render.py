@@ -181,8 +181,11 @@ def render(page: Page, picks: Mapping[str, str] | None = None, *, docker: bool =
 
 def render_landed(page: Page, sel: dict[str, str], moves: list[S.Reseat], *, docker: bool = False,
                   placeholders: Mapping[str, str] | None = None, delta: Delta | None = None,
-                  pin_ratio: bool = True) -> Rendered:
-    """render() from a resolve_selection result already at hand (the matrix resolved every pick combination)."""
+                  pin_ratio: bool = True, panel: bool = True) -> Rendered:
+    """render() from a resolve_selection result already at hand (the matrix resolved every pick combination).
+
+    `panel=False` leaves out what only the Deploy panel shows (calculator view, examples, benchmark and accuracy
+    commands, install, build warnings, curl): the matrix and the checker read none of them."""
     ref = S.find_cell(page, sel)
     options = S.option_states(page, sel)
     model_name = T.first_match(page.model_names, sel) or ""
@@ -191,7 +194,8 @@ def render_landed(page: Page, sel: dict[str, str], moves: list[S.Reseat], *, doc
     hw = _hardware(page, sel["hw"])
     common = dict(page=page.id, selection=sel, reseated=tuple(moves), options=options, model_name=model_name,
                   docker_image=image, mode="docker" if docker else "pip", engine_version=page.engine_version,
-                  curl=T.interpolate(page.curl, values) if page.curl else None, install=guide.install(page, image))
+                  curl=T.interpolate(page.curl, values) if page.curl and panel else None,
+                  install=guide.install(page, image) if panel else None)
     if ref is None:
         return Rendered(cell=None, flags=(), env=(), hints=(), command=NO_COMMAND, badge="unverified",
                         warnings=(), notes=(), nnodes=1, redirect=False, verification=None,
@@ -202,9 +206,10 @@ def render_landed(page: Page, sel: dict[str, str], moves: list[S.Reseat], *, doc
     verification = {"status": status, "build": cell.verification.build, "image": cell.verification.image,
                     "measurements": [m.model_dump(mode="json", exclude_none=True, exclude={"covers"})
                                      for m in measured]}
-    common["benchmarks"] = tuple(T.benchmark_lines(page, measured, values))
-    common["build_warnings"] = tuple(guide.build_warnings(page, sel))
-    common["accuracy"] = tuple(guide.accuracy(page, values))
+    if panel:
+        common["benchmarks"] = tuple(T.benchmark_lines(page, measured, values))
+        common["build_warnings"] = tuple(guide.build_warnings(page, sel))
+        common["accuracy"] = tuple(guide.accuracy(page, values))
     cell_info = {"index": ref.index, "match": dict(ref.match)}
     if cell.redirect:
         return Rendered(cell=cell_info, flags=(), env=(), hints=(), command="", badge=status,
@@ -226,7 +231,7 @@ def render_landed(page: Page, sel: dict[str, str], moves: list[S.Reseat], *, doc
         warnings.append(f"the engine model (sglang {page.engine_version}) rejects this command: {loaded.message}")
     effective = None
     calculator = None
-    if pin_ratio and page.workload is not None:
+    if pin_ratio and page.workload is not None and panel:
         calculator = {"request_length": page.workload.request_length, "concurrency": page.workload.concurrency,
                       "base": _calculator_view(page, base_flags, base_env, values), "effective": None}
     if delta is not None:
@@ -249,7 +254,7 @@ def render_landed(page: Page, sel: dict[str, str], moves: list[S.Reseat], *, doc
                     env=tuple(T.interpolate(e, values) for e in base_env), hints=tuple(hints), command=command,
                     badge=status, warnings=tuple(warnings), notes=tuple(notes), nnodes=nnodes, redirect=False,
                     verification=verification, ratio=ratio, effective=effective, calculator=calculator,
-                    examples=tuple(guide.examples(page, sel, flags, values)), **common)
+                    examples=tuple(guide.examples(page, sel, flags, values)) if panel else (), **common)
 
 
 def _pinned_by(cell_flags: list[str], overlay_flags: tuple[str, ...]) -> str | None:

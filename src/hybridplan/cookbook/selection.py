@@ -132,9 +132,11 @@ def snap(page: Page, sel: Mapping[str, str], fixed: set[str]) -> dict[str, str]:
     (snapToValidCell: the cell keeping the most other picks, first wins ties). Unchanged if no cell agrees."""
     dims = page.dims
     free = [d for d in dims if d not in fixed]
+    if not free:  # every match dim picked (the matrix's case): nothing to adapt, no cell scan
+        return dict(sel)
     want = [(d, sel.get(d)) for d in dims if d in fixed]
     agreeing = [c for c in page.lookup if all(c.match.get(d) == v for d, v in want)]
-    if not free or not agreeing:
+    if not agreeing:
         return dict(sel)
     best = max(agreeing, key=lambda c: sum(c.match.get(d) == sel.get(d) for d in free))  # max keeps the first
     return {**sel, **{d: best.match[d] for d in free if d in best.match}}

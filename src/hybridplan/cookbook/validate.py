@@ -365,7 +365,7 @@ def _check_selections(page: Page, out: _Collector, *, gpu: bool, engine: bool) -
                 if shown and all(S.disabled_reason(page, row, o, sel) for o in shown):
                     out.add("error", "row-disabled", f"every option of {row.id} is disabled for this selection",
                             _dim_loc(page, row.id), sel)
-        r = render_landed(page, *landed)
+        r = render_landed(page, *landed, panel=False)
         if r.cell is None:
             out.add("error", "no-cell", "this selection has no cell after reseating (No command available)",
                     ("cells",), sel)
