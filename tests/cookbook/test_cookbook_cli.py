@@ -105,3 +105,18 @@ def test_check_takes_a_bundled_page_id_as_every_cookbook_command_does(cli_json):
     assert (code, by_id["findings"]) == (code_path, by_path["findings"])
     code, out = cli_json("cookbook", "check", "--json", "no-such-page")
     assert code == 2 and "no-such-page" in out["unreadable"][0]
+
+
+def test_engine_version_models_a_page_with_another_release(cli_json):
+    """--engine-version on render / matrix / check models the page with that release: 0.5.19
+    refuses the DSpark drafts that keep markov_rank under dflash_config (read there only from 0.5.23)."""
+    picks = ["--hw", "rtx5090", "--quant", "nvfp4-fp4-head", "--spec", "dspark"]
+    code, own = cli_json("cookbook", "render", "qwen3.8-27b", *picks, "--json")
+    code_old, old = cli_json("cookbook", "render", "qwen3.8-27b", *picks, "--engine-version", "0.5.19", "--json")
+    assert code == code_old == 0 and own["engine_version"] == "0.5.23" and old["engine_version"] == "0.5.19"
+    code, report = cli_json("cookbook", "check", "qwen3.8-27b", "--engine-version", "0.5.19", "--json")
+    assert any("markov_rank" in f["message"] for f in report["findings"])
+    code, report = cli_json("cookbook", "check", "qwen3.8-27b", "--json")
+    assert not any("markov_rank" in f["message"] for f in report["findings"])
+    code, out = cli_json("cookbook", "matrix", "nemotron-nano-9b-v2", "--engine-version", "0.4.0", "--json")
+    assert code == 2 and "0.4.0" in out["error"]["message"]

@@ -173,3 +173,10 @@ def test_render_carries_the_rest_of_the_docs_page(client):
 def test_render_bad_set_env(client, set_env, needle):
     res = client.post("/api/render", json={"page": QWEN, "set_env": set_env})
     assert res.status_code == 400 and needle in res.json()["error"]["message"]
+
+
+def test_render_models_the_page_with_the_release_asked(client):
+    res = client.post("/api/render", json={"page": "qwen3.8-27b", "picks": {"hw": "rtx5090"}, "engine_version": "0.5.19"})
+    assert res.status_code == 200 and res.json()["engine_version"] == "0.5.19"
+    res = client.post("/api/render", json={"page": "qwen3.8-27b", "engine_version": "0.4.0"})
+    assert res.status_code == 400 and "0.4.0" in res.json()["error"]["message"]

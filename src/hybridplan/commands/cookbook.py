@@ -99,15 +99,16 @@ def render(
                                        "replaces its family; gives the `effective` command."),
     add_env: List[str] = typer.Option([], "--add-env", help="A playground env entry KEY=VALUE (repeatable): "
                                       "rides with the effective command only."),
+    engine_version: Optional[str] = opt.PAGE_ENGINE_VERSION,
     as_json: bool = opt.JSON,
 ) -> None:
     """The launch command for a selection: `--<dim> <option>` per dimension (e.g. --hw rtx5090 --spec dflash)."""
 
     def body() -> int:
-        from hybridplan.cookbook.pages import load_page
+        from hybridplan.cookbook.pages import at_version, load_page
         from hybridplan.cookbook.render import render as run
 
-        page = load_page(page_ref)
+        page = at_version(load_page(page_ref), engine_version)
         picks = picks_from_args(page, list(ctx.args), sets)
         out = run(page, picks, docker=docker, placeholders=_pairs(placeholder, "--placeholder"),
                   pin_ratio=not no_ratio, delta=_delta(add_flag, add_env))
@@ -126,15 +127,16 @@ def render(
 def matrix(
     page_ref: str = typer.Argument(..., metavar="PAGE", help="A bundled page id or a page file."),
     docker: bool = typer.Option(False, "--docker", help="The docker run form instead of pip."),
+    engine_version: Optional[str] = opt.PAGE_ENGINE_VERSION,
     as_json: bool = opt.JSON,
 ) -> None:
     """Every selection of a page: where it lands, its command, badge, warnings and greyed options with reasons."""
 
     def body() -> int:
         from hybridplan.cookbook.matrix import matrix as run
-        from hybridplan.cookbook.pages import load_page
+        from hybridplan.cookbook.pages import at_version, load_page
 
-        out = run(load_page(page_ref), docker=docker)
+        out = run(at_version(load_page(page_ref), engine_version), docker=docker)
         if as_json:
             emit_json(out)
         else:
@@ -150,6 +152,7 @@ def matrix(
 def check(
     paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
                                                 help="Page files, folders or bundled page ids (default: every bundled page)."),
+    engine_version: Optional[str] = opt.PAGE_ENGINE_VERSION,
     as_json: bool = opt.JSON,
 ) -> None:
     """Validate pages: schema, every selection renders, flags exist and are not duplicated, pins fit the engine
@@ -158,7 +161,7 @@ def check(
     def body() -> int:
         from hybridplan.cookbook.validate import check_paths
 
-        report = check_paths(paths or [])
+        report = check_paths(paths or [], version=engine_version)
         if as_json:
             emit_json(report.as_dict())
         else:

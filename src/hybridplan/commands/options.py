@@ -41,6 +41,8 @@ FREE_GIB_CHECK = bounded(0.0, MAX_GPU_GIB, "GiB on one GPU")
 
 JSON = typer.Option(False, "--json", help="Print one JSON object.")
 ENGINE_VERSION = typer.Option(None, "--engine-version", help="Engine version to model.")
+PAGE_ENGINE_VERSION = typer.Option(None, "--engine-version",
+                                   help="Model the page with this sglang release (default: the page's own).")
 GPU = typer.Option(None, "--gpu", help="A GPU from the catalog (rtx5090, h100-80gb, h200, b200, ...): size the pools "
                    "from its memory timeline.")
 GPU_MEMORY_GIB = typer.Option(None, "--gpu-memory-gib", callback=bounded(0.0, MAX_GPU_GIB, "GiB on one GPU", lo_open=True),

@@ -117,6 +117,15 @@ def read_page_file(path: str | Path) -> Loaded:
     return read_page_text(read_text(Path(path), limit=MAX_YAML_BYTES, error=Unreadable), str(path))
 
 
+def at_version(page: Page, version: str | None) -> Page:
+    """The page modelled by another sglang release (`--engine-version`), or as it is when None."""
+    if version is None:
+        return page
+    from hybridplan.engine.behaviours import check_version
+
+    return page.model_copy(update={"engine_version": check_version(version)})
+
+
 def _strict(loaded: Loaded) -> Page:
     if loaded.page is None:
         e = loaded.errors[0]

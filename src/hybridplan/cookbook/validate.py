@@ -19,7 +19,7 @@ from hybridplan.cookbook import selection as S
 from hybridplan.cookbook.conditions import _Cond, evaluate, refs
 from hybridplan.cookbook.engine_view import argv_of
 from hybridplan.cookbook.matrix import landings
-from hybridplan.cookbook.pages import bundled_ids, bundled_path, read_page_file, read_page_text
+from hybridplan.cookbook.pages import at_version, bundled_ids, bundled_path, read_page_file, read_page_text
 from hybridplan.cookbook.render import render_landed
 from hybridplan.cookbook.schema import PLACEHOLDER, Page, every_string, expand
 from hybridplan.cookbook.source import SourceMap, Unreadable, dotted
@@ -461,11 +461,11 @@ def validate(page: Page, src: SourceMap, *, gpu: bool = True) -> list[Finding]:
     return out.out
 
 
-def _findings(loaded, *, gpu: bool) -> list[Finding]:
+def _findings(loaded, *, gpu: bool, version: str | None = None) -> list[Finding]:
     if loaded.page is None:
         return [Finding(severity="error", rule="schema", message=f"{dotted(e.loc) or 'page'}: {e.message}",
                         origin=loaded.source.origin, line=e.line) for e in loaded.errors]
-    return validate(loaded.page, loaded.source, gpu=gpu)
+    return validate(at_version(loaded.page, version), loaded.source, gpu=gpu)
 
 
 def check_text(text: str, origin: str, *, gpu: bool = True) -> list[Finding]:
@@ -473,7 +473,7 @@ def check_text(text: str, origin: str, *, gpu: bool = True) -> list[Finding]:
     return _findings(read_page_text(text, origin), gpu=gpu)
 
 
-def check_docs_module(path: Path, *, gpu: bool = True) -> list[Finding]:
+def check_docs_module(path: Path, *, gpu: bool = True, version: str | None = None) -> list[Finding]:
     """A docs config module: the docs' structural rules, what the import cannot express, then every check of the
     imported page (the engine model included). Findings carry the module's path; BadInput when it does not load."""
     from hybridplan.cookbook.docs_import import import_evaluation
@@ -486,7 +486,8 @@ def check_docs_module(path: Path, *, gpu: bool = True) -> list[Finding]:
     imp = import_evaluation(ev)
     out += [Finding(severity="warning", rule="docs-import", message=m, origin=origin) for m in imp.findings]
     if imp.page is not None:
-        out += [replace(f, origin=origin, line=None) for f in validate(imp.page, read_page_text(imp.yaml(), origin).source,
+        page = at_version(imp.page, version)
+        out += [replace(f, origin=origin, line=None) for f in validate(page, read_page_text(imp.yaml(), origin).source,
                                                                           gpu=gpu)]
     return out
 
@@ -505,14 +506,19 @@ def _files(paths: list[str]) -> list[Path]:
     return out
 
 
-def check_paths(paths: list[str], *, gpu: bool = True) -> Report:
-    """Validate pages: files, folders or bundled page ids (none: every bundled page)."""
+def check_paths(paths: list[str], *, gpu: bool = True, version: str | None = None) -> Report:
+    """Validate pages: files, folders or bundled page ids (none: every bundled page), each modelled by its own
+    release or by `version`."""
+    if version is not None:
+        from hybridplan.engine.behaviours import check_version
+
+        check_version(version)  # a bad --engine-version is a usage error, not a finding per page
     report = Report()
     for path in _files(paths):
         report.files.append(str(path))
         try:
             if path.suffix == ".jsx":
-                report.findings += check_docs_module(path, gpu=gpu)
+                report.findings += check_docs_module(path, gpu=gpu, version=version)
                 continue
             loaded = read_page_file(path)
         except (Unreadable, BadInput) as exc:
@@ -520,5 +526,5 @@ def check_paths(paths: list[str], *, gpu: bool = True) -> Report:
             report.findings.append(Finding(severity="error", rule="unreadable", message=exc.message,
                                            origin=str(path)))
             continue
-        report.findings += _findings(loaded, gpu=gpu)
+        report.findings += _findings(loaded, gpu=gpu, version=version)
     return report

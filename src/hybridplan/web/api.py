@@ -205,10 +205,11 @@ def render(req: RenderRequest, request: Request) -> CliJSON:
     with `set_flags` / `set_env`, also the `effective` command (those flags in place of their families, that env)
     and its own ratio; `calculator` holds the `ratio --json` object for the base and the effective command, each
     read with its own env; `install`, `build_warnings`, `examples` and `accuracy` are the rest of the docs page."""
+    from hybridplan.cookbook.pages import at_version
     from hybridplan.cookbook.render import Delta, render as run
     from hybridplan.cookbook.selection import check_picks
 
-    page = _bundled_page(req.page)
+    page = at_version(_bundled_page(req.page), req.engine_version)
     picks = check_picks(page, req.picks)
     with _sources(request):
         out = run(_with_workload(page, req.request_length, req.concurrency), picks, docker=req.docker,

@@ -71,6 +71,8 @@ class RenderRequest(_Strict):
                                   description="Env entries (`KEY=VALUE`) for the `effective` command only: the "
                                               "calculator reads each command with its own env (`cookbook render "
                                               "--add-env`).")
+    engine_version: str | None = Field(None, pattern=VERSION_PATTERN,
+                                       description="Model the page with this sglang release (default: the page's own).")
 
 
 class _OnGpu(_Strict):
