@@ -174,6 +174,12 @@ def _with_note(geo: ModelGeometry, note: str) -> ModelGeometry:
     return replace(geo, notes=(note, *geo.notes))
 
 
+def bundled_id(src: ConfigSource) -> str | None:
+    """The catalog id of a bundled entry resolved by the local resolver (not a request's upload), else None: package
+    data, so what is derived from it can be kept for the process."""
+    return src.entry.hf_id if src.entry is not None and _RESOLVER.get() is None else None
+
+
 @lru_cache(maxsize=256)
 def catalog_source(ref: str, hf_id: str) -> ConfigSource:
     """A bundled entry's config, parsed once per process (package data does not change; callers never mutate it)."""
@@ -188,8 +194,9 @@ def _catalog_geometry(ref: str, hf_id: str) -> ModelGeometry:
 def load_model(ref: str) -> ModelGeometry:
     """The target model's geometry from a --model-path value (a bundled entry's is parsed once)."""
     src = resolve_config(ref)
-    if src.entry is not None and _RESOLVER.get() is None:
-        return _catalog_geometry(src.ref, src.entry.hf_id)
+    hf_id = bundled_id(src)
+    if hf_id is not None:
+        return _catalog_geometry(src.ref, hf_id)
     return parse_geometry(src)
 
 
@@ -245,6 +252,7 @@ def _catalog_draft(ref: str, hf_id: str) -> DraftGeometry:
 def load_draft(ref: str) -> DraftGeometry:
     """A draft's geometry from a --speculative-draft-model-path value (a bundled entry's is parsed once)."""
     src = resolve_config(ref)
-    if src.entry is not None and _RESOLVER.get() is None:
-        return _catalog_draft(src.ref, src.entry.hf_id)
+    hf_id = bundled_id(src)
+    if hf_id is not None:
+        return _catalog_draft(src.ref, hf_id)
     return parse_draft(src)

@@ -14,7 +14,7 @@ from hybridplan.engine import for_version
 from hybridplan.engine.args import EngineArgs
 from hybridplan.errors import BadInput
 from hybridplan.models.geometry import ModelGeometry
-from hybridplan.models.loader import ConfigSource, active_resolver, catalog_source, resolve_config
+from hybridplan.models.loader import ConfigSource, bundled_id, catalog_source, resolve_config
 from hybridplan.provenance import Source, Sourced
 from hybridplan.weights.estimate import estimate
 from hybridplan.weights.headers import from_directory
@@ -59,9 +59,9 @@ def estimator_family(geo: ModelGeometry) -> str:
 def inventory_of(src: ConfigSource, family: str, full_layers: tuple[int, ...], *, hub: bool = False,
                  policy: QuantPolicy | None = None) -> tuple[Inventory, list[str]]:
     """The best inventory for one checkpoint, and notes on the sources tried."""
-    if src.entry is not None and src.checkpoint_dir is None and not hub and policy is None \
-            and active_resolver() is None:
-        inv, notes = _catalog_inventory(src.ref, src.entry.hf_id, family, tuple(full_layers))
+    hf_id = bundled_id(src)
+    if hf_id is not None and not hub and policy is None:
+        inv, notes = _catalog_inventory(src.ref, hf_id, family, tuple(full_layers))
         return inv, list(notes)
     return _inventory_of(src, family, full_layers, hub=hub, policy=policy)
 
