@@ -1,7 +1,7 @@
 """The engine model held to a page's measured records, and the records as bounds for `plan`.
 
 `cookbook check` and the tests hold the model to every record (`check`), and `plan` never recommends a command a
-record shows failing (`failing_record`): a failure bounds the same settings in the direction that makes it worse (a
+record shows failing (`measured_failure`): a failure bounds the same settings in the direction that makes it worse (a
 higher fraction or a larger prefill chunk for an out-of-memory at capture or on the first request, a lower fraction
 for a pool too small).
 """
@@ -131,21 +131,13 @@ def _failed_launches(gpu_id: str, version: str) -> tuple[tuple[Record, str, obje
     return tuple(out)
 
 
-def failing_record(args, gpu_id: str, version: str) -> tuple[Record, str] | None:
-    """The first bundled record that shows a command (its resolved args) failing on the card, with its label."""
+def measured_failure(args, gpu_id: str, version: str) -> MeasuredFailure | None:
+    """The first bundled record that shows a command (its resolved args) failing on the card, as the planner takes
+    it (planner.plan.FailureLookup): what `plan` must stay clear of."""
     for r, label, fargs in _failed_launches(gpu_id, version):
         if bounds(fargs, r.phase, args):
-            return r, label
+            return MeasuredFailure(label=label, phase=r.phase, build=r.build, source=r.source)
     return None
-
-
-def measured_failure(args, gpu_id: str, version: str) -> MeasuredFailure | None:
-    """failing_record as the planner takes it (planner.plan.FailureLookup): what `plan` must stay clear of."""
-    found = failing_record(args, gpu_id, version)
-    if found is None:
-        return None
-    r, label = found
-    return MeasuredFailure(label=label, phase=r.phase, build=r.build, source=r.source)
 
 
 def margin_interval(checks: list[Check], margin_gib: float) -> tuple[float, float]:
