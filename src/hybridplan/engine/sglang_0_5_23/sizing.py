@@ -251,12 +251,16 @@ def ring_is_fixed(args: EngineArgs, geo: ModelGeometry) -> bool:
     return not geo.is_kda and args.switches.replayssm_ring == "fixed"
 
 
-def ring_charges(args: EngineArgs, geo: ModelGeometry) -> tuple[int, int]:
+def stage_ring(args: EngineArgs, geo: ModelGeometry) -> int:
+    """One request's ReplaySSM ring on the largest pipeline stage; 0 without ReplaySSM."""
+    return int(replayssm_ring_bytes(args, geo) * pp_layer_scale(args, geo)) if replayssm_active(args, geo) else 0
+
+
+def ring_charges(args: EngineArgs, geo: ModelGeometry, ring: int | None = None) -> tuple[int, int]:
     """(bytes added to every state slot, bytes reserved once) for the ReplaySSM ring on the largest stage
-    (_handle_max_mamba_cache); (0, 0) without ReplaySSM. The fixed part needs --max-running-requests (0 without)."""
-    if not replayssm_active(args, geo):
-        return 0, 0
-    ring = int(replayssm_ring_bytes(args, geo) * pp_layer_scale(args, geo))
+    (_handle_max_mamba_cache; `ring`: stage_ring when the caller has it); (0, 0) without ReplaySSM. The fixed part
+    needs --max-running-requests (0 without)."""
+    ring = stage_ring(args, geo) if ring is None else ring
     if not ring_is_fixed(args, geo):
         return ring, 0
     mrr = args["max_running_requests"]
@@ -265,17 +269,15 @@ def ring_charges(args: EngineArgs, geo: ModelGeometry) -> tuple[int, int]:
 
 def handle_max_mamba_cache(rest_gib: float, args: EngineArgs, geo: ModelGeometry, S: int) -> StatePlan:
     """KVCacheConfigurator._handle_max_mamba_cache: fix K and subtract the state (and verify scratch) memory."""
-    scale = pp_layer_scale(args, geo)
     stage = stage_per_req(args, geo)
     dp = args["attn_dp_size"]
     mrr = args["max_running_requests"]
-    replay = replayssm_active(args, geo)
-    ring = int(replayssm_ring_bytes(args, geo) * scale) if replay else 0
-    if replay and ring_is_fixed(args, geo) and mrr is None:
+    ring = stage_ring(args, geo)
+    if replayssm_active(args, geo) and ring_is_fixed(args, geo) and mrr is None:
         raise EngineRefusal("unsupported operand type(s) for //: 'NoneType' and 'int' "
                             "(--enable-linear-replayssm-spec on a GDN model sizes its ring by --max-running-requests)",
                             rule=f"{KVC}::_handle_max_mamba_cache", kind="TypeError")
-    extra, fixed = ring_charges(args, geo)
+    extra, fixed = ring_charges(args, geo, ring)
     reserves = reserves_spec_state(args, geo)
     D = args["speculative_num_draft_tokens"]
     if spec_on(args) and (D is None or mrr is None):
