@@ -45,14 +45,23 @@ def _cost(c: Cond) -> int:
     return sum(len(v) if isinstance(v, list) else 1 for v in body.values())
 
 
-def _all(parts: list[Cond]) -> Cond:
+def _flat(parts: list[Cond], key: str, unit: bool) -> list[Cond] | None:
+    """The operands of an `all` (unit True) or `any` (unit False) with nested ones of the same kind spliced in and
+    the unit dropped; None when an operand is the absorbing value (not unit)."""
     flat: list[Cond] = []
     for p in parts:
-        if p is True:
+        if p is unit:
             continue
-        if p is False:
-            return False
-        flat += p["all"] if isinstance(p, dict) and "all" in p else [p]
+        if p is (not unit):
+            return None
+        flat += p[key] if isinstance(p, dict) and key in p else [p]
+    return flat
+
+
+def _all(parts: list[Cond]) -> Cond:
+    flat = _flat(parts, "all", True)
+    if flat is None:
+        return False
     merged: dict[str, str] = {}
     rest: list[Cond] = []
     for p in flat:
@@ -65,13 +74,9 @@ def _all(parts: list[Cond]) -> Cond:
 
 
 def _any(parts: list[Cond]) -> Cond:
-    flat: list[Cond] = []
-    for p in parts:
-        if p is False:
-            continue
-        if p is True:
-            return True
-        flat += p["any"] if isinstance(p, dict) and "any" in p else [p]
+    flat = _flat(parts, "any", False)
+    if flat is None:
+        return True
     return False if not flat else flat[0] if len(flat) == 1 else {"any": flat}
 
 
