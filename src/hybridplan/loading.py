@@ -134,6 +134,11 @@ def geometry_numbers(loaded: Loaded) -> dict:
         "kv_bytes_per_token": Sourced(value=cell and cell.total, source=Source.ENGINE_RULE, note=note(
             "kv_bytes_per_token", lambda: f"model_executor/pool_configurator.py::_compute_cell_size: {cell.layers} "
             f"full-attention layers, {cell.kv_dtype}; draft: {cell.draft_rule}")),
+        "replayssm_ring_bytes_per_request": Sourced(value=ring, source=Source.ENGINE_RULE, note=(
+            f"configs/mamba_utils.py::replayssm_ring_bytes_per_req in sglang {loaded.version}'s layout; "
+            f"kv_cache_configurator.py::_handle_max_mamba_cache charges it "
+            + ("on every state slot" if engine.ring_charges(args, geo)[0] else "as a fixed mrr/dp + 1 reservation")
+            if ring else "no ReplaySSM ring (--enable-linear-replayssm-spec off or not a linear-state model)")),
     }
     out = {
         "slots_per_request": S, "draft_states_per_request": D, "state_bytes_per_slot": per_slot,

@@ -183,3 +183,14 @@ def test_ratio_for_k_is_the_smallest_ratio_with_k_slots_under_each_releases_ring
     for K in (8, 40, 120, 150):
         r = search.ratio_for_k(K)
         assert search.at(r).K >= K > search.at(r * (1 - 1e-6)).K, (K, r)
+
+
+@pytest.mark.parametrize("version, charged", [("0.5.19", "on every state slot"),
+                                              ("0.5.23", "as a fixed mrr/dp + 1 reservation")])
+def test_explain_says_where_the_ring_figure_comes_from(version, charged):
+    d = explain(Q + EAGLE + " --enable-linear-replayssm-spec --max-running-requests 8", version=version)
+    prov = d["provenance"]["replayssm_ring_bytes_per_request"]
+    assert prov["value"] == d["replayssm_ring_bytes_per_request"] > 0 and prov["source"] == "engine rule"
+    assert f"sglang {version}'s layout" in prov["note"] and charged in prov["note"]
+    off = explain(Q, version=version)["provenance"]["replayssm_ring_bytes_per_request"]
+    assert off["value"] == 0 and "no ReplaySSM ring" in off["note"]
