@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
+from typing import Any
 
 from hybridplan.errors import BadInput
 
@@ -36,7 +37,7 @@ class Workload:
     num_prompts: int
     dataset: str = "random"
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"isl": self.isl, "osl": self.osl, "concurrency": self.concurrency, "num_prompts": self.num_prompts,
                 "dataset": self.dataset}
 
@@ -70,12 +71,12 @@ def _key(label: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
 
 
-def parse_bench(text: str) -> dict | None:
+def parse_bench(text: str) -> dict[str, Any] | None:
     """The last result block's rows as {key: number or text}; None when bench_serving printed none."""
     blocks = _BLOCK.split(text)
     if len(blocks) < 2:
         return None
-    out: dict = {}
+    out: dict[str, Any] = {}
     for line in blocks[-1].splitlines():
         m = _ROW.match(line.strip())
         if m is None:
@@ -98,7 +99,7 @@ SUMMARY_KEYS = {
 }
 
 
-def summary(bench: dict | None) -> dict:
+def summary(bench: dict[str, Any] | None) -> dict[str, Any]:
     """TPOT (median), TTFT (median), accept length, throughput and completed requests from a parsed block."""
     if not bench:
         return {}

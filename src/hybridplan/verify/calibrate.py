@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from statistics import mean
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from hybridplan.errors import HybridPlanError
 from hybridplan.verify.store import Run
 
 if TYPE_CHECKING:
+    from hybridplan.hardware.catalog import GPU
+    from hybridplan.loading import Loaded
     from hybridplan.planner.timeline import MemoryTimeline
 
 FAILED_FOR_HEADROOM = ("cuda_graph", "first_request")
@@ -32,8 +34,8 @@ class Observation:
     """What one stored run says about its GPU, and the planner's timeline for the same command on it."""
 
     run: Run
-    gpu: object  # hardware.catalog.GPU
-    loaded: object  # explain.Loaded, resolved for the GPU
+    gpu: GPU
+    loaded: Loaded  # resolved for the GPU
     world: int
     pre_load_gib: float
     graph_gib: float | None
@@ -43,11 +45,11 @@ class Observation:
         """What the card's torch-visible total loses before the weights load (the planner's context_gib_*)."""
         from hybridplan.planner.timeline import visible_estimate
 
-        return visible_estimate(self.gpu).value - self.pre_load_gib
+        return float(visible_estimate(self.gpu).value) - self.pre_load_gib
 
     @property
     def slack_gib(self) -> float:
-        return self.pre_load_gib * (1 - self.loaded.args["mem_fraction_static"])
+        return self.pre_load_gib * (1 - float(self.loaded.args["mem_fraction_static"]))
 
     @property
     def served(self) -> bool | None:
@@ -58,19 +60,20 @@ class Observation:
         return False if phase in FAILED_FOR_HEADROOM else None
 
 
-def _min_over_ranks(boot: dict, key: str) -> float | None:
+def _min_over_ranks(boot: dict[str, Any], key: str) -> float | None:
     values = [r[key] for r in (boot.get("ranks") or {"": boot}).values() if r.get(key) is not None]
     return min(values) if values else None
 
 
-def observations(runs: list[Run]) -> tuple[list[Observation], list[dict]]:
+def observations(runs: list[Run]) -> tuple[list[Observation], list[dict[str, Any]]]:
     """The runs calibration can use (a catalog GPU, a command the engine model loads, a logged P), and why the
     others are skipped."""
     from hybridplan.engine.command import LaunchCommand
     from hybridplan.loading import load
     from hybridplan.hardware.catalog import lookup
 
-    out, skipped = [], []
+    out: list[Observation] = []
+    skipped: list[dict[str, Any]] = []
     for run in runs:
         P = _min_over_ranks(run.boot, "pre_load_avail_gib")
         if P is None:
@@ -78,7 +81,7 @@ def observations(runs: list[Run]) -> tuple[list[Observation], list[dict]]:
             continue
         try:
             gpu = lookup(run.key.gpu)
-            env = tuple(tuple(e.split("=", 1)) for e in run.key.env if "=" in e)
+            env = tuple((k, v) for k, _, v in (e.partition("=") for e in run.key.env if "=" in e))
             cmd = LaunchCommand(env=env, argv=tuple(t for f in run.key.flags for t in f.split()))
             loaded = load(cmd, platform=gpu.platform())
         except HybridPlanError as exc:
@@ -90,7 +93,7 @@ def observations(runs: list[Run]) -> tuple[list[Observation], list[dict]]:
     return out, skipped
 
 
-def _timeline(o: Observation, pre_load_gib: float | None = None):
+def _timeline(o: Observation, pre_load_gib: float | None = None) -> MemoryTimeline:
     from hybridplan.planner.timeline import for_loaded
 
     return for_loaded(o.loaded, gpu=o.gpu, pre_load_gib=pre_load_gib)[0]
@@ -111,19 +114,19 @@ def _rel_err(pred: int | None, obs: int | None) -> float | None:
     return abs(pred - obs) / obs
 
 
-def _mean(values: list) -> float | None:
+def _mean(values: list[Any]) -> float | None:
     vals = [v for v in values if v is not None]
     return mean(vals) if vals else None
 
 
-def _headroom_fit(rows: list[dict]) -> dict:
+def _headroom_fit(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The per-GPU offset to the planner's headroom that breaks the fewest bounds (the smallest among equals).
 
     Each row bounds the true headroom: `lower` (graphs measured, or a slack that was not enough) and `upper` (a
     slack that was enough); as offsets to the planner's value they are `lower - planner` and `upper - planner`.
     """
-    lower = [r["lower"] - r["planner"] for r in rows if r["lower"] is not None]
-    upper = [r["upper"] - r["planner"] for r in rows if r["upper"] is not None]
+    lower: list[float] = [r["lower"] - r["planner"] for r in rows if r["lower"] is not None]
+    upper: list[float] = [r["upper"] - r["planner"] for r in rows if r["upper"] is not None]
     if not lower and not upper:
         return {"offset_gib": 0.0, "interval_gib": [None, None], "consistent": True, "bounds_broken": 0}
 
@@ -136,7 +139,7 @@ def _headroom_fit(rows: list[dict]) -> dict:
             "consistent": lo is None or hi is None or lo <= hi, "bounds_broken": broken(best)}
 
 
-def calibrate(runs: list[Run]) -> dict:
+def calibrate(runs: list[Run]) -> dict[str, Any]:
     """Per GPU: the fitted context and headroom offset, and the planner's errors before and after."""
     from hybridplan.planner.timeline import context_estimate_gib
 
@@ -144,15 +147,16 @@ def calibrate(runs: list[Run]) -> dict:
     by_gpu: dict[str, list[Observation]] = {}
     for o in obs:
         by_gpu.setdefault(o.gpu.id, []).append(o)
-    gpus = {}
+    gpus: dict[str, Any] = {}
     for gpu_id, items in by_gpu.items():
         gpu = items[0].gpu
-        fitted_ctx = {}
+        fitted_ctx: dict[bool, float] = {}
         for multi in (False, True):
             group = [o for o in items if (o.world > 1) == multi]
             if group:
                 fitted_ctx[multi] = mean(o.context_gib for o in group)
-        rows, head_rows = [], []
+        rows: list[dict[str, Any]] = []
+        head_rows: list[dict[str, Any]] = []
         for o in items:
             before = _timeline(o)
             P_after = o.pre_load_gib + o.context_gib - fitted_ctx[o.world > 1]  # visible - fitted context

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, Callable
 
 from hybridplan.engine import for_version
 from hybridplan.engine.command import LaunchCommand
-from hybridplan.engine.types import PoolBudget
+from hybridplan.engine.types import EngineArgs, PoolBudget
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.loading import Loaded, load
 from hybridplan.provenance import Source, Sourced
@@ -42,7 +43,7 @@ _FOLLOWS_K = ("conv_state_gib", "ssm_state_gib", "intermediate_ssm_gib", "interm
 _FOLLOWS_T = ("k_gib", "v_gib")
 
 
-def same(kind: str, predicted, observed) -> bool:
+def same(kind: str, predicted: object, observed: object) -> bool:
     """Equal as the log would print it: GiB to 2 decimals, counts exactly."""
     if predicted is None or observed is None:
         return False
@@ -59,7 +60,7 @@ class Proxies:
     pre_load_gib: float | None
     pre_load_from: str = "begin"  # which line gave P: "begin", "end" (avail + mem usage) or "none"
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         p_note = ("P ~ MIN over ranks of the first 'Load weight begin' avail (pre_model_load_memory is measured just "
                   "before it, world MIN)") if self.pre_load_from == "begin" else (
             "P ~ MIN over ranks of the first 'Load weight end' avail + its mem usage (the log has no 'Load weight "
@@ -87,7 +88,7 @@ class EngineView:
         self._pinned: dict[int, Loaded] = {}
 
     @property
-    def args(self):
+    def args(self) -> EngineArgs:
         return self.loaded.args
 
     @cached_property
@@ -114,7 +115,7 @@ class EngineView:
         return self._pinned[K]
 
     def predict(self, rest_gib: float, *, K: int | None = None, A: float | None = None,
-                P: float | None = None) -> dict:
+                P: float | None = None) -> dict[str, Any]:
         """What the engine allocates on rank 0 for this pool budget, as the log reports it (GiB unrounded).
         Raises EngineRefusal where the engine would refuse."""
         from hybridplan.dtypes import torch_name
@@ -131,7 +132,7 @@ class EngineView:
             "kv_tokens": s.max_total_num_tokens, "k_gib": kv / GIB if mla else kv / 2 / GIB,
             "v_gib": None if mla else kv / 2 / GIB, "max_running_requests": s.max_running_requests,
         }
-        if alloc.intermediate_ssm_bytes is not None:
+        if alloc.intermediate_ssm_bytes is not None and alloc.intermediate_conv_window_bytes is not None:
             out["intermediate_ssm_gib"] = alloc.intermediate_ssm_bytes / GIB
             out["intermediate_conv_window_gib"] = alloc.intermediate_conv_window_bytes / GIB
         return out
@@ -155,8 +156,8 @@ class EngineView:
 class Row:
     quantity: str
     kind: str
-    observed: object
-    predicted: object
+    observed: Any  # the logged value: an int, a GiB float or a string, by kind
+    predicted: Any
     rule: str = "match"
     explanation: str = ""
 
@@ -164,8 +165,8 @@ class Row:
     def explained(self) -> bool:
         return self.rule != "unexplained"
 
-    def as_dict(self) -> dict:
-        def shown(v):
+    def as_dict(self) -> dict[str, Any]:
+        def shown(v: object) -> object:
             return round(v, 4) if self.kind == "gib" and isinstance(v, float) else v
 
         return {"quantity": self.quantity, "observed": shown(self.observed), "predicted": shown(self.predicted),
@@ -198,8 +199,8 @@ class LogCheck:
             return f" (the log is from sglang {self.log_version}, the model is {self.view.loaded.version})"
         return ""
 
-    def _predict(self, *, dA: float = 0.0, dP: float = 0.0, K: int | None = None, mm: bool | None = None) -> dict | None:
-        if not self.has_profile:
+    def _predict(self, *, dA: float = 0.0, dP: float = 0.0, K: int | None = None, mm: bool | None = None) -> dict[str, Any] | None:
+        if self.px.available_gib is None or self.px.pre_load_gib is None:
             return None
         A, P = self.px.available_gib + dA, self.px.pre_load_gib + dP
         try:
@@ -210,7 +211,7 @@ class LogCheck:
             return None if m is None else {"max_mamba_cache_size": int(m.group(1)), "max_running_requests": int(m.group(3))}
 
     @cached_property
-    def base(self) -> dict | None:
+    def base(self) -> dict[str, Any] | None:
         return self._predict()
 
     # ------------------------------------------------------------------------------------------- rules
@@ -259,7 +260,7 @@ class LogCheck:
                         f"(resolve_max_num_reqs with S = {self.view.slots_per_request})")
         return None
 
-    def _state_only(self, K: int) -> dict | None:
+    def _state_only(self, K: int) -> dict[str, Any] | None:
         """The state lines for a pinned K when the log has no profile (any positive budget allocates K + 1 rows)."""
         try:
             return self.view.predict(1e6, K=K)
@@ -348,11 +349,11 @@ class LogCheck:
         if same(row.kind, row.predicted, row.observed):
             row.rule, row.explanation = "match", ""
             return
-        for name, rule in (("follows", lambda: self._follows(row, rows)), ("rounding", lambda: self._rounding(row)),
-                           ("multimodal_reservation", lambda: self._multimodal(row)),
-                           ("slots_per_request", lambda: self._slots(row, rows)),
-                           ("unlogged_allocations", lambda: self._unlogged(row, rows)),
-                           ("kv_dtype", lambda: self._dtype(row))):
+        rules: tuple[tuple[str, Callable[[], str | None]], ...] = (
+            ("follows", lambda: self._follows(row, rows)), ("rounding", lambda: self._rounding(row)),
+            ("multimodal_reservation", lambda: self._multimodal(row)), ("slots_per_request", lambda: self._slots(row, rows)),
+            ("unlogged_allocations", lambda: self._unlogged(row, rows)), ("kv_dtype", lambda: self._dtype(row)))
+        for name, rule in rules:
             text = rule()
             if text:
                 row.rule, row.explanation = name, text
@@ -433,13 +434,13 @@ def _refusal_bands(view: EngineView, threshold: float) -> list[tuple[str, str, f
         k += 1
 
 
-def check_refusal(boot: BootLog, view: EngineView, log_version: str | None) -> dict | None:
+def check_refusal(boot: BootLog, view: EngineView, log_version: str | None) -> dict[str, Any] | None:
     """Compare a pool-sizing refusal in the log with the refusal the modelled release raises for the same command."""
     failure = boot.rank0.failure
     if failure is None or failure.phase not in ("state_pool", "kv_pool"):
         return None
     kind = _refusal_kind(failure.message)
-    out: dict = {"observed": failure.message, "kind": kind, "rows": []}
+    out: dict[str, Any] = {"observed": failure.message, "kind": kind, "rows": []}
     version = f" (the log is from sglang {log_version})" if log_version and log_version != view.loaded.version else ""
     if kind == "state_cache" and (m := STATE_REFUSAL.search(failure.message)):
         K, rest, per_mb = int(m.group(1)), float(m.group(2)), float(m.group(3))
@@ -525,7 +526,7 @@ def with_logged_fraction(command: LaunchCommand, boot: BootLog, version: str | N
 
 
 def check_log(boot: BootLog, command: LaunchCommand, *, log_version: str | None = None,
-              version: str | None = None) -> dict:
+              version: str | None = None) -> dict[str, Any]:
     """The `logs check --json` object: proxies, rows (predicted vs observed, rule, explanation), refusal. The
     release modelled: `version` (--engine-version) > `log_version` > what the log states > the default."""
     choice = choose(engine_version=version, log_version=log_version, in_log=boot.stated_version)
@@ -534,10 +535,10 @@ def check_log(boot: BootLog, command: LaunchCommand, *, log_version: str | None 
     checker = LogCheck(boot, view, choice.other_build)
     px = checker.px
     notes = [n for n in (choice.note, note) if n]
-    out: dict = {"engine": {"name": "sglang", "version": loaded.version}, "log_version": choice.log_version,
+    out: dict[str, Any] = {"engine": {"name": "sglang", "version": loaded.version}, "log_version": choice.log_version,
                  "version_source": choice.source, "command": loaded.command.text(), "proxies": px.as_dict(),
                  "notes": notes}
-    if checker.has_profile:
+    if px.available_gib is not None and px.pre_load_gib is not None:
         try:
             rest = view.rest(px.available_gib, px.pre_load_gib)
             out["proxies"]["pool_budget_gib"] = Sourced(value=round(rest, 4), source=Source.ENGINE_RULE, note=(
@@ -585,10 +586,10 @@ def _outside_the_model(phase: str, boot: BootLog, view: EngineView) -> str:
             + (f"; {free:.2f} GiB were free after the pools" if free is not None else ""))
 
 
-def _fmt(kind: str, v) -> str:
+def _fmt(kind: str, v: object) -> str:
     return f"{v:.2f} GiB" if kind == "gib" else str(v)
 
 
-def _span(kind: str, values: list) -> str:
+def _span(kind: str, values: list[Any]) -> str:
     lo, hi = min(values), max(values)
     return _fmt(kind, lo) if lo == hi else f"{_fmt(kind, lo)} .. {_fmt(kind, hi)}"

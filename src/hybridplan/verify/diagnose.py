@@ -13,11 +13,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, Sequence
 
 from hybridplan.engine import for_version
-from hybridplan.engine.types import PoolBudget
+from hybridplan.engine.types import EngineArgs, PoolBudget
 from hybridplan.errors import BadInput, EngineRefusal
-from hybridplan.loading import load
+from hybridplan.loading import Loaded, load
 from hybridplan.verify.failures import STATE_REFUSAL, TOO_SMALL
 from hybridplan.verify.logparse import BootLog, RankLog
 
@@ -30,12 +31,12 @@ MIN_CHUNK = 256  # a smaller prefill chunk costs more than it saves; lower the f
 class Change:
     """One suggested change: the flags, why, the numbers behind it, and the engine model's sizing with it."""
 
-    flags: list[tuple[str, str | None]]  # the first is the knob; a None value: the log lacks a number it needs
+    flags: Sequence[tuple[str, str | None]]  # the first is the knob; a None value: the log lacks a number it needs
     why: str
-    numbers: dict = field(default_factory=dict)
-    fits: dict | None = None
+    numbers: dict[str, Any] = field(default_factory=dict)
+    fits: dict[str, Any] | None = None
 
-    def as_dict(self, phase: str) -> dict:
+    def as_dict(self, phase: str) -> dict[str, Any]:
         knob, value = self.flags[0] if self.flags else (None, None)
         return {"phase": phase, "knob": knob, "value": value,
                 "flags": [f"{k} {v}" for k, v in self.flags if v is not None],
@@ -45,11 +46,11 @@ class Change:
 class _Model:
     """The engine model for the logged command with a few flags changed, at the log's A and P (or a pool budget)."""
 
-    def __init__(self, loaded, A: float | None, P: float | None) -> None:
+    def __init__(self, loaded: Loaded, A: float | None, P: float | None) -> None:
         self.loaded, self.A, self.P = loaded, A, P
 
     @property
-    def args(self):
+    def args(self) -> EngineArgs:
         return self.loaded.args
 
     @cached_property
@@ -64,9 +65,9 @@ class _Model:
             tl, _ = for_loaded(self.loaded, available_gib=self.A, pre_load_gib=self.P)
         except (BadInput, EngineRefusal, ValueError):
             return MAX_FRACTION
-        return min(MAX_FRACTION, tl.max_safe_mem_fraction.value)
+        return min(MAX_FRACTION, float(tl.max_safe_mem_fraction.value))
 
-    def size(self, flags: list[tuple[str, str]], rest_gib: float | None = None) -> dict | None:
+    def size(self, flags: list[tuple[str, str]], rest_gib: float | None = None) -> dict[str, Any] | None:
         """K, T, max running requests and the pool budget with `flags` added; None where the engine refuses."""
         cmd = self.loaded.command
         argv = [*cmd.argv] + [t for kv in flags for t in kv]
@@ -225,7 +226,7 @@ def _slots(boot: BootLog, model: _Model, message: str | None) -> _Slots | None:
         rest_from, per_from = "the refusal's total_rest_memory", f"the refusal's mamba_cache_per_req {m.group(3)} MB"
     if message and (m := TOO_SMALL.search(message)):
         K, S = int(m.group(1)), int(m.group(2))
-    if per is None and r.conv_state_gib is not None and K is not None and K >= 0:
+    if per is None and r.conv_state_gib is not None and r.ssm_state_gib is not None and K is not None and K >= 0:
         per = (r.conv_state_gib + r.ssm_state_gib) / (K + 1)
         per_from = (f"the Mamba line: ({r.conv_state_gib:.2f} + {r.ssm_state_gib:.2f}) GiB over K + 1 = {K + 1} "
                     "rows")
@@ -242,7 +243,7 @@ def _slots(boot: BootLog, model: _Model, message: str | None) -> _Slots | None:
 
 
 def _first_fit(model: _Model, base: list[tuple[str, str]], flag: str, values: list[str], want: int,
-               rest: float | None) -> tuple[list[tuple[str, str]], dict] | None:
+               rest: float | None) -> tuple[list[tuple[str, str]], dict[str, Any]] | None:
     """The first value of `flag` (with the `base` flags) at which the engine model boots with `want` requests."""
     for v in values:
         flags = [*base, (flag, v)]
@@ -252,7 +253,7 @@ def _first_fit(model: _Model, base: list[tuple[str, str]], flag: str, values: li
     return None
 
 
-def _sized(fits: dict) -> str:
+def _sized(fits: dict[str, Any]) -> str:
     return (f"the engine model sizes K = {fits['max_mamba_cache_size']}, T = {fits['max_total_num_tokens']:,}, "
             f"max_running_requests {fits['max_running_requests']} (pool budget {fits['pool_budget_gib']:.2f} GiB)")
 
@@ -264,7 +265,7 @@ def _per_slot_bf16(model: _Model, per_gib: float) -> float:
     return per_gib * _stage_per_req(bf16) / _stage_per_req(model.loaded)
 
 
-def _stage_per_req(loaded) -> int:
+def _stage_per_req(loaded: Loaded) -> int:
     """The engine model's state bytes per slot on the largest PP stage (stage_per_req)."""
     return for_version(loaded.version).stage_per_req(loaded.args, loaded.geometry)
 
@@ -287,7 +288,7 @@ def _state(boot: BootLog, model: _Model, message: str | None, want: int, stop: b
     ratio_branch = args["max_mamba_cache_size"] is None and not (args["disable_radix_cache"] and
                                                                  args["max_running_requests"] is not None)
     rest = sl.rest_gib if model.A is None or model.P is None else None  # None: size from A and P
-    dtypes = [([], sl.per_slot_gib, "")]
+    dtypes: list[tuple[list[tuple[str, str]], float, str]] = [([], sl.per_slot_gib, "")]
     if args["mamba_ssm_dtype_resolved"] == "float32":
         per16 = _per_slot_bf16(model, sl.per_slot_gib)
         dtypes.append(([("--mamba-ssm-dtype", "bfloat16")], per16,
@@ -341,7 +342,7 @@ def _state(boot: BootLog, model: _Model, message: str | None, want: int, stop: b
 # ------------------------------------------------------------------------------------------ entry point
 
 
-def diagnose(boot: BootLog, loaded, A: float | None, P: float | None) -> dict | None:
+def diagnose(boot: BootLog, loaded: Loaded, A: float | None, P: float | None) -> dict[str, Any] | None:
     """The `diagnosis` object of `logs check --json` (phase, knob, value, why; numbers, fits, alternatives), or None
     when the log shows none of the failures this knows."""
     model = _Model(loaded, A, P)
@@ -364,7 +365,7 @@ def diagnose(boot: BootLog, loaded, A: float | None, P: float | None) -> dict | 
     return out
 
 
-def _asked(r: RankLog, loaded) -> int | None:
+def _asked(r: RankLog, loaded: Loaded) -> int | None:
     """The max_running_requests the server was asked for (the command's, else the log's server_args)."""
     asked = loaded.args["max_running_requests"]
     if asked is None:

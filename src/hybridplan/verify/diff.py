@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hybridplan.verify.bench import summary
 from hybridplan.verify.store import Run, canonical
 
@@ -16,19 +18,20 @@ def _same_point(run: Run) -> str:
     return canonical([k.gpu, k.page, k.selection, list(k.flags), list(k.env), k.workload])
 
 
-def facts(run: Run) -> dict:
+def facts(run: Run) -> dict[str, Any]:
     """The compared numbers of one run."""
-    out = {"outcome": run.outcome, "failure_phase": (run.failure or {}).get("phase")}
+    out: dict[str, Any] = {"outcome": run.outcome, "failure_phase": (run.failure or {}).get("phase")}
     out.update({k: run.boot.get(k) for k in _BOOT})
     out.update(summary(run.bench))
     return {k: out.get(k) for k in FIELDS}
 
 
-def diff_runs(a: list[Run], b: list[Run]) -> dict:
+def diff_runs(a: list[Run], b: list[Run]) -> dict[str, Any]:
     """Pair runs by point; list the fields that differ (with the relative change of numbers) and the unpaired."""
     by_a = {_same_point(r): r for r in a}
     by_b = {_same_point(r): r for r in b}
-    changed, same = [], 0
+    changed: list[dict[str, Any]] = []
+    same = 0
     for key in by_a.keys() & by_b.keys():
         ra, rb = by_a[key], by_b[key]
         fa, fb = facts(ra), facts(rb)
@@ -50,7 +53,7 @@ def diff_runs(a: list[Run], b: list[Run]) -> dict:
     return {"changed": changed, "unchanged": same, "only_a": _unpaired(by_a, by_b), "only_b": _unpaired(by_b, by_a)}
 
 
-def _unpaired(mine: dict[str, Run], other: dict[str, Run]) -> list[dict]:
+def _unpaired(mine: dict[str, Run], other: dict[str, Run]) -> list[dict[str, Any]]:
     runs = sorted((mine[k] for k in mine.keys() - other.keys()), key=lambda r: r.id or 0)
     return [{"selection": r.key.selection, "sweep": r.sweep, "gpu": r.key.gpu, "page": r.key.page, "run": r.id}
             for r in runs]

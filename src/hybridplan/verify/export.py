@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -17,8 +18,11 @@ from hybridplan.errors import BadInput
 from hybridplan.verify.bench import summary
 from hybridplan.verify.store import OUTCOMES, Run
 
+if TYPE_CHECKING:
+    from hybridplan.cookbook.schema import Page
 
-def measurement(run: Run, page) -> tuple[int, dict]:
+
+def measurement(run: Run, page: Page) -> tuple[int, dict[str, Any]]:
     """The cell index and one cookbook Measurement (schema.Measurement fields) for a stored run."""
     from hybridplan.cookbook.selection import find_cell
 
@@ -77,14 +81,14 @@ def _protocol(bench_command: str | None) -> str:
 # ------------------------------------------------------------------------------------------------ text edit
 
 
-def _key_node(mapping: yaml.MappingNode, key: str):
+def _key_node(mapping: yaml.MappingNode, key: str) -> tuple[yaml.Node, yaml.Node] | tuple[None, None]:
     for k, v in mapping.value:
         if isinstance(k, yaml.ScalarNode) and k.value == key:
             return k, v
     return None, None
 
 
-def _end_line(node, lines: list[str]) -> int:
+def _end_line(node: yaml.Node, lines: list[str]) -> int:
     """The line after a block node (0-based): the first later line indented less than the node (a sequence also
     ends at a line at its own column that is not an item), trailing blank and comment lines left outside."""
     first = node.start_mark.line
@@ -104,12 +108,12 @@ def _end_line(node, lines: list[str]) -> int:
     return end
 
 
-def _dump_items(records: list[dict], indent: int) -> list[str]:
+def _dump_items(records: list[dict[str, Any]], indent: int) -> list[str]:
     text = yaml.safe_dump(records, sort_keys=False, default_flow_style=None, width=110, allow_unicode=True)
     return [(" " * indent + line) if line else line for line in text.splitlines()]
 
 
-def insert_measurements(text: str, by_cell: dict[int, list[dict]]) -> str:
+def insert_measurements(text: str, by_cell: dict[int, list[dict[str, Any]]]) -> str:
     """The page text with each cell's new records appended to its `verification.measurements` list."""
     root = yaml.compose(text)
     _, cells = _key_node(root, "cells") if isinstance(root, yaml.MappingNode) else (None, None)
@@ -131,7 +135,7 @@ def insert_measurements(text: str, by_cell: dict[int, list[dict]]) -> str:
         if not isinstance(verification, yaml.MappingNode) or verification.flow_style:
             raise BadInput(f"cell {index}: `verification` is not a block mapping; add its measurements by hand")
         mkey, items = _key_node(verification, "measurements")
-        if items is None:
+        if mkey is None or items is None:
             indent = verification.start_mark.column
             edits.append((_end_line(verification, lines), 0,
                           [" " * indent + "measurements:"] + _dump_items(records, indent + 2)))
@@ -148,7 +152,7 @@ def insert_measurements(text: str, by_cell: dict[int, list[dict]]) -> str:
     return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
 
 
-def export_runs(page_path: Path, runs: list[Run], page) -> tuple[str, str, int]:
+def export_runs(page_path: Path, runs: list[Run], page: Page) -> tuple[str, str, int]:
     """(old text, new text, records) for the page file with the runs' measurement records added; the new text is
     re-read with the cookbook loader and must still be a valid page."""
     from hybridplan.cookbook.pages import read_page_text
@@ -157,7 +161,7 @@ def export_runs(page_path: Path, runs: list[Run], page) -> tuple[str, str, int]:
         old = page_path.read_text()
     except OSError as exc:
         raise BadInput(f"cannot read {page_path}: {exc.strerror or exc}") from None
-    by_cell: dict[int, list[dict]] = {}
+    by_cell: dict[int, list[dict[str, Any]]] = {}
     for run in runs:
         index, record = measurement(run, page)
         by_cell.setdefault(index, []).append(record)

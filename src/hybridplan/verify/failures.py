@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hybridplan.verify.records import Record
@@ -43,7 +43,7 @@ _PHASE_AT = {
 
 # the engine's own messages (reference/engine-semantics.md section 8), checked before anything generic: literal
 # needles, or patterns with bounded repeats only (the text can be anything a user pastes)
-_ENGINE_MESSAGES: tuple[tuple[str, str | re.Pattern], ...] = (
+_ENGINE_MESSAGES: tuple[tuple[str, str | re.Pattern[str]], ...] = (
     # kv_cache_configurator.py::_handle_max_mamba_cache / resolve_max_num_reqs
     ("state_pool", "Not enough GPU memory for hybrid (mamba/linear-attention) state cache"),
     ("state_pool", "state cache is too small to serve any requests"),
@@ -76,7 +76,7 @@ _KILLED = re.compile(r"^Killed\b|\bSIGKILL\b|exit(?:code| code|=)\s{0,4}(?:-9|13
                      r"|killed by (?:the )?(?:OOM|earlyoom)", re.IGNORECASE)
 
 
-def _find(needle: str | re.Pattern, text: str) -> int:
+def _find(needle: str | re.Pattern[str], text: str) -> int:
     """Where the needle starts in text (-1 when absent)."""
     if isinstance(needle, str):
         return text.find(needle)
@@ -91,7 +91,7 @@ class Failure:
     phase: str
     message: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"phase": self.phase, "message": self.message}
 
 

@@ -83,7 +83,7 @@ def health_ok(url: str, timeout_s: float = 2.0) -> bool:
     """Whether GET url answers 200 (the server's /health)."""
     try:
         with urllib.request.urlopen(url, timeout=timeout_s) as resp:  # noqa: S310 - a local URL we built
-            return resp.status == 200
+            return bool(resp.status == 200)
     except (urllib.error.URLError, OSError, ValueError):
         return False
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields as dc_fields
+from typing import Any
 
 from hybridplan.dtypes import ITEMSIZE
 from hybridplan.errors import BadInput
@@ -137,14 +138,14 @@ class RankLog:
     intermediate_conv_window_gib: float | None = None
     capped_slots_per_request: int | None = None  # S, read off the cap line
     capped_requests: int | None = None  # N of the cap line
-    summary: dict = field(default_factory=dict)
+    summary: dict[str, Any] = field(default_factory=dict)
     milestone: Milestone = Milestone.START
     oom: OutOfMemory | None = None  # the last torch out-of-memory message
     last_batch: str | None = None  # "prefill" or "decode": the last batch line before the end of the log
     last_prefill_tokens: int | None = None
 
-    def as_dict(self) -> dict:
-        out = {}
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
         for key in KEYS:
             value = getattr(self, key)
             if value is not None:
@@ -157,8 +158,8 @@ class RankLog:
         end" avail + its mem usage (the begin line is absent from an excerpt that starts at the end line)."""
         if self.pre_load_avail_gib is not None:
             return self.pre_load_avail_gib, "begin"
-        if self.loads and self.loads[0].usage_gib is not None:
-            first = self.loads[0]
+        first = self.loads[0] if self.loads else None
+        if first is not None and first.usage_gib is not None:
             return round(first.avail_after_gib + first.usage_gib, 2), "end"
         return None, "none"
 
@@ -172,7 +173,7 @@ class BootLog:
     ranks: dict[str, RankLog]
     stated_version: str | None = None  # the sglang version the log states (verify.log_version), if it says
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = self.rank0.as_dict()
         if len(self.ranks) > 1:
             out["ranks"] = {tag: r.as_dict() for tag, r in self.ranks.items()}
@@ -210,14 +211,14 @@ class _Fold:
     """Accumulates one rank's numbers record by record; the target's lines win where a draft logs the same ones."""
 
     def __init__(self) -> None:
-        self.v: dict = {}
+        self.v: dict[str, Any] = {}
         self.loads: list[LoadEvent] = []
         self.begin: float | None = None
         self.pools = False
         self.graphs: float | None = None
         self.cap_mrr: int | None = None
         self.post_capture_mrr: int | None = None
-        self.summary: dict = {}
+        self.summary: dict[str, Any] = {}
         self.milestone = Milestone.START
 
     def reach(self, m: Milestone) -> None:
@@ -276,7 +277,7 @@ class _Fold:
         if (oom := _oom(t)) is not None:
             self.v["oom"] = oom
 
-    def _load_end(self, f: dict) -> None:
+    def _load_end(self, f: dict[str, Any]) -> None:
         """`Load weight end. [elapsed=…, ]type=…, [dtype=…, ]avail mem=A GB[, mem usage=W GB].` (0.3.x: no usage)."""
         after = _gib(f.get("avail mem"))
         if after is None:
@@ -289,7 +290,7 @@ class _Fold:
         self.begin = None
         self.reach(Milestone.LOADED)
 
-    def _mamba(self, f: dict) -> None:
+    def _mamba(self, f: dict[str, Any]) -> None:
         """memory_pool.py::MambaPool.__init__ (no comma before `intermediate`; K absent before 0.5.1x)."""
         conv, ssm = _gib(f.get("conv_state size")), _gib(f.get("ssm_state size"))
         if conv is None or ssm is None or "conv_state_gib" in self.v:
@@ -304,7 +305,7 @@ class _Fold:
                 self.v[key] = x
         self.reach(Milestone.POOLS)
 
-    def _kv(self, f: dict) -> None:
+    def _kv(self, f: dict[str, Any]) -> None:
         """memory_pool.py::KVCache._finalize_allocation_log (MHA: K and V; MLA/DSA: one KV size)."""
         T = integer(f.get("#tokens"))
         if T is None or "kv_tokens" in self.v:
@@ -322,7 +323,7 @@ class _Fold:
             self.v["k_gib"], self.v["v_gib"] = k, v
         self.reach(Milestone.POOLS)
 
-    def _summary(self, f: dict) -> None:
+    def _summary(self, f: dict[str, Any]) -> None:
         """scheduler.py (tp_rank 0): `max_total_num_tokens=T, [chunked_prefill_size=c, ]max_prefill_tokens=p,
         max_running_requests=n, context_len=L[, available_gpu_mem=a GB]` (0.3.x has no chunk, 0.4.x no avail)."""
         if "max_running_requests" not in f and "context_len" not in f:

@@ -9,11 +9,12 @@ show it or the model is not in the catalog. Used by benchmarks/calibration_table
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from hybridplan.errors import HybridPlanError
 from hybridplan.hardware.catalog import lookup
 from hybridplan.models.catalog import lookup as catalog_entry
-from hybridplan.verify.public_logs import BootLogRecord, load
+from hybridplan.verify.public_logs import BootLogRecord, Values, load
 
 GIB = 1 << 30
 # the headroom parts allocated between "Capture ... begin" and "Capture ... end" (planner.headroom part names)
@@ -56,7 +57,7 @@ class Row:
     note: str = ""
 
 
-def _logged_pre_load(v) -> float | None:
+def _logged_pre_load(v: Values) -> float | None:
     if v.load_begin_avail_gib is not None:
         return v.load_begin_avail_gib
     if v.load_end_avail_gib is not None and v.weights_gib is not None:
@@ -125,7 +126,7 @@ def compare(r: BootLogRecord) -> Row:
     weights = (w.get("target_bytes_per_rank") or {}).get("value")
     parts = {p["name"]: p["bytes"] for p in tl.get("headroom_parts") or ()}
     capture = sum(parts.get(n, 0) for n in CAPTURE_PARTS) / GIB if parts else None
-    engine: dict = {}
+    engine: dict[str, Any] = {}
     A = v.load_end_avail_gib
     P = _logged_pre_load(v)
     if A is not None and P is not None:

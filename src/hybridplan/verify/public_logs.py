@@ -9,13 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, TypeVar
 
 from hybridplan.errors import BadInput
 from hybridplan.hardware.catalog import lookup
 
 PHASES = ("weights", "kv_pool", "state_pool", "cuda_graph", "first_request")
 _URL_PREFIXES = ("https://", "shared/data/logs/")
+
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_T = TypeVar("_T", bound="DataclassInstance")
 
 
 @dataclass(frozen=True)
@@ -108,7 +114,7 @@ class PublicLogs:
         raise BadInput(f"boot_logs.yaml: no record {record_id!r}")
 
 
-def _build(cls: type, raw: Any, where: str, nested: dict[str, Any] | None = None) -> Any:
+def _build(cls: type[_T], raw: Any, where: str, nested: dict[str, Any] | None = None) -> _T:
     """A frozen dataclass from a mapping; an unknown or missing key, or a wrong type, names the field."""
     if not isinstance(raw, dict):
         raise BadInput(f"boot_logs.yaml: {where}: expected a mapping")

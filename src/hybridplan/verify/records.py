@@ -48,7 +48,17 @@ class Record:
     line: int
 
 
-def _prefix(line: str) -> re.Match | None:
+@dataclass(kw_only=True)
+class _Draft:
+    """A record while its wrapped lines are being joined."""
+
+    rank: str
+    time: str | None
+    parts: list[str]
+    line: int
+
+
+def _prefix(line: str) -> re.Match[str] | None:
     m = _PREFIX.match(line)
     if m is None or (m.group("ts") is None and not m.group("ranks").strip()):
         return None
@@ -94,7 +104,7 @@ def _joiner(prev: str, nxt: str, vocabulary: frozenset[str]) -> str:
     return "" if a + b in vocabulary and not (a in vocabulary and b in vocabulary) else " "
 
 
-def token(pattern: re.Pattern, text: str) -> str:
+def token(pattern: re.Pattern[str], text: str) -> str:
     """The whitespace-free token `pattern` finds, without the punctuation around it (`(https://…)`, `--flag.`)."""
     m = pattern.search(text)
     return m.group().strip("\"'(),.:;") if m else ""
@@ -152,7 +162,7 @@ def _hard_wrap_width(lines: list[str], vocabulary: frozenset[str], starts: tuple
 
 def _physical_lines(text: str) -> list[str]:
     """The log's lines, ANSI colours removed, messages run together on one line split apart."""
-    out = []
+    out: list[str] = []
     for raw in text.splitlines():
         line = _ANSI.sub("", raw) if "\x1b" in raw else raw
         if _EMBEDDED.search(line):
@@ -172,31 +182,26 @@ def split_records(text: str, vocabulary: frozenset[str] = frozenset(),
     """
     lines = _physical_lines(text)
     wrap = _hard_wrap_width(lines, vocabulary, starts)
-    records: list[dict | None] = []
+    records: list[_Draft | None] = []  # None: a blank line, which ends the record before it
     rank = ""
     for no, line in enumerate(lines, start=1):
         m = _prefix(line)
         prev = lines[no - 2] if no > 1 else ""
-        open_ = bool(records) and records[-1] is not None
+        last = records[-1] if records else None  # the record a continuation line joins
         if m is not None:
             rank = " ".join(m.group("ranks").split())
-            records.append({"rank": rank, "time": m.group("ts"), "parts": [line[m.end():]], "line": no})
-        elif open_ and wrap is not None and len(prev) == wrap and (
+            records.append(_Draft(rank=rank, time=m.group("ts"), parts=[line[m.end():]], line=no))
+        elif last is not None and wrap is not None and len(prev) == wrap and (
                 not _STRONG.match(line) or _cuts_word(prev, line, vocabulary)):
-            records[-1]["parts"].append(_hard_joiner(prev, line, vocabulary) + line)  # blanks too: a cut before a space
+            last.parts.append(_hard_joiner(prev, line, vocabulary) + line)  # blanks too: a cut before a space
         elif not line.strip():
-            records.append(None)  # a blank line ends the record before it
-        elif open_ and not _standalone(line, starts):
-            records[-1]["parts"].append(_joiner(prev, line, vocabulary) + line)
+            records.append(None)
+        elif last is not None and not _standalone(line, starts):
+            last.parts.append(_joiner(prev, line, vocabulary) + line)
         else:
-            records.append({"rank": rank, "time": None, "parts": [line], "line": no})
-    out = []
-    for r in records:
-        if r is None:
-            continue
-        body = " ".join("".join(r["parts"]).split())
-        out.append(Record(rank=r["rank"], time=r["time"], text=body, line=r["line"]))
-    return out
+            records.append(_Draft(rank=rank, time=None, parts=[line], line=no))
+    return [Record(rank=r.rank, time=r.time, text=" ".join("".join(r.parts).split()), line=r.line)
+            for r in records if r is not None]
 
 
 def rank_numbers(tag: str) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from itertools import product
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from hybridplan.errors import BadInput, HybridPlanError
 from hybridplan.verify.bench import Workload, bench_argv, parse_bench
@@ -22,6 +22,9 @@ from hybridplan.verify.launcher import Interrupted, ServerProcess, port_free, ru
 from hybridplan.verify.logparse import BootLog, parse_log
 from hybridplan.verify.store import Run, RunKey, Store
 from hybridplan.verify.sweep import Sweep, combinations, label
+
+if TYPE_CHECKING:
+    from hybridplan.cookbook.schema import Page
 
 SERVER_MODULE = ("-m", "sglang.launch_server")
 _KILLED_RC = (-9, 137)
@@ -61,7 +64,7 @@ class Point:
     """One thing to measure: a rendered selection with the swept values applied."""
 
     selection: dict[str, str]
-    cell: dict | None
+    cell: dict[str, Any] | None
     sweep: tuple[tuple[str, str], ...]
     flags: tuple[str, ...]  # as rendered, host and port the harness's
     env: tuple[str, ...]
@@ -77,11 +80,11 @@ class Skipped:
     selection: dict[str, str]
     reason: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"selection": self.selection, "reason": self.reason}
 
 
-def plan_points(page, picks: dict[str, str], *, all_overlays: bool, sweeps: list[Sweep],
+def plan_points(page: Page, picks: dict[str, str], *, all_overlays: bool, sweeps: list[Sweep],
                 harness: Harness) -> tuple[list[Point], list[Skipped]]:
     """Every selection to run (all overlay combinations the picks leave open, with --all-overlays) x every sweep
     combination. Selections the page greys out (a reseated pick, no cell, a redirect) are skipped with the reason."""
@@ -133,7 +136,7 @@ def _env_pairs(env: tuple[str, ...]) -> dict[str, str]:
     return dict(e.split("=", 1) for e in env if "=" in e)
 
 
-def _outcome(state: str, server_rc: int | None, boot: BootLog, bench: dict | None, bench_rc: int | None,
+def _outcome(state: str, server_rc: int | None, boot: BootLog, bench: dict[str, Any] | None, bench_rc: int | None,
              bench_output: str | None, w: Workload, h: Harness) -> tuple[str, Failure | None]:
     """serves | boot-failure | runtime-oom | degraded, and the failure with its phase."""
     logged = boot.rank0.failure
@@ -160,7 +163,7 @@ def _outcome(state: str, server_rc: int | None, boot: BootLog, bench: dict | Non
     return "serves", None
 
 
-def _check(boot: BootLog, point: Point, build: Build, python_program: tuple[str, ...]) -> dict:
+def _check(boot: BootLog, point: Point, build: Build, python_program: tuple[str, ...]) -> dict[str, Any]:
     """`logs check` on the point's own command; a command the engine model cannot load is noted, not fatal."""
     from hybridplan.engine.command import LaunchCommand
     from hybridplan.verify.check import check_log
@@ -222,8 +225,8 @@ def run_point(point: Point, n: int, *, key: RunKey, build: Build, w: Workload, h
 class Progress:
     """What a sweep did, point by point (the `verify --json` payload's `points`)."""
 
-    done: list[dict] = field(default_factory=list)
-    resumed: list[dict] = field(default_factory=list)
+    done: list[dict[str, Any]] = field(default_factory=list)
+    resumed: list[dict[str, Any]] = field(default_factory=list)
 
 
 def run_points(points: list[Point], *, store: Store, page_id: str, gpu: str, build: Build, w: Workload, h: Harness,

@@ -14,6 +14,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from hybridplan.errors import BadInput
 
@@ -55,7 +56,7 @@ def default_path() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "hybridplan" / "results.sqlite"
 
 
-def canonical(value) -> str:
+def canonical(value: object) -> str:
     """JSON with sorted keys and no spaces: equal values, equal text."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
@@ -68,10 +69,10 @@ class RunKey:
     engine_commit: str
     gpu: str
     page: str
-    selection: dict
+    selection: dict[str, Any]
     flags: tuple[str, ...]
     env: tuple[str, ...]
-    workload: dict
+    workload: dict[str, Any]
 
     @property
     def digest(self) -> str:
@@ -88,10 +89,10 @@ class Run:
     key: RunKey
     sweep: str  # the swept flag and value (`mem-fraction-static=0.85`), '' outside a sweep
     outcome: str  # serves | boot-failure | runtime-oom | degraded
-    failure: dict | None  # {phase, message}
-    boot: dict  # `logs parse --json`
-    bench: dict | None  # parsed bench_serving block
-    check: dict | None  # `logs check --json` (predicted vs observed), or {"error": ...}
+    failure: dict[str, Any] | None  # {phase, message}
+    boot: dict[str, Any]  # `logs parse --json`
+    bench: dict[str, Any] | None  # parsed bench_serving block
+    check: dict[str, Any] | None  # `logs check --json` (predicted vs observed), or {"error": ...}
     command: str
     bench_command: str | None
     log: str
@@ -99,7 +100,7 @@ class Run:
     created_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     id: int | None = None
 
-    def as_dict(self, *, with_logs: bool = False) -> dict:
+    def as_dict(self, *, with_logs: bool = False) -> dict[str, Any]:
         out = {"id": self.id, "engine_version": self.key.engine_version, "engine_commit": self.key.engine_commit,
                "gpu": self.key.gpu, "page": self.key.page, "selection": self.key.selection,
                "flags": list(self.key.flags), "env": list(self.key.env), "workload": self.key.workload,
@@ -137,7 +138,7 @@ class Store:
     def __enter__(self) -> "Store":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def has(self, key: RunKey) -> bool:
@@ -158,11 +159,12 @@ class Store:
                 "sweep, created_at, outcome, failure_phase, failure_message, boot, bench, check_result, command, "
                 "bench_command, log, bench_output) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row)
+        assert cur.lastrowid is not None  # set by every INSERT
         return cur.lastrowid
 
     def runs(self, *, page: str | None = None, gpu: str | None = None, build: str | None = None) -> list[Run]:
         """Finished points, oldest first; `build` matches the engine version or a commit prefix."""
-        sql, args = "SELECT * FROM runs WHERE 1=1", []
+        sql, args = "SELECT * FROM runs WHERE 1=1", list[str]()
         if page:
             sql += " AND page = ?"
             args.append(page)
