@@ -1,0 +1,34 @@
+"""The public boot logs (data/boot_logs.yaml) as the planner's evidence (planner.evidence.EvidenceSource): each boot
+that printed its --mem-fraction-static, served (booted) or failed in its phase, with the prefill chunk and request cap
+its scheduler line printed."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Sequence
+
+from hybridplan.hardware.catalog import GPU
+from hybridplan.planner.evidence import EvidencePoint, same_class
+
+
+@lru_cache(maxsize=1)
+def _points() -> tuple[EvidencePoint, ...]:
+    from hybridplan.verify.public_logs import load
+
+    out = []
+    for r in load().records:
+        v = r.values
+        if v.mem_fraction_static is None:
+            continue
+        out.append(EvidencePoint(
+            kind="boot log", label=r.id, source=r.url, gpu=r.gpu, model=r.model,
+            outcome="failed" if v.failure else "served", phase=v.failure, mem_fraction_static=v.mem_fraction_static,
+            chunked_prefill_size=v.chunked_prefill_size, max_running_requests=v.max_running_requests, tp=r.tp,
+            build=r.sglang_version))
+    return tuple(out)
+
+
+def log_evidence(gpu: GPU, version: str) -> Sequence[EvidencePoint]:
+    """The public boot logs on the card, or on a card whose fraction evidence transfers to it (any release: the
+    fraction's meaning, P x (1 - f) of slack, has not changed across them)."""
+    return tuple(p for p in _points() if p.gpu == gpu.id or same_class(gpu, p.gpu))

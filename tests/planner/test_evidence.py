@@ -1,0 +1,79 @@
+"""planner.evidence: the fraction ceiling and the confidence from measured launches (the pages' records, boot logs)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hybridplan.cookbook.record_evidence import page_evidence
+from hybridplan.hardware.catalog import lookup
+from hybridplan.loading import load
+from hybridplan.planner import evidence as ev
+from hybridplan.verify.log_evidence import log_evidence
+
+SEED = ("--model-path RadixArk/Qwen3.8-27B-NVFP4 --speculative-algorithm DFLASH --speculative-draft-model-path "
+        "incoai/Qwen3.8-27B-DFlash2 --max-running-requests 1 --mamba-ssm-dtype bfloat16")
+SOURCE = ev.combine(page_evidence, log_evidence)
+
+
+def probe(command: str, gpu: str, concurrency: int, version: str | None = None) -> tuple[ev.Probe, float]:
+    """The command's probe on the card and the engine's default fraction for it."""
+    card = lookup(gpu)
+    args = load(command, platform=card.platform(), version=version).args
+    return ev.Probe.of(args, card, concurrency), args["mem_fraction_static"]
+
+
+def test_the_seed_target_is_capped_two_steps_below_the_recorded_bf16_first_request_oom():
+    """The page's bf16 DFlash record ran out of memory on its first request at 0.90 (chunk 4096): the ceiling is
+    0.88, the page's own serving setting, although the model's estimate and the no-evidence rule allow 0.90."""
+    p, default = probe(SEED, "rtx5090", 1)
+    b = ev.fraction_bound(p, default, SOURCE(lookup("rtx5090"), "0.5.23"))
+    assert default == pytest.approx(0.7213, abs=1e-4) and b.no_evidence_ceiling == 0.9
+    assert b.ceiling == 0.88 and b.cap is not None and b.cap.point.label.endswith("dflash-bf16-first-request-oom")
+    assert b.support is None  # the fp32 pin served at 0.895 supports less than the no-evidence ceiling
+
+
+def test_no_comparable_launch_keeps_the_no_evidence_ceiling():
+    """H200 has only a DeepSeek boot that failed sizing and an H100 Qwen3-235B TP4 boot with no chunk or cap printed:
+    neither is comparable, so Qwen3.8-27B-FP8 stays within max(default + 0.05, 0.90)."""
+    cmd = "--model-path Qwen/Qwen3.8-27B-FP8"
+    p, default = probe(cmd, "h200", 103)
+    points = SOURCE(lookup("h200"), "0.5.23")
+    assert {x.label for x in points} >= {"vllm-21348-qwen3-235b-fp8-4xh100"}
+    b = ev.fraction_bound(p, default, points)
+    assert b.support is None and b.cap is None
+    assert b.ceiling == round(max(default + ev.NO_EVIDENCE_STEP, ev.NO_EVIDENCE_FLOOR), 3) == 0.9
+    c = ev.confidence(ev.Probe.of(load(cmd + " --mem-fraction-static 0.9", platform=lookup("h200").platform()).args,
+                                  lookup("h200"), 103), points)
+    assert c.level == "extrapolated" and c.distance is not None and c.distance > ev.MAX_DISTANCE
+
+
+def test_distance_terms_and_card_class():
+    p, _ = probe("--model-path Qwen/Qwen3.8-27B-FP8 --chunked-prefill-size 32768", "h200", 64)
+    near = ev.EvidencePoint(kind="boot log", label="x", source="s", gpu="h100-80gb", model=p.model, outcome="served",
+                            phase=None, mem_fraction_static=0.9, chunked_prefill_size=8192, max_running_requests=64,
+                            tp=1)
+    d = ev.distance(near, p)
+    assert d is not None and d.value == pytest.approx(ev.CLASS + 2.0)  # another Hopper card, chunk 4x the measured
+    assert ev.distance(near, ev.Probe.of(p_args := load("--model-path Qwen/Qwen3.8-27B-FP8", platform=lookup(
+        "h100-80gb").platform()).args, lookup("h100-80gb"), 64)) is not None
+    bigger = ev.EvidencePoint(**{**near.as_dict(), "gpu": "h200"})
+    assert ev.distance(bigger, ev.Probe.of(p_args, lookup("h100-80gb"), 64)) is None  # more memory: no transfer
+    assert ev.distance(near, ev.Probe.of(p_args, lookup("rtx5090"), 64)) is None  # another architecture
+
+
+def test_a_launch_of_this_command_is_measured():
+    cmd = ("--trust-remote-code --model-path RadixArk/Qwen3.8-27B-NVFP4 --kv-cache-dtype fp8_e4m3 --attention-backend "
+           "flashinfer --max-running-requests 1 --cuda-graph-max-bs-decode 1 --speculative-algorithm DFLASH "
+           "--speculative-draft-model-path incoai/Qwen3.8-27B-DFlash2 --speculative-num-draft-tokens 8 "
+           "--mamba-radix-cache-strategy extra_buffer_lazy --mamba-ssm-dtype float32 --mem-fraction-static 0.895 "
+           "--mamba-full-memory-ratio 10")
+    card = lookup("rtx5090")
+    points = SOURCE(card, "0.5.23")
+    built = next(p.version for p in points if p.label.endswith("dflash-fp32-ht-pin"))
+    assert built is not None
+    c = ev.confidence(probe(cmd, "rtx5090", 1, built)[0], points)
+    assert c.level == "measured" and "dflash-fp32-ht-pin" in c.note
+    # the same command modelled under another release is not the launch that ran: inside its evidence, no more
+    assert ev.confidence(probe(cmd, "rtx5090", 1, "0.5.18")[0], points).level == "calibrated"
+    lower = ev.confidence(probe(cmd.replace("0.895", "0.87"), "rtx5090", 1, built)[0], points)
+    assert lower.level == "calibrated" and lower.margin == pytest.approx(0.025)
