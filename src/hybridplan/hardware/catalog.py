@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from importlib import resources
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -14,6 +14,7 @@ from hybridplan.errors import BadInput
 
 MIB = 1 << 20
 GIB = 1 << 30
+GENERIC_ID = "custom"  # the id of a card known only by its memory; no catalog entry may take it
 
 
 class GPU(BaseModel):
@@ -55,6 +56,11 @@ class GPU(BaseModel):
         return self.memory_mib / 1024
 
     @property
+    def generic(self) -> bool:
+        """A card known only by its memory (`--gpu-memory-gib` alone): no catalog entry, so no recorded launches."""
+        return self.id == GENERIC_ID
+
+    @property
     def torch_total_known(self) -> bool:
         return self.torch_total_mib is not None and self.memory_source != "input"
 
@@ -92,7 +98,7 @@ class GPU(BaseModel):
         return self.model_copy(update={"memory_mib": int(round(gib * 1024)), "memory_source": "input",
                                        "torch_total_mib": None, "torch_total_source": ""})
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = self.model_dump()
         out["memory_gib"] = self.memory_gib
         out["fp4_tensor_cores"] = self.fp4_tensor_cores
@@ -119,8 +125,8 @@ def _load() -> tuple[tuple[GPU, ...], dict[str, GPU]]:
     index: dict[str, GPU] = {}
     for gpu in cat.gpus:
         for key in (gpu.id, *gpu.aliases):
-            if key in index:
-                raise BadInput(f"gpus.yaml: id or alias {key!r} is used twice")
+            if key in index or key == GENERIC_ID:
+                raise BadInput(f"gpus.yaml: id or alias {key!r} is used twice or reserved")
             index[key] = gpu
     return tuple(cat.gpus), index
 
@@ -132,7 +138,7 @@ def catalog() -> tuple[GPU, ...]:
 
 def custom(memory_gib: float) -> GPU:
     """A CUDA card known only by its memory (`--gpu-memory-gib` without `--gpu`)."""
-    base = GPU(id="custom", name="GPU", vendor="nvidia", device="cuda", arch="unknown", memory_mib=1,
+    base = GPU(id=GENERIC_ID, name="GPU", vendor="nvidia", device="cuda", arch="unknown", memory_mib=1,
                memory_source="input", nominal_gb=max(memory_gib, 1e-3) * GIB / 1e9)
     return base.with_memory_gib(memory_gib)
 

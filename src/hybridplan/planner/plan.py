@@ -263,7 +263,8 @@ class Planner:
         split = self._split(loaded, tl, g, pin, L, C, check)
         flags = ("--mem-fraction-static", repr(mfs)) + split.flags
         final = self.timeline(replace(loaded, args=split.args), gpu, weights)  # the pools as the split sizes them
-        r = self.t.measured(split.args, gpu.id, loaded.version) if self.t.measured is not None else None
+        # a generic card (--gpu-memory-gib alone) is in no page, so no record can show it failing
+        r = self.t.measured(split.args, gpu.id, loaded.version) if self.t.measured and not gpu.generic else None
         if r is not None:
             return Outcome(candidate=c, fits=False, timeline=final, mem_fraction=mfs, argv=argv + flags, split=split,
                            needs=check["needs"], measured_failure=r, reason=(
