@@ -28,12 +28,12 @@ NAME_LADDER = (("hw", "variant", "quant"), ("variant", "quant"), ("hw", "quant")
 IMAGE_LADDER = (("hw", "quant", "strategy"), ("hw", "quant"), ("hw",))
 
 
-def ladder_key(rung: tuple[str, ...], sel: dict) -> str:
+def ladder_key(rung: tuple[str, ...], sel: dict[str, Any]) -> str:
     """A lookup key as the docs build it (`${hw}|${quant}`; a dim the page lacks reads `undefined`)."""
     return "default" if rung == ("default",) else "|".join(str(sel.get(x, "undefined")) for x in rung)
 
 
-def our_id(docs_id: str) -> str:
+def our_id(docs_id: object) -> str:
     """A docs id as a hybridplan id: camelCase to kebab-case (`ssmDtype` -> `ssm-dtype`), lower case."""
     s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"-\1", str(docs_id)).lower()
     return re.sub(r"[^a-z0-9._-]+", "-", s).strip("-") or "x"
@@ -63,23 +63,27 @@ class DocsPage:
     ev: Evaluation
     space: Space
     kinds: dict[str, str]  # our dim id -> hw | match | overlay
-    rows: dict[str, dict]  # our dim id -> raw dim (match or overlay)
-    row_paths: dict[str, tuple]  # our dim id -> path of the raw dim in the module
+    rows: dict[str, dict[str, Any]]  # our dim id -> raw dim (match or overlay)
+    row_paths: dict[str, tuple[Any, ...]]  # our dim id -> path of the raw dim in the module
     option_ids: dict[str, dict[str, str]]  # our dim id -> docs option id -> our option id
-    cells: list[dict]
+    cells: list[dict[str, Any]]
     cell_at: dict[Point, int]  # the first cell of each selection that has one
-    fns: dict[tuple, dict]
+    fns: dict[tuple[Any, ...], dict[str, Any]]
 
     @classmethod
     def of(cls, ev: Evaluation) -> "DocsPage":
         d = ev.data
-        rows, paths, kinds, opt_ids = {}, {}, {}, {}
+        rows: dict[str, dict[str, Any]] = {}
+        paths: dict[str, tuple[Any, ...]] = {}
+        kinds: dict[str, str] = {}
+        opt_ids: dict[str, dict[str, str]] = {}
         raw_match = ([(("matchDims", i), r) for i, r in enumerate(d.get("matchDims") or [])]
                      if isinstance(d.get("matchDims"), list)
                      else [((k,), {"id": i, "options": d[k]}) for k, i in LEGACY if isinstance(d.get(k), list)])
         raw_over = [(("overlayDims", i), r) for i, r in enumerate(d.get("overlayDims") or [])
                     if isinstance(r, dict) and r.get("kind") != "number"]
-        dims, options = [], []
+        dims: list[str] = []
+        options: list[tuple[str, ...]] = []
         for dim in ev.dims:
             oid = our_id(dim["id"])
             kinds[oid] = dim["kind"]
@@ -94,7 +98,7 @@ class DocsPage:
         page = cls(ev=ev, space=space, kinds=kinds, rows=rows, row_paths=paths, option_ids=opt_ids, cells=cells,
                    cell_at={}, fns={tuple(f["path"]): f for f in ev.functions})
         match_dims = [k for k, dim in enumerate(ev.dims) if dim["kind"] != "overlay"]
-        first: dict[tuple, int] = {}
+        first: dict[tuple[Any, ...], int] = {}
         for i, c in enumerate(cells):
             m = c.get("match") or {}
             key = tuple(page.option_ids[dims[k]].get(str(m.get(ev.dims[k]["id"])), None) for k in match_dims)
@@ -108,7 +112,7 @@ class DocsPage:
     def points(self) -> list[Point]:
         return self.space.points()
 
-    def value(self, path: tuple, literal: Any, point: Point) -> Any:
+    def value(self, path: tuple[Any, ...], literal: Any, point: Point) -> Any:
         """A field's value at a selection: its function's value there, else the literal."""
         f = self.fns.get(tuple(path))
         if f is None:
@@ -118,14 +122,14 @@ class DocsPage:
             idx = idx * n + k
         return f["values"][f["at"][idx]]
 
-    def option_list(self, dim: str) -> list[tuple[tuple, dict]]:
+    def option_list(self, dim: str) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
         r = self.rows.get(dim)
         if r is None:
             return []
         return [(self.row_paths[dim] + ("options", i), o) for i, o in enumerate(r.get("options") or [])
                 if isinstance(o, dict)]
 
-    def reason(self, path: tuple, opt: dict, point: Point) -> str | None:
+    def reason(self, path: tuple[Any, ...], opt: dict[str, Any], point: Point) -> str | None:
         """The shown tooltip while greyed out (disableReason, else the docs' default), None when enabled."""
         if not self.value(path + ("disabled",), opt.get("disabled", False), point):
             return None
@@ -139,16 +143,16 @@ class DocsPage:
             return "verified" if c.get("verified") is True else "unverified"
         return s if s in STATUSES else "unverified"
 
-    def _ladder(self, table: dict, keys: tuple[tuple[str, ...], ...], sel: dict, default: str) -> str:
+    def _ladder(self, table: dict[str, Any], keys: tuple[tuple[str, ...], ...], sel: dict[str, Any], default: str) -> str:
         for key in keys:
-            k = ladder_key(key, sel)
-            if isinstance(table.get(k), str):
-                return table[k]
+            v = table.get(ladder_key(key, sel))
+            if isinstance(v, str):
+                return v
         return default
 
     def docs_sel(self, point: Point) -> dict[str, str]:
         """The selection with docs dim and option ids, as the module's functions see it."""
-        out = {}
+        out: dict[str, str] = {}
         for k, dim in enumerate(self.ev.dims):
             out[dim["id"]] = dim["options"][point[k]]
         return out
@@ -159,14 +163,17 @@ class DocsPage:
     def docker_image(self, point: Point) -> str:
         return self._ladder(self.ev.data.get("dockerImages") or {}, IMAGE_LADDER, self.docs_sel(point), DEFAULT_IMAGE)
 
-    def observe(self, point: Point) -> dict:
+    def observe(self, point: Point) -> dict[str, Any]:
         """Everything the Deploy panel shows for one selection that has a cell."""
         sel = self.space.selection(point)
         ci = self.cell_at[point]
         cell = self.cells[ci]
         obs: dict[str, Any] = {"cell": ci, "status": self.status(ci, point), "model": self.model_name(point),
                                "image": self.docker_image(point), "options": {}, "rows": {}}
-        add, strip, env, hints = [], [], list(cell.get("env") or []), []
+        add: list[str] = []
+        strip: list[str] = []
+        env: list[str] = list(cell.get("env") or [])
+        hints: list[str] = []
         for dim in self.space.dims:
             if dim not in self.rows:
                 continue
@@ -176,7 +183,7 @@ class DocsPage:
             obs["rows"][dim] = row_visible
             for path, o in self.option_list(dim):
                 oid = self.option_ids[dim].get(str(o.get("id")), our_id(o.get("id")))
-                v = {"visible": row_visible and bool(self.value(path + ("showWhen",), o.get("showWhen", True), point)),
+                v: dict[str, Any] = {"visible": row_visible and bool(self.value(path + ("showWhen",), o.get("showWhen", True), point)),
                      "reason": self.reason(path, o, point)}
                 if self.kinds[dim] == "overlay":
                     for key, field in (("flags", "flags"), ("env", "env"), ("hints", "hints"),
@@ -193,7 +200,7 @@ class DocsPage:
         obs["composed"] = {"flags": flags, "env": env, "hints": hints}
         return obs
 
-    def observations(self) -> dict[Point, dict]:
+    def observations(self) -> dict[Point, dict[str, Any]]:
         return {p: self.observe(p) for p in self.points() if p in self.cell_at}
 
 
@@ -207,7 +214,7 @@ def docs_compose(cell_flags: list[str], add: tuple[str, ...], strip: tuple[str, 
     return C.overlay_compose(flags, add, strip)
 
 
-def observe_page(page: Page, sel: dict[str, str], docs_ratio: bool = False) -> dict | None:
+def observe_page(page: Page, sel: dict[str, str], docs_ratio: bool = False) -> dict[str, Any] | None:
     """The same observations of a hybridplan page (None when the selection has no cell). `docs_ratio` composes
     the ratio as the docs do (an overlay that strips the family drops it, one that only adds it doubles it) instead
     of hybridplan's ratio slot."""
@@ -224,7 +231,7 @@ def observe_page(page: Page, sel: dict[str, str], docs_ratio: bool = False) -> d
         row_visible = evaluate(dim.show_when, sel)
         obs["rows"][dim.id] = row_visible
         for o in dim.options:
-            v = {"visible": row_visible and evaluate(o.show_when, sel), "reason": o.disabled_reason(sel)}
+            v: dict[str, Any] = {"visible": row_visible and evaluate(o.show_when, sel), "reason": o.disabled_reason(sel)}
             if page.is_overlay(dim.id):
                 v.update(flags=expand(o.flags, sel), env=expand(o.env, sel), hints=expand(o.hints, sel),
                          strip=expand(dim.strip, sel) + expand(o.strip, sel))
@@ -239,10 +246,10 @@ def observe_page(page: Page, sel: dict[str, str], docs_ratio: bool = False) -> d
     return obs
 
 
-def differences(a: dict, b: dict, where: str = "") -> list[str]:
+def differences(a: object, b: object, where: str = "") -> list[str]:
     """Paths where two observations differ, with both values."""
     if isinstance(a, dict) and isinstance(b, dict):
-        out = []
+        out: list[str] = []
         for k in list(a) + [k for k in b if k not in a]:
             out += differences(a.get(k), b.get(k), f"{where}.{k}" if where else k)
         return out

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import shlex
 from functools import lru_cache
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from hybridplan.cookbook.compose import family, flag_value
 from hybridplan.cookbook.text import interpolate
 from hybridplan.engine.command import LaunchCommand
 from hybridplan.errors import HybridPlanError
+
+if TYPE_CHECKING:
+    from hybridplan.engine.types import Platform
+    from hybridplan.loading import Loaded
 
 # the Deploy panel's labels for --speculative-algorithm values (cookbook-semantics §3.8)
 SPEC_LABELS = {"EAGLE": "MTP", "EAGLE3": "MTP", "FROZEN_KV_MTP": "MTP", "NEXTN": "MTP", "DSPARK": "DSpark",
@@ -49,7 +53,7 @@ def launch_command(flags: list[str] | tuple[str, ...], env: list[str] | tuple[st
 
 
 @lru_cache(maxsize=4096)
-def resolve(command: LaunchCommand, version: str, platform=None):
+def resolve(command: LaunchCommand, version: str, platform: Platform | None = None) -> Loaded | HybridPlanError:
     """hybridplan.loading.load, memoised (pages render the same commands many times); errors are returned."""
     from hybridplan.loading import load
 
@@ -59,7 +63,7 @@ def resolve(command: LaunchCommand, version: str, platform=None):
         return exc
 
 
-def spec_banners(flags: list[str], loaded) -> tuple[list[str], list[str]]:
+def spec_banners(flags: list[str], loaded: Loaded | HybridPlanError) -> tuple[list[str], list[str]]:
     """(warnings, notes) about --max-running-requests under speculative decoding, on the effective flags.
 
     Without the flag the engine resets it (arg_groups/speculative_hook.py::_default_mrr); the value is read from

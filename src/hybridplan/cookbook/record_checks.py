@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from hybridplan.cookbook.engine_view import env_pairs
 from hybridplan.cookbook.records import Record
 from hybridplan.engine.command import LaunchCommand
 from hybridplan.planner.plan import MeasuredFailure
+
+if TYPE_CHECKING:
+    from hybridplan.engine.types import EngineArgs
+    from hybridplan.planner.verdict import Verdict
 
 # resolved arguments that must be equal for a record to speak for another command (the rest bound it monotonically)
 SAME = ("model_path", "speculative_algorithm", "speculative_draft_model_path", "speculative_num_draft_tokens",
@@ -36,7 +41,7 @@ class Check:
     record: Record
     label: str
     gpu: str
-    verdict: object  # planner.verdict.Verdict, or None when the model cannot load the command
+    verdict: Verdict | None  # None when the model cannot load the command
     error: str | None = None
 
     @property
@@ -74,7 +79,7 @@ def check(record: Record, gpu_id: str, version: str) -> list[Check]:
     from hybridplan.planner.verdict import predict
 
     card = lookup(gpu_id)
-    out = []
+    out: list[Check] = []
     for label, command in commands(record):
         try:
             loaded = load(command, platform=card.platform(), version=version)
@@ -86,12 +91,12 @@ def check(record: Record, gpu_id: str, version: str) -> list[Check]:
     return out
 
 
-def _num(args, key: str) -> float:
+def _num(args: EngineArgs, key: str) -> float:
     v = args.get(key)
     return float(v) if v is not None else 0.0
 
 
-def bounds(failed_args, failed_phase: str | None, args) -> bool:
+def bounds(failed_args: EngineArgs, failed_phase: str | None, args: EngineArgs) -> bool:
     """Whether a failed launch (its resolved args) shows that `args` fails too."""
     if any(failed_args.get(k) != args.get(k) for k in SAME):
         return False
@@ -106,7 +111,7 @@ def bounds(failed_args, failed_phase: str | None, args) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _failed_launches(gpu_id: str, version: str) -> tuple[tuple[Record, str, object], ...]:
+def _failed_launches(gpu_id: str, version: str) -> tuple[tuple[Record, str, EngineArgs], ...]:
     """Every failed launch recorded on a card by the bundled pages of an engine version, resolved once."""
     from hybridplan.cookbook.pages import bundled_ids, load_page
     from hybridplan.errors import HybridPlanError
@@ -114,7 +119,7 @@ def _failed_launches(gpu_id: str, version: str) -> tuple[tuple[Record, str, obje
     from hybridplan.loading import load
 
     card = lookup(gpu_id)
-    out = []
+    out: list[tuple[Record, str, EngineArgs]] = []
     for pid in bundled_ids():
         page = load_page(pid)
         if page.engine_version != version:
@@ -131,7 +136,7 @@ def _failed_launches(gpu_id: str, version: str) -> tuple[tuple[Record, str, obje
     return tuple(out)
 
 
-def measured_failure(args, gpu_id: str, version: str) -> MeasuredFailure | None:
+def measured_failure(args: EngineArgs, gpu_id: str, version: str) -> MeasuredFailure | None:
     """The first bundled record that shows a command (its resolved args) failing on the card, as the planner takes
     it (planner.plan.FailureLookup): what `plan` must stay clear of."""
     for r, label, fargs in _failed_launches(gpu_id, version):
@@ -147,7 +152,7 @@ def margin_interval(checks: list[Check], margin_gib: float) -> tuple[float, floa
     lo, hi = float("-inf"), float("inf")
     for c in checks:
         v = c.verdict
-        if v is None or v.serve_need_gib is None:
+        if v is None or v.serve_need_gib is None or v.slack_gib is None:
             continue  # failed before the runtime phases: the margin does not decide it
         room = v.slack_gib - (v.serve_need_gib - margin_gib)  # slack left beyond the predicted need
         if c.record.outcome == "served":

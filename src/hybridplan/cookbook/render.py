@@ -9,13 +9,17 @@ computed on the effective flags and env (the env rides with the flags it belongs
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Mapping
 
 from hybridplan.cookbook import compose as C
 from hybridplan.cookbook import engine_view, guide, selection as S, text as T
 from hybridplan.cookbook.conditions import evaluate
-from hybridplan.cookbook.schema import Cell, Hardware, Page
+from hybridplan.cookbook.schema import Cell, Hardware, Page, PageWorkload
+
+if TYPE_CHECKING:
+    from hybridplan.cookbook.ratio import RatioResult
+    from hybridplan.engine.types import Platform
 
 BADGE_LABELS = {"verified": "Verified", "in-progress": "Final Verification In Progress",
                 "unverified": "Not Verified"}
@@ -39,7 +43,7 @@ class Rendered:
     page: str
     selection: dict[str, str]
     reseated: tuple[S.Reseat, ...]
-    cell: dict | None  # {"index", "match"} of the matched cell
+    cell: dict[str, Any] | None  # {"index", "match"} of the matched cell
     flags: tuple[str, ...]  # one flag with its value each, command order, placeholders filled
     env: tuple[str, ...]
     hints: tuple[str, ...]
@@ -53,23 +57,23 @@ class Rendered:
     docker_image: str | None
     nnodes: int
     redirect: bool
-    ratio: dict  # {"cell", "base", "effective"}: RatioResult dicts or None; "pinned": where the ratio came from
-    verification: dict | None
+    ratio: dict[str, Any]  # {"cell", "base", "effective"}: RatioResult dicts or None; "pinned": where the ratio came from
+    verification: dict[str, Any] | None
     curl: str | None
-    effective: dict | None = None  # {"flags", "env", "command"} when deltas were given
-    benchmarks: tuple[dict, ...] = ()  # {"concurrency", "command"}: reproduce the measurements behind this badge
+    effective: dict[str, Any] | None = None  # {"flags", "env", "command"} when deltas were given
+    benchmarks: tuple[dict[str, Any], ...] = ()  # {"concurrency", "command"}: reproduce the measurements behind this badge
     engine_version: str = ""
-    install: dict | None = None  # guide.install: pip at the pinned commit, the docker image and its commit
-    build_warnings: tuple[dict, ...] = ()  # what the build needs for this selection (guide.build_warnings)
-    examples: tuple[dict, ...] = ()  # invocation examples {"id", "title", "command"}
-    accuracy: tuple[dict, ...] = ()  # {"eval", "command"}: the page's accuracy runs
-    calculator: dict | None = None  # {"request_length", "concurrency", "base", "effective"}: `ratio --json` each
+    install: dict[str, Any] | None = None  # guide.install: pip at the pinned commit, the docker image and its commit
+    build_warnings: tuple[dict[str, Any], ...] = ()  # what the build needs for this selection (guide.build_warnings)
+    examples: tuple[dict[str, Any], ...] = ()  # invocation examples {"id", "title", "command"}
+    accuracy: tuple[dict[str, Any], ...] = ()  # {"eval", "command"}: the page's accuracy runs
+    calculator: dict[str, Any] | None = None  # {"request_length", "concurrency", "base", "effective"}: `ratio --json` each
 
     @property
     def badge_label(self) -> str:
         return BADGE_LABELS[self.badge]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "page": self.page, "engine_version": self.engine_version, "selection": dict(self.selection),
             "reseated": [r.as_dict() for r in self.reseated], "cell": self.cell, "flags": list(self.flags),
@@ -82,6 +86,38 @@ class Rendered:
             "build_warnings": list(self.build_warnings), "examples": list(self.examples),
             "accuracy": list(self.accuracy), "calculator": self.calculator,
         }
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Shared:
+    """What every Rendered of one selection carries, whichever cell (or none) it lands on."""
+
+    page: str
+    selection: dict[str, str]
+    reseated: tuple[S.Reseat, ...]
+    options: dict[str, list[S.OptionState]]
+    model_name: str
+    docker_image: str | None
+    mode: str
+    engine_version: str
+    curl: str | None
+    install: dict[str, Any] | None
+    benchmarks: tuple[dict[str, Any], ...] = ()
+    build_warnings: tuple[dict[str, Any], ...] = ()
+    accuracy: tuple[dict[str, Any], ...] = ()
+
+    def rendered(self, *, cell: dict[str, Any] | None, command: str, badge: str, verification: dict[str, Any] | None,
+                 ratio: dict[str, Any], flags: tuple[str, ...] = (), env: tuple[str, ...] = (),
+                 hints: tuple[str, ...] = (), warnings: tuple[str, ...] = (), notes: tuple[str, ...] = (),
+                 nnodes: int = 1, redirect: bool = False, effective: dict[str, Any] | None = None,
+                 calculator: dict[str, Any] | None = None, examples: tuple[dict[str, Any], ...] = ()) -> Rendered:
+        return Rendered(
+            page=self.page, selection=self.selection, reseated=self.reseated, cell=cell, flags=flags, env=env,
+            hints=hints, command=command, mode=self.mode, badge=badge, warnings=warnings, notes=notes,
+            options=self.options, model_name=self.model_name, docker_image=self.docker_image, nnodes=nnodes,
+            redirect=redirect, ratio=ratio, verification=verification, curl=self.curl, effective=effective,
+            benchmarks=self.benchmarks, engine_version=self.engine_version, install=self.install,
+            build_warnings=self.build_warnings, examples=examples, accuracy=self.accuracy, calculator=calculator)
 
 
 def resolve_selection(page: Page, picks: Mapping[str, str] | None) -> tuple[dict[str, str], list[S.Reseat]]:
@@ -97,7 +133,7 @@ def _hardware(page: Page, hw_id: str) -> Hardware:
     return next(h for h in page.hardware if h.id == hw_id)
 
 
-def _platform(hw: Hardware):
+def _platform(hw: Hardware) -> Platform | None:
     """The engine Platform of a hardware choice (from the GPU catalog), or None when it names no GPU."""
     if hw.gpu is None:
         return None
@@ -106,20 +142,20 @@ def _platform(hw: Hardware):
     return lookup(hw.gpu).platform()
 
 
-def _calculator(page: Page, flags: list[str], env: list[str], values: Mapping[str, str]):
-    """The balanced ratio for a composed command at the page's workload, or None when the page has none."""
-    if page.workload is None:
-        return None
+def _calculator(page: Page, workload: PageWorkload, flags: list[str], env: list[str],
+                values: Mapping[str, str]) -> RatioResult:
+    """The balanced ratio for a composed command at the page's workload."""
     from hybridplan.cookbook.ratio import balanced
 
     cmd = engine_view.launch_command(flags, env, values)
-    return balanced(cmd, page.workload.request_length, page.workload.concurrency, page.engine_version)
+    return balanced(cmd, workload.request_length, workload.concurrency, page.engine_version)
 
 
-def _calculator_view(page: Page, flags: list[str], env: list[str], values: Mapping[str, str]) -> dict:
+def _calculator_view(page: Page, workload: PageWorkload, flags: list[str], env: list[str],
+                     values: Mapping[str, str]) -> dict[str, Any]:
     """One side of the calculator panel: the command it reads (with its own env) and the `ratio --json` object for
     it at the page's workload (or `{"error"}`)."""
-    r = _calculator(page, flags, env, values)
+    r = _calculator(page, workload, flags, env, values)
     flags_, env_ = [T.interpolate(f, values) for f in flags], [T.interpolate(e, values) for e in env]
     return {"command": " ".join([*env_, page.program, *flags_]), "flags": flags_, "env": env_,
             "ratio": dict(r.detail) if r.detail else {"error": r.error}}
@@ -134,7 +170,7 @@ class Composed:
     base_flags: list[str]
     env: list[str]
     flags: list[str]
-    ratio: dict
+    ratio: dict[str, Any]
 
 
 def compose_cell(page: Page, sel: Mapping[str, str], cell: Cell, values: Mapping[str, str], *,
@@ -145,11 +181,11 @@ def compose_cell(page: Page, sel: Mapping[str, str], cell: Cell, values: Mapping
     slotted = C.overlay_compose(C.with_ratio_slot(cell.flags), picks.flags, picks.strip)
     base_flags = C.without_slot(slotted)
     env = C.merge_env(cell.env, picks.env)
-    ratio = {"cell": None, "base": None, "effective": None, "pinned": _pinned_by(cell.flags, picks.flags)}
+    ratio: dict[str, Any] = {"cell": None, "base": None, "effective": None, "pinned": _pinned_by(cell.flags, picks.flags)}
     base_r = None
     if pin_ratio and page.workload is not None:
-        cell_r = _calculator(page, list(cell.flags), list(cell.env), values)
-        base_r = _calculator(page, base_flags, env, values)
+        cell_r = _calculator(page, page.workload, list(cell.flags), list(cell.env), values)
+        base_r = _calculator(page, page.workload, base_flags, env, values)
         ratio.update(cell=cell_r.as_dict(), base=base_r.as_dict(), effective=base_r.as_dict())
     flags = C.fill_ratio_slot(slotted, base_r.text if base_r else None)
     if ratio["pinned"] is None and any(C.family(f) == C.RATIO for f in flags):
@@ -192,14 +228,13 @@ def render_landed(page: Page, sel: dict[str, str], moves: list[S.Reseat], *, doc
     image = T.first_match(page.docker_images, sel)
     values = T.placeholder_values(page, model_name, placeholders)
     hw = _hardware(page, sel["hw"])
-    common = dict(page=page.id, selection=sel, reseated=tuple(moves), options=options, model_name=model_name,
-                  docker_image=image, mode="docker" if docker else "pip", engine_version=page.engine_version,
-                  curl=T.interpolate(page.curl, values) if page.curl and panel else None,
-                  install=guide.install(page, image) if panel else None)
+    shared = _Shared(page=page.id, selection=sel, reseated=tuple(moves), options=options, model_name=model_name,
+                     docker_image=image, mode="docker" if docker else "pip", engine_version=page.engine_version,
+                     curl=T.interpolate(page.curl, values) if page.curl and panel else None,
+                     install=guide.install(page, image) if panel else None)
     if ref is None:
-        return Rendered(cell=None, flags=(), env=(), hints=(), command=NO_COMMAND, badge="unverified",
-                        warnings=(), notes=(), nnodes=1, redirect=False, verification=None,
-                        ratio={"cell": None, "base": None, "effective": None, "pinned": None}, **common)
+        return shared.rendered(cell=None, command=NO_COMMAND, badge="unverified", verification=None,
+                               ratio={"cell": None, "base": None, "effective": None, "pinned": None})
     cell = ref.cell
     status = cell.verification.status_for(sel)
     measured = [m for m in cell.verification.measurements if evaluate(m.covers, sel)]
@@ -207,15 +242,14 @@ def render_landed(page: Page, sel: dict[str, str], moves: list[S.Reseat], *, doc
                     "measurements": [m.model_dump(mode="json", exclude_none=True, exclude={"covers"})
                                      for m in measured]}
     if panel:
-        common["benchmarks"] = tuple(T.benchmark_lines(page, measured, values))
-        common["build_warnings"] = tuple(guide.build_warnings(page, sel))
-        common["accuracy"] = tuple(guide.accuracy(page, values))
+        shared = replace(shared, benchmarks=tuple(T.benchmark_lines(page, measured, values)),
+                         build_warnings=tuple(guide.build_warnings(page, sel)),
+                         accuracy=tuple(guide.accuracy(page, values)))
     cell_info = {"index": ref.index, "match": dict(ref.match)}
     if cell.redirect:
-        return Rendered(cell=cell_info, flags=(), env=(), hints=(), command="", badge=status,
-                        warnings=(cell.warn,) if cell.warn else (), notes=(), nnodes=cell.nnodes, redirect=True,
-                        verification=verification, ratio={"cell": None, "base": None, "effective": None,
-                                                          "pinned": None}, **common)
+        return shared.rendered(cell=cell_info, command="", badge=status, warnings=(cell.warn,) if cell.warn else (),
+                               nnodes=cell.nnodes, redirect=True, verification=verification,
+                               ratio={"cell": None, "base": None, "effective": None, "pinned": None})
     comp = compose_cell(page, sel, cell, values, pin_ratio=pin_ratio)
     picks_, base_flags, base_env, ratio = comp.picks, comp.base_flags, comp.env, comp.ratio
     nnodes = C.nnodes_for(page, sel, cell.nnodes)
@@ -230,16 +264,17 @@ def render_landed(page: Page, sel: dict[str, str], moves: list[S.Reseat], *, doc
     if isinstance(loaded, Exception):
         warnings.append(f"the engine model (sglang {page.engine_version}) rejects this command: {loaded.message}")
     effective = None
-    calculator = None
-    if pin_ratio and page.workload is not None and panel:
-        calculator = {"request_length": page.workload.request_length, "concurrency": page.workload.concurrency,
-                      "base": _calculator_view(page, base_flags, base_env, values), "effective": None}
+    calculator: dict[str, Any] | None = None
+    workload = page.workload if pin_ratio else None
+    if workload is not None and panel:
+        calculator = {"request_length": workload.request_length, "concurrency": workload.concurrency,
+                      "base": _calculator_view(page, workload, base_flags, base_env, values), "effective": None}
     if delta is not None:
         eff_flags = C.apply_delta(base_flags, delta.flags, delta.strip)
         eff_env = C.merge_env(base_env, delta.env)
-        if calculator is not None:
-            calculator["effective"] = _calculator_view(page, eff_flags, eff_env, values)
-        eff_r = _calculator(page, eff_flags, eff_env, values) if pin_ratio and page.workload else None
+        if calculator is not None and workload is not None:
+            calculator["effective"] = _calculator_view(page, workload, eff_flags, eff_env, values)
+        eff_r = _calculator(page, workload, eff_flags, eff_env, values) if workload is not None else None
         ratio["effective"] = eff_r.as_dict() if eff_r else None
         if eff_r and eff_r.text is not None and not any(C.family(f) in (C.RATIO, C.EXPLICIT_SIZE) for f in eff_flags):
             eff_flags = C.apply_delta(eff_flags, (f"{C.RATIO} {eff_r.text}",))
@@ -250,11 +285,11 @@ def render_landed(page: Page, sel: dict[str, str], moves: list[S.Reseat], *, doc
                                       docker=docker, nnodes=nnodes, values=values)}
     command = _text(page, flags=flags, env=base_env, hints=hints, hw=hw, image=image, docker=docker, nnodes=nnodes,
                     values=values)
-    return Rendered(cell=cell_info, flags=tuple(T.interpolate(f, values) for f in flags),
-                    env=tuple(T.interpolate(e, values) for e in base_env), hints=tuple(hints), command=command,
-                    badge=status, warnings=tuple(warnings), notes=tuple(notes), nnodes=nnodes, redirect=False,
-                    verification=verification, ratio=ratio, effective=effective, calculator=calculator,
-                    examples=tuple(guide.examples(page, sel, flags, values)) if panel else (), **common)
+    return shared.rendered(cell=cell_info, flags=tuple(T.interpolate(f, values) for f in flags),
+                           env=tuple(T.interpolate(e, values) for e in base_env), hints=tuple(hints), command=command,
+                           badge=status, warnings=tuple(warnings), notes=tuple(notes), nnodes=nnodes,
+                           verification=verification, ratio=ratio, effective=effective, calculator=calculator,
+                           examples=tuple(guide.examples(page, sel, flags, values)) if panel else ())
 
 
 def _pinned_by(cell_flags: list[str], overlay_flags: tuple[str, ...]) -> str | None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
 if TYPE_CHECKING:
     from hybridplan.cookbook.docs_import import Imported
+    from hybridplan.cookbook.render import Rendered
+    from hybridplan.cookbook.validate import Report
 
 BADGE_STYLE = {"verified": "green", "in-progress": "blue", "unverified": "yellow"}
 
@@ -18,7 +20,7 @@ def _console(console: Console | None) -> Console:
     return console or Console(soft_wrap=True)
 
 
-def print_list(rows: list[dict], console: Console | None = None) -> None:
+def print_list(rows: list[dict[str, Any]], console: Console | None = None) -> None:
     c = _console(console)
     t = Table(show_header=True, header_style="bold")
     for col in ("page", "model", "hardware", "dimensions", "cells", "verified"):
@@ -29,7 +31,7 @@ def print_list(rows: list[dict], console: Console | None = None) -> None:
     c.print(t)
 
 
-def print_rendered(r, console: Console | None = None) -> None:
+def print_rendered(r: Rendered, console: Console | None = None) -> None:
     """The command, then the badge, the selection (with reseats), warnings, notes and greyed options."""
     from hybridplan.cookbook.render import BADGE_LABELS
 
@@ -50,7 +52,7 @@ def print_rendered(r, console: Console | None = None) -> None:
     base = r.ratio.get("base")
     if base and base.get("text") is not None:
         origin = {"calculator": "pinned", "overlay": "the recipe pins its own ratio",
-                  "cell": "the recipe sizes the state pool itself"}.get(r.ratio.get("pinned"), "")
+                  "cell": "the recipe sizes the state pool itself"}.get(r.ratio.get("pinned") or "", "")
         c.print(f"ratio: {base['text']} (S={base['slots_per_request']}, D={base['draft_states_per_request']}; "
                 f"or --max-mamba-cache-size {base['max_mamba_cache_size_pin']}) {origin}", highlight=False)
     elif base and base.get("error"):
@@ -59,10 +61,10 @@ def print_rendered(r, console: Console | None = None) -> None:
         c.print(f"[yellow]warning:[/] {w}", highlight=False)
     for n in r.notes:
         c.print(f"note: {n}", highlight=False)
-    for w in r.build_warnings:
-        needs = f" (needs {w['requires']})" if w.get("requires") else ""
-        without = f"; without it the boot fails with \"{w['symptom']}\"" if w.get("symptom") else ""
-        c.print(f"[yellow]build:[/] {w['text']}{needs}{without}", highlight=False)
+    for bw in r.build_warnings:
+        needs = f" (needs {bw['requires']})" if bw.get("requires") else ""
+        without = f"; without it the boot fails with \"{bw['symptom']}\"" if bw.get("symptom") else ""
+        c.print(f"[yellow]build:[/] {bw['text']}{needs}{without}", highlight=False)
     for dim, opts in r.options.items():
         for o in opts:
             if o.disabled:
@@ -81,7 +83,7 @@ MEASURED = (("max_total_num_tokens", "KV pool tokens"), ("max_mamba_cache_size",
             ("tokens_per_sec_per_gpu", "tok/s/GPU"), ("accept_length", "accept length"))
 
 
-def _print_measured(c: Console, verification: dict | None) -> None:
+def _print_measured(c: Console, verification: dict[str, Any] | None) -> None:
     """The measurements behind the badge: build, workload and whatever numbers the source gives."""
     rows = (verification or {}).get("measurements") or []
     if rows:
@@ -100,7 +102,7 @@ def _num(v: float) -> str:
     return f"{int(v):,}" if float(v).is_integer() else str(v)
 
 
-def _print_install(c: Console, ins: dict | None, mode: str) -> None:
+def _print_install(c: Console, ins: dict[str, Any] | None, mode: str) -> None:
     """pip at the pinned commit, or the docker image (with the commit it carries) or the image built at it."""
     if not ins or not (ins["pip"] or ins["docker"]["image"]):
         return
@@ -128,7 +130,7 @@ def _print_commands(c: Console, title: str, items: list[tuple[str, str]]) -> Non
         c.print(f"  {cmd}", markup=False, highlight=False)
 
 
-def _print_calculator(c: Console, calc: dict | None) -> None:
+def _print_calculator(c: Console, calc: dict[str, Any] | None) -> None:
     """Base and effective commands side by side, each read with its own env (cookbook-semantics §7.5)."""
     if not calc or calc.get("effective") is None:
         return
@@ -146,7 +148,7 @@ def _print_calculator(c: Console, calc: dict | None) -> None:
     c.print(t)
 
 
-def print_matrix(m: dict, console: Console | None = None) -> None:
+def print_matrix(m: dict[str, Any], console: Console | None = None) -> None:
     """One row per reachable selection, then each distinct greyed reason once."""
     c = _console(console)
     t = Table(show_header=True, header_style="bold")
@@ -154,7 +156,7 @@ def print_matrix(m: dict, console: Console | None = None) -> None:
         t.add_column(d)
     for col in ("badge", "cell", "ratio", "warnings"):
         t.add_column(col)
-    reasons: dict[tuple, int] = {}
+    reasons: dict[tuple[Any, ...], int] = {}
     for row in m["selections"]:
         base = (row["ratio"] or {}).get("base") or {}
         ratio = next((f.split()[1] for f in row["flags"] if f.startswith("--mamba-full-memory-ratio ")), "-")
@@ -176,7 +178,7 @@ def print_matrix(m: dict, console: Console | None = None) -> None:
             c.print(f"  {dim}={oid}: {reason} ({n})", highlight=False)
 
 
-def print_report(report, console: Console | None = None) -> None:
+def print_report(report: Report, console: Console | None = None) -> None:
     """`check` output: one line per finding (`file:line: severity [rule] message`), then a summary."""
     from rich.markup import escape
 

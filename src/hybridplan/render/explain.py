@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
@@ -16,11 +19,11 @@ def _bytes(n: int | None) -> str:
     return "-" if n is None else f"{n:,} B"
 
 
-def _num(n) -> str:
+def _num(n: object) -> str:
     return "-" if n is None else f"{n:,}" if isinstance(n, int) else str(n)
 
 
-def _print_resolved(c: Console, args: dict) -> None:
+def _print_resolved(c: Console, args: dict[str, Any]) -> None:
     """The typed and derived arguments the engine held when it refused (defaults are in --json `args`)."""
     shown = {k: a for k, a in args.items() if a["source"] != "default"}
     if not shown:
@@ -31,7 +34,7 @@ def _print_resolved(c: Console, args: dict) -> None:
         c.print(f"  {name} = {a['value']!r} ({a['source']}{rule})", markup=False, highlight=False)
 
 
-def print_explain(r: dict, console: Console | None = None) -> None:
+def print_explain(r: dict[str, Any], console: Console | None = None) -> None:
     """The explain result as a compact table, then warnings, predicted log lines and any refusal."""
     c = console or Console()
     m = r["model"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+
+from typing import Any
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -19,7 +22,7 @@ _LABELS = {
 }
 
 
-def print_parse(d: dict, console: Console | None = None) -> None:
+def print_parse(d: dict[str, Any], console: Console | None = None) -> None:
     """`logs parse`: one column per rank (rank 0 first), then the failure."""
     c = console or Console()
     ranks = d.get("ranks") or {"": {k: v for k, v in d.items() if k != "ranks"}}
@@ -36,7 +39,7 @@ def print_parse(d: dict, console: Console | None = None) -> None:
         c.print(f"[bold red]failed[/] in phase [bold]{d['failure']['phase']}[/]: {escape(d['failure']['message'])}")
 
 
-def print_check(d: dict, console: Console | None = None) -> None:
+def print_check(d: dict[str, Any], console: Console | None = None) -> None:
     """`logs check`: the proxies, then predicted vs observed with the rule that explains each difference."""
     c = console or Console()
     source = {"option": "as asked", "log": "the log's own version", "default": "the default"}[d["version_source"]]
@@ -71,7 +74,7 @@ def print_check(d: dict, console: Console | None = None) -> None:
     c.print("[green]every difference is explained[/]" if d["explained"] else "[bold red]unexplained differences[/]")
 
 
-def _print_diagnosis(c: Console, diag: dict) -> None:
+def _print_diagnosis(c: Console, diag: dict[str, Any]) -> None:
     """The change `logs check` suggests, then the alternatives, each with the numbers it used."""
     for i, change in enumerate([diag, *diag.get("alternatives", [])]):
         head = "[bold]fix[/]" if i == 0 else "  or"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
 
-def print_plan(r: dict, console: Console | None = None) -> None:
+def print_plan(r: dict[str, Any], console: Console | None = None) -> None:
     """The command (or why nothing fits and the cheapest change), the memory breakdown, K, KV tokens and the margin."""
     c = console or Console()
     tgt = r["target"]

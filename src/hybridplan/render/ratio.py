@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
 
-def print_ratio(r: dict, console: Console | None = None) -> None:
+def print_ratio(r: dict[str, Any], console: Console | None = None) -> None:
     """The ratio result as a table: inputs, the formula with its numbers, the ratio, the pin and whether it fits."""
     c = console or Console()
     f = r["formula"]

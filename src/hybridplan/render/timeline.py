@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
 
-def print_timeline(tl: dict, console: Console | None = None) -> None:
+def print_timeline(tl: dict[str, Any], console: Console | None = None) -> None:
     """The memory timeline: each step in GiB with where the number came from."""
     t = Table(title="Memory timeline (one GPU)", show_header=True, header_style="bold")
     t.add_column("step")

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
 from hybridplan.render.format import cell
 
 
-def print_verify(d: dict, console: Console | None = None) -> None:
+def print_verify(d: dict[str, Any], console: Console | None = None) -> None:
     """`verify`: each point's outcome (or, dry run, its command), then what was skipped and why."""
     c = console or Console()
     c.print(f"page {d['page']} on {d['gpu']}, workload {d['workload']}" +
@@ -34,11 +37,11 @@ def print_verify(d: dict, console: Console | None = None) -> None:
     c.print(f"results: {d['db']}  logs: {d['run_dir']}")
 
 
-def _picks(selection: dict) -> str:
+def _picks(selection: dict[str, Any]) -> str:
     return " ".join(f"{k}={v}" for k, v in selection.items() if k not in ("variant", "nodes"))
 
 
-def print_runs(d: dict, console: Console | None = None) -> None:
+def print_runs(d: dict[str, Any], console: Console | None = None) -> None:
     """`results show`: one row per recorded point."""
     from hybridplan.verify.bench import summary
 
@@ -59,7 +62,7 @@ def print_runs(d: dict, console: Console | None = None) -> None:
     c.print(f"{len(runs)} runs")
 
 
-def print_diff(d: dict, console: Console | None = None) -> None:
+def print_diff(d: dict[str, Any], console: Console | None = None) -> None:
     """`results diff`: per point, the fields that moved between the two builds."""
     c = console or Console()
     c.print(f"{d['a']} -> {d['b']}: {len(d['changed'])} points changed, {d['unchanged']} unchanged, "
@@ -75,7 +78,7 @@ def print_diff(d: dict, console: Console | None = None) -> None:
                     markup=False)
 
 
-def print_calibration(d: dict, console: Console | None = None) -> None:
+def print_calibration(d: dict[str, Any], console: Console | None = None) -> None:
     """`results calibrate`: per GPU, the planner's constants against the fitted ones, and the errors."""
     c = console or Console()
     for gpu_id, g in d["gpus"].items():
