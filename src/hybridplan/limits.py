@@ -22,7 +22,11 @@ MAX_INT = (1 << 63) - 1  # any integer flag: the engine hands ints to torch and 
 MAX_COMMAND_CHARS = 2 << 20  # a pasted launch command: Linux's ARG_MAX, no shell could run a longer one
 MAX_PATH_CHARS = 4096  # a --model-path value: Linux's PATH_MAX
 MAX_CONFIG_BYTES = 16 << 20  # config.json / hf_quant_config.json: 16x the largest published (~1 MB of layer lists)
-MAX_JSON_DEPTH = 64  # nesting of a config.json: real configs nest 3 or 4 levels
+MAX_JSON_DEPTH = 64  # nesting of a config.json or weights metadata: real files nest 3 or 4 levels
+MAX_SAFETENSORS_HEADER = 100_000_000  # a .safetensors JSON header: the format's own cap (safetensors tensor.rs
+#                                      MAX_HEADER_SIZE)
+MAX_INDEX_BYTES = 64 << 20  # a model.safetensors.index.json: ~1M tensor names; the largest published (Kimi K2) ~140k
+MAX_WEIGHT_FILES = 4096  # .safetensors shards in one directory: 25x the most published (DeepSeek-V3's 163)
 MAX_YAML_BYTES = 4 << 20  # a cookbook page: 250x the largest bundled page (16 KB)
 MAX_YAML_DEPTH = 64  # nesting of a cookbook page: real pages nest under 15 levels
 MAX_YAML_ALIASES = 128  # aliases (`*name`, `<<: *name`) in a page: bundled pages use 10

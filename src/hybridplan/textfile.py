@@ -6,6 +6,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from hybridplan.errors import BadInput
 
@@ -35,23 +36,31 @@ def read_text(path: str | Path, *, limit: int, error: type[BadInput] = BadInput)
 
 
 def read_bytes(path: str | Path, *, limit: int, error: type[BadInput] = BadInput) -> bytes:
-    """The file's bytes. Refuses devices, FIFOs and directories (stat before open, opened non-blocking) and files
-    over `limit` bytes."""
+    """The file's bytes. Refuses what `open_regular` refuses and files over `limit` bytes."""
+    with open_regular(path, error=error) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit:
+            raise error(f"{path}: {size:,} bytes, over the {limit:,}-byte bound for this file")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise error(f"{path}: over the {limit:,}-byte bound for this file")
+    return data
+
+
+def open_regular(path: str | Path, *, error: type[BadInput] = BadInput) -> BinaryIO:
+    """The file opened for binary reading. Refuses devices, FIFOs and directories: stat before open, opened
+    non-blocking (so a FIFO swapped in between never blocks), then checked again on the open descriptor."""
     st = lookup(path, error=error)
     if st is None:
         raise error(f"{path}: no such file")
     if not stat.S_ISREG(st.st_mode):
         raise error(f"{path}: not a regular file")
-    if st.st_size > limit:
-        raise error(f"{path}: {st.st_size:,} bytes, over the {limit:,}-byte bound for this file")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # replaced between stat and open
-            raise error(f"{path}: not a regular file")
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise error(f"{path}: over the {limit:,}-byte bound for this file")
-    return data
+    fh = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between stat and open
+        fh.close()
+        raise error(f"{path}: not a regular file")
+    return fh

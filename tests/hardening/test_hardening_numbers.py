@@ -111,3 +111,33 @@ def test_page_yaml_numbers(refused, tmp_path, snippet, field):
     page = tmp_path / "page.yaml"
     page.write_text(text)
     refused(["cookbook", "render", str(page)], field, json_at=2)
+
+
+BIG = "9" * 5000  # past Python's 4,300-digit int-conversion limit: json.loads itself would raise
+MARK = 271828182  # a placeholder the literal under test replaces in the file's text
+
+
+@pytest.mark.parametrize("place,literal,field", [
+    ({"num_hidden_layers": MARK}, BIG, "`text_config.num_hidden_layers`: an integer of 5,000 digits"),
+    ({"num_hidden_layers": MARK}, "-" + BIG, "`text_config.num_hidden_layers`: an integer of 5,000 digits"),
+    ({"num_hidden_layers": MARK}, str(1 << 63), "`text_config.num_hidden_layers`: an integer of 19 digits"),
+    ({"num_hidden_layers": MARK}, "1" + "0" * 19, "`text_config.num_hidden_layers`: an integer of 20 digits"),
+    ({"rope_parameters": {"factor": MARK}}, BIG, "`text_config.rope_parameters.factor`: an integer of 5,000"),
+    ({"full_attn_idxs": [3, MARK]}, BIG, "`text_config.full_attn_idxs[1]`: an integer of 5,000"),
+])
+def test_config_json_integer_literals_are_bounded_before_conversion(refused, tmp_path, place, literal, field):
+    text = json.dumps({**bundled_config(), "text_config": {**bundled_config()["text_config"], **place}})
+    (tmp_path / "config.json").write_text(text.replace(str(MARK), literal))
+    err = refused(["explain", "--", "--model-path", str(tmp_path)], field)
+    assert "outside the int64 range (at most 9,223,372,036,854,775,807)" in err and len(err) < 400
+
+
+def test_config_json_int64_bound_is_the_value_not_the_digit_count(refused, tmp_path, cli_json):
+    # 19 digits within int64 convert, then the geometry bound names the field; a long digit run in a string is text
+    cfg = bundled_config()
+    cfg["text_config"]["num_hidden_layers"] = (1 << 63) - 1
+    (tmp_path / "config.json").write_text(json.dumps({**cfg, "note": BIG}))
+    refused(["explain", "--", "--model-path", str(tmp_path)], "`text_config.num_hidden_layers`: Input should be less")
+    (tmp_path / "config.json").write_text(json.dumps({**bundled_config(), "note": BIG}))
+    code, out = cli_json("explain", "--json", "--", "--model-path", str(tmp_path))
+    assert code == 0 and out["model"]["num_hidden_layers"] == 64

@@ -100,9 +100,19 @@ def test_hub_offline_falls_back_to_the_estimate_with_one_line(monkeypatch):
 
 
 def test_hub_metadata_gives_header_bytes(monkeypatch):
-    info = types.SimpleNamespace(data_offsets=(0, 1000))
+    info = types.SimpleNamespace(dtype="BF16", shape=[500], data_offsets=(0, 1000))  # huggingface_hub.TensorInfo
     meta = types.SimpleNamespace(files_metadata={"a.safetensors": types.SimpleNamespace(
         tensors={"model.language_model.layers.0.mlp.up_proj.weight": info})})
     _fake_hub(monkeypatch, lambda repo_id: meta)
     w = weights("--model-path Qwen/Qwen3.5-27B", hub=True)
     assert w.checkpoint.value == 1000 and w.checkpoint.source is Source.HEADERS
+
+
+def test_hub_metadata_is_checked_like_a_local_header(monkeypatch):
+    info = types.SimpleNamespace(dtype="BF16", shape=[500], data_offsets=("0", "1000"))
+    meta = types.SimpleNamespace(files_metadata={"a.safetensors": types.SimpleNamespace(tensors={"w": info})})
+    _fake_hub(monkeypatch, lambda repo_id: meta)
+    w = weights("--model-path Qwen/Qwen3.5-27B", hub=True)
+    assert w.checkpoint.source is Source.ESTIMATE
+    assert any(n.startswith("Qwen/Qwen3.5-27B/a.safetensors: `w.data_offsets` must be two integers") and
+               n.endswith("; using the estimate") for n in w.notes)

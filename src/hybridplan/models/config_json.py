@@ -2,46 +2,23 @@
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from hybridplan.errors import BadInput
-from hybridplan.limits import MAX_CONTEXT, MAX_JSON_DEPTH
+from hybridplan.jsontext import parse_json
+from hybridplan.limits import MAX_CONTEXT
 
 _MISSING = object()
 
 
 def parse_config_text(text: str, *, origin: str) -> dict[str, Any]:
-    """Parse config.json text; JSON `Infinity`/`NaN` are accepted, as transformers accepts them.
-
-    Nesting deeper than MAX_JSON_DEPTH is refused (Python's parser would raise RecursionError far deeper).
-    """
-    try:
-        data = json.loads(text, parse_constant=lambda c: {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}[c])
-    except (json.JSONDecodeError, KeyError) as exc:
-        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        line = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
-        raise BadInput(f"{origin}: malformed config.json: {msg}{line}") from None
-    except RecursionError:
-        raise BadInput(f"{origin}: config.json nests deeper than {MAX_JSON_DEPTH} levels") from None
+    """Parse config.json text, nesting and integers bounded (hybridplan.jsontext); JSON `Infinity`/`NaN` are
+    accepted, as transformers accepts them."""
+    data = parse_json(text, origin=origin, what="config.json")
     if not isinstance(data, dict):
         raise BadInput(f"{origin}: malformed config.json: expected a JSON object, got {type(data).__name__}")
-    if _depth(data) > MAX_JSON_DEPTH:
-        raise BadInput(f"{origin}: config.json nests deeper than {MAX_JSON_DEPTH} levels")
     return data
-
-
-def _depth(value: Any) -> int:
-    """Nesting depth of parsed JSON (iterative, so any depth the parser returned is safe to measure)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        node, d = stack.pop()
-        deepest = max(deepest, d)
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        stack.extend((c, d + 1) for c in children if isinstance(c, (dict, list)))
-    return deepest
 
 
 @dataclass

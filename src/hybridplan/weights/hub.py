@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hybridplan.errors import BadInput
 from hybridplan.provenance import Source
+from hybridplan.weights.headers import span
 from hybridplan.weights.inventory import Inventory, piece
 
 
@@ -19,9 +20,9 @@ def from_hub(repo_id: str) -> Inventory:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise BadInput(f"Hub metadata for {repo_id} unavailable ({type(exc).__name__}: {reason[:160]})") from None
     pieces = []
-    for file_meta in meta.files_metadata.values():
-        for name, info in file_meta.tensors.items():
-            start, end = info.data_offsets
-            pieces.append(piece(name, int(end) - int(start)))
+    for file_name, file_meta in meta.files_metadata.items():
+        for name, info in file_meta.tensors.items():  # checked as a local header is (weights.headers.span)
+            fields = {"dtype": info.dtype, "shape": info.shape, "data_offsets": list(info.data_offsets)}
+            pieces.append(piece(name, span(f"{repo_id}/{file_name}", name, fields)))
     return Inventory(pieces=tuple(pieces), source=Source.HEADERS,
                      note=f"Hub safetensors metadata of {repo_id} ({len(meta.files_metadata)} file(s))")

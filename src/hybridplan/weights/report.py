@@ -57,13 +57,21 @@ def estimator_family(geo: ModelGeometry) -> str:
 
 
 def inventory_of(src: ConfigSource, family: str, full_layers: tuple[int, ...], *, hub: bool = False,
-                 policy: QuantPolicy | None = None) -> tuple[Inventory, list[str]]:
-    """The best inventory for one checkpoint, and notes on the sources tried."""
+                 policy: QuantPolicy | None = None, needed: bool = True) -> tuple[Inventory, list[str]]:
+    """The best inventory for one checkpoint, and notes on the sources tried. A bad weights file in the checkpoint
+    directory is the caller's error when the answer `needed` the bytes; else the next source replaces it, noted."""
     hf_id = bundled_id(src)
     if hf_id is not None and not hub and policy is None:
         inv, notes = _catalog_inventory(src.ref, hf_id, family, tuple(full_layers))
         return inv, list(notes)
-    return _inventory_of(src, family, full_layers, hub=hub, policy=policy)
+    try:
+        return _inventory_of(src, family, full_layers, hub=hub, policy=policy)
+    except BadInput as exc:
+        if needed or src.checkpoint_dir is None:
+            raise
+        inv, tried = _inventory_of(replace(src, checkpoint_dir=None), family, full_layers, hub=hub, policy=policy)
+        return inv, [f"{exc.message}; not needed for this answer, the checkpoint bytes are the {inv.source.value} "
+                     f"instead ({inv.note})", *tried]
 
 
 @lru_cache(maxsize=64)
@@ -143,7 +151,8 @@ def model_weights(args: EngineArgs, geo: ModelGeometry, *, hub: bool = False, ta
         est = estimate(src.config, estimator_family(geo), geo.full_attention_layer_ids, policy or storage_policy(src))
         inv, notes = est.scaled_to(checkpoint_bytes, Source.INPUT, "checkpoint size given (split as estimated)"), []
     else:
-        inv, notes = inventory_of(src, estimator_family(geo), geo.full_attention_layer_ids, hub=hub, policy=policy)
+        inv, notes = inventory_of(src, estimator_family(geo), geo.full_attention_layer_ids, hub=hub, policy=policy,
+                                  needed=target_gib is None)
     par = parallel_of(args, geo)
     stages = for_version(args.version).pp_stages(args, geo)
     parts = ("target", "vision") if args["is_multimodal"] else ("target",)
