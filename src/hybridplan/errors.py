@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class HybridPlanError(Exception):
     """Base error; `exit_code` is what the CLI exits with."""
@@ -29,5 +31,5 @@ class EngineRefusal(HybridPlanError):
         self.rule = rule
         self.kind = kind
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"message": self.message, "rule": self.rule, "type": self.kind}

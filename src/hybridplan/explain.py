@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from hybridplan.engine.args import Platform
 from hybridplan.engine.command import LaunchCommand
+from hybridplan.engine.types import PoolBudget
 from hybridplan.errors import EngineRefusal
 from hybridplan.loading import (
     REPORTED_ARGS,
@@ -14,13 +17,16 @@ from hybridplan.loading import (
     sizing_payload,
 )
 
+if TYPE_CHECKING:
+    from hybridplan.hardware.catalog import GPU
+
 _POOL_KEYS = ("max_mamba_cache_size", "kv_budget_bytes", "max_total_num_tokens", "max_running_requests",
               "binding_limit")
 
 
-def explain(command: LaunchCommand | str, *, budget=None, platform: Platform | None = None,
-            version: str | None = None, gpu=None, available_gib: float | None = None,
-            pre_load_gib: float | None = None, weights_gib: float | None = None, hub: bool = False) -> dict:
+def explain(command: LaunchCommand | str, *, budget: float | PoolBudget | None = None, platform: Platform | None = None,
+            version: str | None = None, gpu: GPU | None = None, available_gib: float | None = None,
+            pre_load_gib: float | None = None, weights_gib: float | None = None, hub: bool = False) -> dict[str, Any]:
     """The full `explain --json` object. `budget` is a GiB float or a PoolBudget; None leaves pool figures null.
     A refusal after resolution comes back under `error`, beside the resolved `args` and the numbers still computable.
 
@@ -30,7 +36,7 @@ def explain(command: LaunchCommand | str, *, budget=None, platform: Platform | N
     if gpu is not None and platform is None:
         platform = gpu.platform()
     loaded = load(command, platform=platform, version=version)
-    out: dict = {
+    out: dict[str, Any] = {
         "engine": {"name": "sglang", "version": loaded.version},
         "command": loaded.command.text(),
         "env": dict(loaded.command.env),
@@ -71,7 +77,7 @@ def explain(command: LaunchCommand | str, *, budget=None, platform: Platform | N
         except EngineRefusal as exc:
             out["error"] = exc.as_dict()
         if "memory" in out and "allocated" in out:  # where the card's memory goes, as `plan` shows it
-            from hybridplan.planner.plan import breakdown_of
+            from hybridplan.planner.timeline import breakdown_of
 
             out["memory"]["breakdown"] = breakdown_of(out["memory"]["timeline"], out["allocated"])
         warnings += out.pop("sizing_warnings", [])

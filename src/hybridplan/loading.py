@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable, TypeVar
 
 from hybridplan.engine import for_version
 from hybridplan.engine.args import EngineArgs, Platform
@@ -15,6 +16,8 @@ from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.models.loader import load_draft, load_model, resolve_config
 from hybridplan.provenance import Source, Sourced
+
+_T = TypeVar("_T")
 
 GIB = 1 << 30
 
@@ -72,7 +75,7 @@ def load(command: LaunchCommand | str, *, platform: Platform | None = None, vers
     return Loaded(command=cmd, geometry=geo, draft=draft, args=args, version=engine.version)
 
 
-def model_summary(geo: ModelGeometry, args: EngineArgs) -> dict:
+def model_summary(geo: ModelGeometry, args: EngineArgs) -> dict[str, Any]:
     """The geometry as the output shows it, per state-TP rank."""
     tp = for_version(args.version).state_tp(args, geo)
     shape = geo.state_shape(tp)
@@ -95,7 +98,7 @@ def model_summary(geo: ModelGeometry, args: EngineArgs) -> dict:
     }
 
 
-def geometry_numbers(loaded: Loaded) -> dict:
+def geometry_numbers(loaded: Loaded) -> dict[str, Any]:
     """Numbers that do not depend on the pool budget: S, D, state/slot, KV/token.
 
     The engine checks some resolved combinations only when its pool configurator runs (e.g. extra_buffer_lazy
@@ -105,14 +108,14 @@ def geometry_numbers(loaded: Loaded) -> dict:
     args, geo = loaded.args, loaded.geometry
     refusals: dict[str, EngineRefusal] = {}
 
-    def computed(key: str, fn):
+    def computed(key: str, fn: Callable[[], _T]) -> _T | None:
         try:
             return fn()
         except EngineRefusal as exc:
             refusals[key] = exc
             return None
 
-    def note(key: str, text) -> str:
+    def note(key: str, text: Callable[[], str]) -> str:
         return f"the engine refuses: {refusals[key].message}" if key in refusals else text()
 
     S = computed("slots_per_request", lambda: engine.slots_per_request(args))
@@ -132,8 +135,9 @@ def geometry_numbers(loaded: Loaded) -> dict:
             f"{geo.state_shape(tp).conv_numel} x {args['mamba_conv_dtype']} + ssm {geo.state_shape(tp).temporal_numel} x "
             f"{args['mamba_ssm_dtype_resolved']}) at state TP {tp}; from config")),
         "kv_bytes_per_token": Sourced(value=cell and cell.total, source=Source.ENGINE_RULE, note=note(
-            "kv_bytes_per_token", lambda: f"model_executor/pool_configurator.py::_compute_cell_size: {cell.layers} "
-            f"full-attention layers, {cell.kv_dtype}; draft: {cell.draft_rule}")),
+            "kv_bytes_per_token", lambda: "" if cell is None else (
+                f"model_executor/pool_configurator.py::_compute_cell_size: {cell.layers} full-attention layers, "
+                f"{cell.kv_dtype}; draft: {cell.draft_rule}"))),
         "replayssm_ring_bytes_per_request": Sourced(value=ring, source=Source.ENGINE_RULE, note=(
             f"configs/mamba_utils.py::replayssm_ring_bytes_per_req in sglang {loaded.version}'s layout; "
             f"kv_cache_configurator.py::_handle_max_mamba_cache charges it "
@@ -150,13 +154,13 @@ def geometry_numbers(loaded: Loaded) -> dict:
     return out
 
 
-def sizing_payload(loaded: Loaded, budget: PoolBudget | float) -> dict:
+def sizing_payload(loaded: Loaded, budget: PoolBudget | float) -> dict[str, Any]:
     """The `sizing` object for the engine's sizing of a budget; a refusal raises EngineRefusal."""
     engine = for_version(loaded.version)
     return pools_payload(engine.size_pools(budget, loaded.args, loaded.geometry, loaded.draft), loaded)
 
 
-def pools_payload(s: PoolSizing, loaded: Loaded) -> dict:
+def pools_payload(s: PoolSizing, loaded: Loaded) -> dict[str, Any]:
     """The `sizing` object of `explain --json` for a pool sizing already computed (e.g. a timeline's)."""
     engine = for_version(loaded.version)
     alloc = engine.state_allocation(s, loaded.args, loaded.geometry)

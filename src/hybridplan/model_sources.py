@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hybridplan.errors import BadInput
 from hybridplan.models import catalog as cat
@@ -44,7 +45,7 @@ class Upload:
     """A config.json sent with the request, under the request field that carried it."""
 
     field: str
-    config: dict
+    config: dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -29,7 +29,7 @@ class Sourced:
     source: Source
     note: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = {"value": self.value, "source": self.source.value}
         if self.note:
             out["note"] = self.note

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable
 
 from hybridplan.engine import for_version
+
+if TYPE_CHECKING:
+    from hybridplan.conformance.scenarios import Scenario
 
 E = for_version().rules_package  # the modelled release's rules, as conformance reports name them
 M = "hybridplan.models"
@@ -72,18 +76,18 @@ class Drift:
     hybridplan: object
     rule: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"scenario": self.scenario, "field": self.field, "engine": self.engine, "hybridplan": self.hybridplan,
                 "rule": self.rule}
 
 
-def _error_drift(sid: str, eng: dict | None, mod: dict | None) -> list[Drift]:
+def _error_drift(sid: str, eng: dict[str, Any] | None, mod: dict[str, Any] | None) -> list[Drift]:
     if eng is None and mod is None:
         return []
     if eng is None or mod is None:
-        rule = (mod or {}).get("rule") or rule_for(f"{(eng or mod)['stage']}")
+        rule = (mod or {}).get("rule") or rule_for(f"{(eng or mod or {})['stage']}")
         return [Drift(scenario=sid, field="error", engine=eng, hybridplan=mod, rule=rule)]
-    out = []
+    out: list[Drift] = []
     same_type = eng["type"] == mod["type"]
     # argparse errors are compared by kind only: the engine prints usage text, hybridplan one line
     same_message = eng["stage"] == "parse" or eng["message"] == mod["message"]
@@ -93,7 +97,7 @@ def _error_drift(sid: str, eng: dict | None, mod: dict | None) -> list[Drift]:
     return out
 
 
-def compare(engine: dict, model: dict) -> list[Drift]:
+def compare(engine: dict[str, Any], model: dict[str, Any]) -> list[Drift]:
     """Every field the engine reported that hybridplan disagrees on (fields hybridplan does not hold are skipped)."""
     sid = engine.get("id", "?")
     drifts = _error_drift(sid, engine.get("error"), model.get("error"))
@@ -110,7 +114,7 @@ def compare(engine: dict, model: dict) -> list[Drift]:
     return drifts
 
 
-def outcome(result: dict) -> str:
+def outcome(result: dict[str, Any]) -> str:
     """How a scenario ended on the engine side: the _handle_max_mamba_cache branch, or the refusal."""
     err = result.get("error")
     if err:
@@ -121,10 +125,10 @@ def outcome(result: dict) -> str:
     return "no-budget"
 
 
-def tally(scenarios, engine: dict[str, dict], families: dict[str, str]) -> dict[str, Counter]:
+def tally(scenarios: Iterable[Scenario], engine: dict[str, dict[str, Any]], families: dict[str, str]) -> dict[str, Counter[str]]:
     """Counters per family, per engine outcome (branch or refusal), per sampled tag, and the scenarios whose
     --mem-fraction-static the engine defaulted, by GPU, attention DP and multimodality."""
-    out = {"family": Counter(), "outcome": Counter(), "tag": Counter(), "default_mfs": Counter()}
+    out: dict[str, Counter[str]] = {"family": Counter(), "outcome": Counter(), "tag": Counter(), "default_mfs": Counter()}
     for sc in scenarios:
         result = engine.get(sc.id, {"error": {"stage": "missing", "type": "?"}})
         out["family"][families.get(sc.model, "?")] += 1

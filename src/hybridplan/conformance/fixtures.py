@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hybridplan.models import catalog as cat
 from hybridplan.models.loader import resolve_config
@@ -28,7 +29,7 @@ class ModelDir:
 
 
 # Synthetic configs, shaped like the public checkpoints of families the catalog does not bundle.
-SYNTHETIC: dict[str, dict] = {
+SYNTHETIC: dict[str, dict[str, Any]] = {
     "synthetic/falcon-h1-1.5b": {
         "architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1", "torch_dtype": "bfloat16",
         "hidden_size": 2048, "intermediate_size": 6144, "num_hidden_layers": 24, "num_attention_heads": 8,
@@ -59,7 +60,7 @@ SYNTHETIC: dict[str, dict] = {
 
 
 # Bundled configs with top-level keys replaced (a dict value is merged into the config's own dict).
-DERIVED: dict[str, tuple[str, dict]] = {
+DERIVED: dict[str, tuple[str, dict[str, Any]]] = {
     # a ViT 4.5x the baseline: the factor clamps at 0.95 x 0.8
     "synthetic/qwen3.5-9b-wide-vit": ("Qwen/Qwen3.5-9B",
                                       {"vision_config": {"num_hidden_layers": 48, "hidden_size": 1536}}),
@@ -68,7 +69,7 @@ DERIVED: dict[str, tuple[str, dict]] = {
 }
 
 
-def _derive(config: dict, changes: dict) -> dict:
+def _derive(config: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
     out = dict(config)
     for key, value in changes.items():
         if value is None:
@@ -84,19 +85,19 @@ def _safe(key: str) -> str:
     return key.replace("/", "__")
 
 
-def _write(directory: Path, config: dict, hf_quant: dict | None) -> None:
+def _write(directory: Path, config: dict[str, Any], hf_quant: dict[str, Any] | None) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "config.json").write_text(json.dumps(config, indent=1))
     if hf_quant is not None:
         (directory / "hf_quant_config.json").write_text(json.dumps(hf_quant, indent=1))
 
 
-def _architecture(config: dict) -> str:
+def _architecture(config: dict[str, Any]) -> str:
     archs = config.get("architectures") or (config.get("text_config") or {}).get("architectures") or ["?"]
     return str(archs[0])
 
 
-def _target(key: str, directory: Path, config: dict) -> ModelDir:
+def _target(key: str, directory: Path, config: dict[str, Any]) -> ModelDir:
     from hybridplan.models.loader import load_model
 
     return ModelDir(key=key, path=str(directory), is_draft=False, architecture=_architecture(config),

@@ -4,7 +4,7 @@ drifts; else every modelled release is compared and the one with the fewest drif
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from hybridplan.conformance.compare import Drift, compare
 from hybridplan.conformance.model_side import predict
@@ -12,7 +12,7 @@ from hybridplan.conformance.scenarios import Scenario
 from hybridplan.engine import SUPPORTED
 from hybridplan.engine import release_of
 
-Predictor = Callable[[Scenario, str], dict]
+Predictor = Callable[[Scenario, str], dict[str, Any]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,13 +34,13 @@ class Match:
         return (f"closest: {self.version}; first drifted rule: {d.rule} ({d.scenario} {d.field}: engine "
                 f"{d.engine!r} hybridplan {d.hybridplan!r})")
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"version": self.version, "exact": not self.drifts, "reported": self.reported,
                 "reported_release": self.reported_release, "drifts_by_version": self.drifts_by_version,
                 "first_drift": self.drifts[0].as_dict() if self.drifts else None, "summary": self.summary}
 
 
-def match(header: dict, scenarios: Sequence[Scenario], results: dict[str, dict],
+def match(header: dict[str, Any], scenarios: Sequence[Scenario], results: dict[str, dict[str, Any]],
           predictor: Predictor = predict) -> Match:
     """Compare the driver's `results` with hybridplan's model of the reported release, else of every release
     (ties go to the reported release, then the newest)."""

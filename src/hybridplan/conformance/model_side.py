@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+
+from typing import Any
+
 from hybridplan.conformance.scenarios import Scenario
 from hybridplan.engine import for_version
 from hybridplan.engine.args import Platform
@@ -17,16 +20,16 @@ RESOLVED = (
 )
 
 
-def _refusal(stage: str, exc: EngineRefusal) -> dict:
+def _refusal(stage: str, exc: EngineRefusal) -> dict[str, Any]:
     return {"stage": stage, "type": exc.kind, "message": exc.message, "rule": exc.rule}
 
 
-def predict(sc: Scenario, version: str | None = None) -> dict:
+def predict(sc: Scenario, version: str | None = None) -> dict[str, Any]:
     """What hybridplan's model of release `version` (default the newest) says the engine holds and allocates for this
     scenario (the driver's result schema)."""
     from hybridplan.loading import load
 
-    out: dict = {"id": sc.id}
+    out: dict[str, Any] = {"id": sc.id}
     cmd = LaunchCommand(env=sc.env, argv=sc.argv)
     try:
         loaded = load(cmd, platform=Platform(device="cuda", sm=90, gpu_memory_mib=sc.gpu_mib), version=version)
@@ -64,7 +67,7 @@ def predict(sc: Scenario, version: str | None = None) -> dict:
     except EngineRefusal as exc:
         out["error"] = _refusal("kv", exc)
         return out
-    if sc.available_gib is None:
+    if sc.available_gib is None or sc.pre_load_gib is None:  # no profile: no sizing (the two come together)
         try:
             engine.req_pool_guards(args, geo)
         except EngineRefusal as exc:

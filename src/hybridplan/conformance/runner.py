@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from hybridplan.conformance.compare import Drift, compare, tally
 from hybridplan.conformance.fixtures import materialize
@@ -23,21 +23,21 @@ class NoEngine(Exception):
 
 @dataclass(frozen=True, kw_only=True)
 class Report:
-    engine: dict  # the driver's header: version, python, gpu_mib
+    engine: dict[str, Any]  # the driver's header: version, python, gpu_mib
     scenarios: list[Scenario]
     drifts: list[Drift]
-    counts: dict[str, Counter] = field(default_factory=dict)
+    counts: dict[str, Counter[str]] = field(default_factory=dict)
     match: Match | None = None  # check(): the modelled release the engine behaves as (drifts are against it)
 
     @property
-    def drifted_rules(self) -> Counter:
+    def drifted_rules(self) -> Counter[str]:
         return Counter(d.rule for d in self.drifts)
 
     @property
     def drifted_scenarios(self) -> int:
         return len({d.scenario for d in self.drifts})
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"engine": self.engine, "scenarios": len(self.scenarios), "drifted_scenarios": self.drifted_scenarios,
                 "drifted_rules": dict(self.drifted_rules), "drifts": [d.as_dict() for d in self.drifts],
                 "tally": {k: dict(sorted(v.items())) for k, v in self.counts.items()}} | (
@@ -67,7 +67,7 @@ def release_pythonpath(python: str, version: str) -> str | None:
 
 
 def run_oracle(python: str, scenarios: list[Scenario], timeout: float = 1800,
-               workers: int | None = None, pythonpath: str | None = None) -> tuple[dict, dict]:
+               workers: int | None = None, pythonpath: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """(header, {scenario id: engine result}) from the driver run by `python` (with `pythonpath`: another release),
     the batch dealt round-robin over `workers` driver processes running at once (each pays the engine's import
     once)."""
@@ -90,8 +90,8 @@ def run_oracle(python: str, scenarios: list[Scenario], timeout: float = 1800,
                 proc.kill()
                 proc.wait()
             raise NoEngine(f"cannot run the oracle with {python}: {exc}") from None
-        header: dict = {}
-        results: dict = {}
+        header: dict[str, Any] = {}
+        results: dict[str, Any] = {}
         for base, proc in procs:
             h, r = _read_driver(python, proc.returncode, base.with_suffix(".out").read_text(),
                                 base.with_suffix(".err").read_text())
@@ -103,7 +103,7 @@ def run_oracle(python: str, scenarios: list[Scenario], timeout: float = 1800,
     return header, results
 
 
-def _read_driver(python: str, returncode: int, stdout: str, stderr: str) -> tuple[dict, dict]:
+def _read_driver(python: str, returncode: int, stdout: str, stderr: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """One driver process's header and results; NoEngine where it did not run or stopped early."""
     lines = [json.loads(line) for line in stdout.splitlines() if line.strip()]
     tail = " | ".join(stderr.strip().splitlines()[-3:])
@@ -117,7 +117,7 @@ def _read_driver(python: str, returncode: int, stdout: str, stderr: str) -> tupl
     return header, {r["id"]: r for r in lines[1:]}
 
 
-def _clean_env(pythonpath: str | None = None) -> dict:
+def _clean_env(pythonpath: str | None = None) -> dict[str, Any]:
     """The caller's environment without the engine variables a scenario sets itself (PYTHONPATH: `pythonpath`)."""
     import os
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from hybridplan.conformance.fixtures import ModelDir
 
@@ -18,14 +19,14 @@ GIB_PER_MIB = 1 / 1024
 H200_MIB = 143771  # the card the memory profiles are drawn for; other cards scale them
 # Stand-in GPU sizes (MiB as nvidia-smi reports them, data/gpus.yaml), one per tier of
 # memory_hook.py::handle_gpu_memory_settings (<20, <35, <60, <90, <160, >=160 GiB), weighted toward the H200.
-GPUS: list[tuple[object, float]] = [(15360, 4), (24564, 6), (46068, 6), (81559, 10), (97887, 6), (H200_MIB, 60),
+GPUS: list[tuple[int, float]] = [(15360, 4), (24564, 6), (46068, 6), (81559, 10), (97887, 6), (H200_MIB, 60),
                                     (183359, 8)]
 NOMINAL_MFS = 0.85  # the fraction a profile assumes when the command leaves --mem-fraction-static to the engine
 
 # Draft checkpoints (catalog ids) per target, by algorithm; absent targets take the path-less algorithms only.
-_QWEN27_DRAFTS = {"DFLASH": ("SpecForge/qwen3.5-27b-dflash", "SpecForge/qwen3.6-27b-dflash", "incoai/Qwen3.8-27B-DFlash2"),
+_QWEN27_DRAFTS: dict[str, tuple[str, ...]] = {"DFLASH": ("SpecForge/qwen3.5-27b-dflash", "SpecForge/qwen3.6-27b-dflash", "incoai/Qwen3.8-27B-DFlash2"),
                   "DSPARK": ("SpecForge/qwen3.6-27b-dspark", "RadixArk/Qwen3.8-27B-DSpark")}
-_QWEN35B_DRAFTS = {"DFLASH": ("SpecForge/qwen3.5-35b-a3b-dflash",), "EAGLE3": ("SpecForge/qwen3.5-35b-a3b-eagle3",)}
+_QWEN35B_DRAFTS: dict[str, tuple[str, ...]] = {"DFLASH": ("SpecForge/qwen3.5-35b-a3b-dflash",), "EAGLE3": ("SpecForge/qwen3.5-35b-a3b-eagle3",)}
 DRAFTS: dict[str, dict[str, tuple[str, ...]]] = {
     "Qwen/Qwen3.5-27B": _QWEN27_DRAFTS, "Qwen/Qwen3.6-27B": _QWEN27_DRAFTS, "Qwen/Qwen3.8-27B": _QWEN27_DRAFTS,
     "Qwen/Qwen3.8-27B-FP8": _QWEN27_DRAFTS, "RadixArk/Qwen3.8-27B-NVFP4": _QWEN27_DRAFTS,
@@ -38,6 +39,8 @@ DRAFTS: dict[str, dict[str, tuple[str, ...]]] = {
     "Qwen/Qwen3-Next-80B-A3B-Instruct": {"EAGLE3": ("SpecForge/qwen3-next-80b-a3b-eagle3",)},
     "moonshotai/Kimi-K3": {"DSPARK": ("SpecForge/kimi-k3-dspark", "RadixArk/Kimi-K3-DSpark")},
 }
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,21 +57,20 @@ class Scenario:
     gpu_mib: int = H200_MIB  # the stand-in GPU's memory.total
     tags: tuple[str, ...] = ()  # what was sampled, for the tally
 
-    def payload(self) -> dict:
+    def payload(self) -> dict[str, Any]:
         """The JSON object the oracle driver reads."""
         return {"id": self.id, "argv": list(self.argv), "env": dict(self.env), "available_gib": self.available_gib,
                 "pre_load_gib": self.pre_load_gib, "record_len": self.record_len, "gpu_mib": self.gpu_mib}
 
 
-def _pick(rng: random.Random, weighted: list[tuple[object, float]]):
-    values, weights = zip(*weighted)
-    return rng.choices(values, weights=weights, k=1)[0]
+def _pick(rng: random.Random, weighted: list[tuple[_T, float]]) -> _T:
+    return rng.choices([v for v, _ in weighted], weights=[w for _, w in weighted], k=1)[0]
 
 
-def _spec(rng: random.Random, model: ModelDir, models: dict[str, ModelDir], argv: list, tags: list) -> str | None:
+def _spec(rng: random.Random, model: ModelDir, models: dict[str, ModelDir], argv: list[Any], tags: list[Any]) -> str | None:
     """A speculative algorithm and its flags; returns the algorithm name (None for none)."""
     drafts = DRAFTS.get(model.key, {})
-    choices: list[tuple[object, float]] = [(None, 40), ("EAGLE", 8), ("NEXTN", 8), ("NGRAM", 5), ("REPLAY", 6),
+    choices: list[tuple[str | None, float]] = [(None, 40), ("EAGLE", 8), ("NEXTN", 8), ("NGRAM", 5), ("REPLAY", 6),
                                            ("DFLASH-nopath", 1), ("DSPARK-nopath", 1), ("EAGLE3", 4)]
     choices += [(algo, 12) for algo in drafts]
     algo = _pick(rng, choices)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from hybridplan.errors import BadInput
 from hybridplan.provenance import Source
@@ -27,7 +27,7 @@ class Module:
     count: int = 1  # identical copies (routed experts)
 
 
-def _get(cfg: dict, key: str, default=None):
+def _get(cfg: dict[str, Any], key: str, default: Any = None) -> Any:
     value = cfg.get(key)
     return default if value is None else value
 
@@ -53,7 +53,7 @@ def _gqa(p: str, hidden: int, heads: int, kv: int, hd: int, q_mult: int = 1) -> 
             Module(f"{p}.v_proj", kv * hd, hidden), Module(f"{p}.o_proj", hidden, heads * hd)]
 
 
-def _ends(prefix: str, cfg: dict, hidden: int, *, embed: str, head: str = "lm_head") -> list[Module]:
+def _ends(prefix: str, cfg: dict[str, Any], hidden: int, *, embed: str, head: str = "lm_head") -> list[Module]:
     vocab = int(cfg["vocab_size"])
     mods = [Module(embed, vocab, hidden, "embed"), Module(f"{prefix}norm.weight", hidden, 1, "param")]
     if not cfg.get("tie_word_embeddings", False):
@@ -64,7 +64,7 @@ def _ends(prefix: str, cfg: dict, hidden: int, *, embed: str, head: str = "lm_he
 # ---------------------------------------------------------------------------------------------- families
 
 
-def _gdn(root: dict, cfg: dict, full: set[int]) -> list[Module]:
+def _gdn(root: dict[str, Any], cfg: dict[str, Any], full: set[int]) -> list[Module]:
     """Qwen3-Next / Qwen3.5: gated attention every `full_attention_interval`, Gated DeltaNet elsewhere, dense or MoE MLP."""
     nested = isinstance(root.get("text_config"), dict)
     pre = "model.language_model." if nested else "model."
@@ -126,7 +126,7 @@ def _gdn(root: dict, cfg: dict, full: set[int]) -> list[Module]:
     return mods
 
 
-def _qwen_vision(v: dict) -> list[Module]:
+def _qwen_vision(v: dict[str, Any]) -> list[Module]:
     """Qwen3-VL-style ViT: patch embedding, learned positions, `depth` blocks, the merger and deepstack mergers."""
     hv, iv, depth = int(_get(v, "hidden_size", 1152)), int(_get(v, "intermediate_size", 4304)), int(_get(v, "depth", 27))
     out, m = int(_get(v, "out_hidden_size", 3584)), int(_get(v, "spatial_merge_size", 2))
@@ -149,7 +149,7 @@ def _qwen_vision(v: dict) -> list[Module]:
 _NEMOTRON = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
 
 
-def _nemotron_h(root: dict, cfg: dict, full: set[int]) -> list[Module]:
+def _nemotron_h(root: dict[str, Any], cfg: dict[str, Any], full: set[int]) -> list[Module]:
     """Nemotron-H: a layer pattern of Mamba-2 mixers, attention, relu2 MLPs and (latent) MoE."""
     H = int(cfg["hidden_size"])
     blocks = cfg.get("layers_block_type") or [_NEMOTRON[c] for c in cfg["hybrid_override_pattern"]]
@@ -194,7 +194,7 @@ def _nemotron_h(root: dict, cfg: dict, full: set[int]) -> list[Module]:
     return mods
 
 
-def _kda(root: dict, cfg: dict, full: set[int]) -> list[Module]:
+def _kda(root: dict[str, Any], cfg: dict[str, Any], full: set[int]) -> list[Module]:
     """Kimi Linear / Kimi K3: MLA on the full layers, KDA elsewhere, a dense first block then (latent) MoE."""
     H = int(cfg["hidden_size"])
     lac = cfg["linear_attn_config"]
@@ -252,7 +252,7 @@ def _kda(root: dict, cfg: dict, full: set[int]) -> list[Module]:
     return mods
 
 
-def _dense_draft(root: dict, cfg: dict, full: set[int]) -> list[Module]:
+def _dense_draft(root: dict[str, Any], cfg: dict[str, Any], full: set[int]) -> list[Module]:
     """A dense speculative draft (EAGLE3 / DFlash / DSpark): decoder layers, the context projection, its own head."""
     H, n = int(cfg["hidden_size"]), int(cfg["num_hidden_layers"])
     heads, kv = int(cfg["num_attention_heads"]), int(_get(cfg, "num_key_value_heads", cfg["num_attention_heads"]))
@@ -273,12 +273,12 @@ def _dense_draft(root: dict, cfg: dict, full: set[int]) -> list[Module]:
     return mods
 
 
-ESTIMATORS: dict[str, Callable[[dict, dict, set[int]], list[Module]]] = {
+ESTIMATORS: dict[str, Callable[[dict[str, Any], dict[str, Any], set[int]], list[Module]]] = {
     "gdn": _gdn, "nemotron_h": _nemotron_h, "kda": _kda, "draft": _dense_draft,
 }
 
 
-def modules_for(root: dict, family: str, full_layers: tuple[int, ...]) -> list[Module]:
+def modules_for(root: dict[str, Any], family: str, full_layers: tuple[int, ...]) -> list[Module]:
     """The module list of a config (root dict) for an estimator family."""
     text = root["text_config"] if isinstance(root.get("text_config"), dict) else root
     fn = ESTIMATORS.get(family)
@@ -299,7 +299,7 @@ def module_bytes(m: Module, policy: QuantPolicy) -> int:
     return m.count * scheme_bytes(policy.scheme(m.name, m.kind), m.rows, m.cols, policy.block)
 
 
-def estimate(root: dict, family: str, full_layers: tuple[int, ...], policy: QuantPolicy) -> Inventory:
+def estimate(root: dict[str, Any], family: str, full_layers: tuple[int, ...], policy: QuantPolicy) -> Inventory:
     """An estimated inventory: every module's bytes under the checkpoint's quantization.
 
     Computed once per (config content, family, layers, policy): a cookbook page asks again for every cell."""
@@ -313,11 +313,11 @@ def estimate(root: dict, family: str, full_layers: tuple[int, ...], policy: Quan
     return inv
 
 
-_ESTIMATES: dict[tuple, Inventory] = {}
+_ESTIMATES: dict[tuple[Any, ...], Inventory] = {}
 _ESTIMATES_MAX = 64  # checkpoints a process (the web server) keeps estimates for
 
 
-def _estimate(root: dict, family: str, full_layers: tuple[int, ...], policy: QuantPolicy) -> Inventory:
+def _estimate(root: dict[str, Any], family: str, full_layers: tuple[int, ...], policy: QuantPolicy) -> Inventory:
     pieces = []
     for m in modules_for(root, family, full_layers):
         part, layer, shard = placement(m.name)

@@ -11,7 +11,7 @@ import fnmatch
 import math
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
 from hybridplan.errors import BadInput
 
@@ -67,7 +67,7 @@ class QuantPolicy:
         return "bf16"
 
 
-def policy_key(policy: QuantPolicy) -> tuple:
+def policy_key(policy: QuantPolicy) -> tuple[Any, ...]:
     """A hashable key of a policy's content (its per-name map is a read-only mapping)."""
     return (policy.linear, policy.lm_head, policy.experts_only, tuple(sorted(policy.per_name.items())),
             policy.exclude, policy.block, policy.label)
@@ -86,7 +86,7 @@ _ALGO_SCHEME = {"FP8": "fp8", "NVFP4": "nvfp4", "W4A16_NVFP4": "w4a16_nvfp4", "W
                 "FP8_PB_WO": "fp8_block", "MXFP4": "mxfp4"}
 
 
-def policy_from_config(config: dict, hf_quant_config: dict | None) -> QuantPolicy:
+def policy_from_config(config: dict[str, Any], hf_quant_config: dict[str, Any] | None) -> QuantPolicy:
     """The checkpoint's storage policy, read the way configs/model_config.py::_parse_quant_hf_config finds it."""
     qc = config.get("quantization_config")
     if not isinstance(qc, dict) and isinstance(config.get("text_config"), dict):
@@ -121,7 +121,7 @@ def with_lm_head(policy: QuantPolicy, scheme: str) -> QuantPolicy:
     return replace(policy, per_name=MappingProxyType(per_name), lm_head=scheme, label=f"{policy.label}, {scheme} lm_head")
 
 
-def _modelopt(qc: dict) -> QuantPolicy:
+def _modelopt(qc: dict[str, Any]) -> QuantPolicy:
     algo = str(qc.get("quant_algo") or "").upper()
     exclude = tuple(qc.get("exclude_modules") or qc.get("ignore") or ())
     layers = qc.get("quantized_layers")
@@ -139,7 +139,7 @@ def _modelopt(qc: dict) -> QuantPolicy:
                        label=f"modelopt {algo}" + ("" if head_excluded else f" ({algo} lm_head)"))
 
 
-def _compressed_tensors(qc: dict) -> QuantPolicy:
+def _compressed_tensors(qc: dict[str, Any]) -> QuantPolicy:
     """compressed-tensors config groups: 4-bit float groups (32: MXFP4, 16: NVFP4) or 8-bit float, by target."""
     scheme, experts_only = "bf16", False
     for group in (qc.get("config_groups") or {}).values():
