@@ -266,6 +266,37 @@ def memory_payload(tl: MemoryTimeline, weights: WeightReport | None) -> dict[str
 
 
 
+def breakdown_of(timeline: dict[str, Any], alloc: dict[str, Any]) -> dict[str, Any]:
+    """`breakdown` from payload dicts (a timeline's as_dict() and the sizing's `allocated`), so `explain --json`
+    carries the same picture; parts a timeline lacks (no card: capacity, context) are None. The KV pool includes
+    the draft's KV pool; what is left (`free_gib`) is the slack less what it must hold."""
+    def value(key: str) -> Any:
+        return (timeline.get(key) or {}).get("value")
+
+    def source(key: str) -> str | None:
+        return (timeline.get(key) or {}).get("source")
+
+    state = (alloc["conv_state_bytes"] + alloc["ssm_state_bytes"]) / GIB
+    scratch = ((alloc["intermediate_ssm_bytes"] or 0) + (alloc["intermediate_conv_window_bytes"] or 0)) / GIB
+    kv = alloc["kv_bytes"] / GIB + (value("draft_kv_gib") or 0.0)
+    free = value("available_gib") - state - scratch - kv - value("headroom_gib")
+    capacity, visible = value("capacity_gib"), value("visible_gib")
+    rows = {
+        "driver_reserved_gib": (capacity - visible if capacity is not None and visible is not None else None,
+                                source("visible_gib")),
+        "context_gib": (value("context_gib"), "estimate"),
+        "weights_gib": (value("target_weights_gib"), source("target_weights_gib")),
+        "draft_weights_gib": (value("draft_weights_gib"), source("draft_weights_gib")),
+        "state_pool_gib": (state, "engine rule"), "spec_scratch_gib": (scratch, "engine rule"),
+        "kv_pool_gib": (kv, "engine rule"), "cuda_graphs_activations_gib": (value("headroom_gib"), "estimate"),
+        "free_gib": (free, "estimate"),
+    }
+    out: dict[str, Any] = {k: v for k, (v, _) in rows.items()}
+    out["capacity_gib"] = value("capacity_gib")
+    out["sources"] = {k: src for k, (_, src) in rows.items()}
+    return out
+
+
 def pool_budget_for(command: LaunchCommand | str, gpu: GPU, *, checkpoint_bytes: int | None = None,
                     weights_gib: float | None = None,
                     version: str | None = None) -> tuple[PoolBudget, dict[str, Any]]:
