@@ -6,13 +6,17 @@ version package (an import-linter contract in pyproject.toml enforces it).
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hybridplan.engine.args import EngineArgs, Platform
 from hybridplan.engine.command import LaunchCommand
 from hybridplan.engine.flags import FlagRegistry, ParsedFlags
 from hybridplan.engine.types import KVCell, PoolBudget, PoolSizing, RequestCap, StateAllocation, StatePlan
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
+
+if TYPE_CHECKING:
+    from hybridplan.engine.vllm.command import VllmCommand
+    from hybridplan.engine.vllm.planning import KVPlan, VllmArgs
 
 
 class Engine(Protocol):
@@ -150,3 +154,51 @@ class Engine(Protocol):
     def predicted_lines(self, pools: PoolSizing, args: EngineArgs, geo: ModelGeometry) -> list[str]:
         """The pool lines rank 0's boot log prints for this sizing."""
         ...
+
+
+class HybridKVEngine(Protocol):
+    """An engine whose hybrid models share one paged pool between attention KV and state (vLLM): parse its launch,
+    resolve it, plan the pool from the available KV memory. Engine-neutral where `Engine` is sglang-shaped (S, D,
+    the state pool, the ReplaySSM ring); `engine.for_engine("vllm", v)` returns one."""
+
+    @property
+    def name(self) -> str:
+        """The engine, e.g. "vllm"."""
+        ...
+
+    @property
+    def version(self) -> str:
+        ...
+
+    @property
+    def rules_package(self) -> str:
+        ...
+
+    def registry(self) -> FlagRegistry:
+        ...
+
+    def parse_command(self, text: str) -> "VllmCommand":
+        """A launch command or a boot log's `non-default args: {...}` line, by the release's parser."""
+        ...
+
+    def resolve(self, cmd: "VllmCommand", geo: ModelGeometry, sm: int | None = 90) -> "VllmArgs":
+        ...
+
+    def plan(self, args: "VllmArgs", geo: ModelGeometry, available_memory: int) -> "KVPlan":
+        """The groups, blocks, capacity and concurrency from the available KV memory (bytes)."""
+        ...
+
+
+def for_engine(name: str, version: str | None = None) -> "Engine | HybridKVEngine":
+    """The engine API of `name` ("sglang" or "vllm") at `version` (default its newest modelled release)."""
+    from importlib import import_module
+
+    if name == "sglang":
+        engine: Engine = import_module("hybridplan.engine.versions").for_version(version)
+        return engine
+    if name == "vllm":
+        vllm: HybridKVEngine = import_module("hybridplan.engine.vllm.engine").engine_for(version)
+        return vllm
+    from hybridplan.errors import BadInput
+
+    raise BadInput(f"--engine: {name!r} is not modelled (sglang, vllm)")

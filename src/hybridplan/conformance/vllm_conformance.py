@@ -1,0 +1,116 @@
+"""vLLM conformance: generated scenarios through vLLM's own planning (vllm_oracle_driver.py, in the oracle
+interpreter) and through hybridplan's model of the release, compared field by field."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from hybridplan.engine import for_engine
+from hybridplan.errors import EngineRefusal
+
+# bundled checkpoints per family the vLLM model covers (GDN: Qwen3-Next / Qwen3.5; Mamba2: Nemotron-H)
+MODELS = ("Qwen/Qwen3.5-27B", "Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3.5-35B-A3B",
+          "nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nvidia/Nemotron-H-47B-Base-8K")
+FIELDS = ("block_size", "mamba_block_size", "mamba_cache_mode", "mamba_page_size_padded", "attn_page_bytes",
+          "state_page_bytes", "page_bytes", "num_blocks", "groups", "max_model_len", "kv_cache_tokens",
+          "max_concurrency", "conv_shape", "temporal_shape", "state_dtypes")
+
+
+@dataclass(frozen=True)
+class Drift:
+    scenario: str
+    field: str
+    engine: Any
+    hybridplan: Any
+
+
+def _engine(version: str) -> Any:
+    return for_engine("vllm", version)
+
+
+def scenarios(version: str) -> list[dict[str, Any]]:
+    """The grid (two points in nine: every value of every axis, 320 scenarios): models x TP x KV dtype x state dtype
+    x prefix caching x block size x length x available KV memory; each with the driver's payload and hybridplan's
+    prediction."""
+    from hybridplan.models.loader import load_model
+
+    engine = _engine(version)
+    out = []
+    grid = itertools.product(MODELS, (1, 2, 4), ("auto", "fp8"), ("auto", "float32"), (True, False), (None, 64),
+                             (None, 4096, -1), (6, 40))
+    for n, (model, tp, kv, ssm, pc, block, length, gib) in enumerate(grid):
+        if n % 9 not in (0, 4):
+            continue
+        text = f"vllm serve {model} -tp {tp} --kv-cache-dtype {kv} --mamba-ssm-cache-dtype {ssm} " + \
+            ("--enable-prefix-caching" if pc else "--disable-prefix-caching") + \
+            (f" --block-size {block}" if block else "") + (f" --max-model-len {length}" if length else "")
+        geo = load_model(model)
+        args = engine.resolve(engine.parse_command(text), geo)
+        sid = f"s{n}"
+        out.append({"id": sid, "command": text, "payload": payload(sid, args, geo, gib << 30),
+                    "predicted": predict(sid, engine, args, geo, gib << 30)})
+    return out
+
+
+def payload(sid: str, args: Any, geo: Any, memory: int) -> dict[str, Any]:
+    """The driver's scenario: the cache arguments as vLLM's CacheConfig receives them, the calculators' inputs."""
+    m = geo.mixer
+    mixer = ({"num_k_heads": m.n_groups, "num_v_heads": m.num_heads, "head_k_dim": m.state_size,
+              "head_v_dim": m.head_dim, "conv_kernel": m.conv_kernel} if geo.family == "gdn" else
+             {"intermediate_size": m.intermediate_size, "n_groups": m.n_groups, "num_heads": m.num_heads,
+              "head_dim": m.head_dim, "state_size": m.state_size, "conv_kernel": m.conv_kernel})
+    attn = set(geo.full_attention_layer_ids)
+    return {"id": sid, "family": geo.family, "tp": args.tensor_parallel_size,
+            "num_speculative_tokens": args.num_speculative_tokens, "model_dtype": args.model_dtype,
+            "architecture": geo.architecture, "mixer": mixer,
+            "attn": {"total_kv_heads": geo.kv.total_kv_heads, "head_dim": geo.kv.head_dim},
+            "layers": ["attention" if i in attn else "mamba" for i in sorted(attn | set(geo.linear_layer_ids))],
+            "cache": {"block_size": args.block_size, "kv_cache_dtype": args.kv_cache_dtype,
+                      "enable_prefix_caching": args.enable_prefix_caching, "mamba_block_size": args.mamba_block_size,
+                      "mamba_cache_dtype": args.mamba_cache_dtype, "mamba_ssm_cache_dtype": args.mamba_ssm_cache_dtype},
+            "max_model_len": args.max_model_len, "original_max_model_len": -1 if args.auto_fit else args.max_model_len,
+            "available_memory": memory,
+            "prefill_checkpoint_alignment": 64 if args.gdn_prefill_checkpoints else (1 if args.is_mamba2 else None)}
+
+
+def predict(sid: str, engine: Any, args: Any, geo: Any, memory: int) -> dict[str, Any]:
+    """hybridplan's plan in the driver's result schema."""
+    try:
+        p = engine.plan(args, geo, memory)
+    except EngineRefusal as exc:
+        return {"id": sid, "error": {"type": exc.kind, "message": exc.message}}
+    return {"id": sid, "block_size": p.block_size, "mamba_block_size": p.mamba_block_size,
+            "mamba_cache_mode": p.mamba_cache_mode, "mamba_page_size_padded": p.mamba_page_size_padded,
+            "attn_page_bytes": p.attn_page_bytes, "state_page_bytes": p.state_page_bytes, "page_bytes": p.page_bytes,
+            "num_blocks": p.num_blocks, "max_model_len": p.max_model_len, "kv_cache_tokens": p.kv_cache_tokens,
+            "max_concurrency": repr(p.max_concurrency), "conv_shape": list(p.conv_shape),
+            "temporal_shape": list(p.temporal_shape), "state_dtypes": list(p.state_dtypes),
+            "groups": [{"kind": g.kind, "layers": g.layers, "block_size": g.block_size,
+                        "blocks_per_request": g.blocks_per_request} for g in p.groups]}
+
+
+def run_oracle(python: str, pythonpath: str, payloads: list[dict[str, Any]], timeout: float = 600) -> tuple[
+        dict[str, Any], dict[str, dict[str, Any]]]:
+    """(header, {id: result}) from the driver run by `python` with the release on `pythonpath`."""
+    driver = str(resources.files("hybridplan.conformance") / "vllm_oracle_driver.py")
+    proc = subprocess.run([python, driver], input="".join(json.dumps(p) + "\n" for p in payloads),
+                          capture_output=True, text=True, timeout=timeout, env={"PYTHONPATH": pythonpath,
+                                                                                "PATH": "/usr/bin:/bin"})
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    if not lines or lines[0].get("engine") is None:
+        raise RuntimeError(f"no vLLM oracle: {lines[0].get('error') if lines else proc.stderr[-500:]}")
+    return lines[0], {r["id"]: r for r in lines[1:]}
+
+
+def compare(engine: dict[str, Any], ours: dict[str, Any]) -> list[Drift]:
+    """Every field, or the error type and message, that differs."""
+    sid = engine["id"]
+    if "error" in engine or "error" in ours:
+        e, o = engine.get("error"), ours.get("error")
+        return [] if e == o else [Drift(sid, "error", e, o)]
+    return [Drift(sid, f, engine[f], ours[f]) for f in FIELDS if engine[f] != ours[f]]

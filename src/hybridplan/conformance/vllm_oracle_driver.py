@@ -1,0 +1,239 @@
+"""Engine side of the vLLM conformance suite: drives vLLM's own KV cache planning on CPU, no GPU, no weights.
+
+Executed by the oracle interpreter (the SGLang oracle venv's CPU torch with the vLLM release's Python files and a
+few pure-Python dependencies on PYTHONPATH, see conformance/setup_vllm_oracle.sh), never imported by hybridplan:
+`python vllm_oracle_driver.py < scenarios.jsonl > results.jsonl`. The first output line is a header naming the
+release (or why there is none); then one JSON result per scenario.
+
+vLLM's own code does the work: CacheConfig (block-size default, validation), MambaModelConfig.verify_and_update_config
+(prefix caching -> mamba_cache_mode, mamba_block_size), Platform._align_hybrid_block_size (attention block size
+raised until its page covers the state page; the state page padded to it), the state-shape and dtype calculators,
+MambaBase.get_kv_cache_spec, FullAttentionSpec, get_global_kv_cache_groups / get_kv_cache_configs (grouping,
+unification, the null block, auto-fit) and get_kv_cache_capacity (the boot log's tokens and concurrency).
+
+Stand-ins, each the smallest those functions need: the compiled extensions and three import-only packages are stub
+modules; the platform is vLLM's CudaPlatform (sm90) without probing a device; the model class the platform resolves
+answers with the calculators' shapes for the scenario's geometry (its `get_mamba_state_*_from_config` are what the
+real class forwards to); the attention backend is FLASH_ATTN's kernel block contract (MultipleOf(16), no
+customize_spec change); the GDN prefill checkpoint alignment is the scenario's (FlashInfer's 64 on Hopper).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import json
+import sys
+import types
+from types import SimpleNamespace
+
+STUB_PACKAGES = ("xgrammar", "uvloop", "llguidance", "pynvml")
+STUB_MODULES = ("vllm._C", "vllm._C_stable_libtorch", "vllm._qutlass_C", "vllm._moe_C", "vllm._flashmla_C",
+                "vllm.cumem_allocator")
+
+
+class _StubMeta(type):
+    def __getattr__(cls, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _StubMeta(name, (object,), {})
+
+
+class _StubModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name[:1].isupper():
+            return _StubMeta(name, (object,), {})
+        child = _StubModule(f"{self.__name__}.{name}")
+        child.__path__ = []
+        return child
+
+    def __call__(self, *args, **kwargs):
+        return args[0] if len(args) == 1 and callable(args[0]) and not kwargs else self
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in STUB_PACKAGES or name in STUB_MODULES:
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        mod = _StubModule(spec.name)
+        mod.__path__ = []
+        mod.__version__ = "0.0.0"
+        return mod
+
+    def exec_module(self, module):
+        pass
+
+
+def prepare():
+    """Install the stubs and vLLM's CUDA platform (sm90); returns the vllm module."""
+    sys.meta_path.insert(0, _StubFinder())
+    import torch
+
+    torch.cuda.is_available = lambda: True
+    torch.cuda.get_device_capability = lambda *a, **k: (9, 0)
+    import logging
+
+    import vllm
+    import vllm.platforms as platforms
+    from vllm.platforms.cuda import CudaPlatform
+
+    platforms._current_platform = CudaPlatform()
+    logging.disable(logging.WARNING)
+    return vllm
+
+
+def _backend():
+    from vllm.v1.attention.backend import MultipleOf
+
+    class FlashAttnContract:  # FLASH_ATTN on sm90: get_supported_kernel_block_sizes -> [MultipleOf(16)]
+        @staticmethod
+        def get_name():
+            return "FLASH_ATTN"
+
+        @staticmethod
+        def customize_spec(spec):
+            return spec
+
+        @staticmethod
+        def get_supported_kernel_block_sizes(kv_cache_spec=None):
+            return [MultipleOf(16)]
+
+    return FlashAttnContract
+
+
+def _shapes(sc, tp, num_spec):
+    from vllm.model_executor.layers.mamba.mamba_utils import MambaStateShapeCalculator as C
+
+    m = sc["mixer"]
+    if sc["family"] == "gdn":
+        return C.gated_delta_net_state_shape(tp, m["num_k_heads"], m["num_v_heads"], m["head_k_dim"],
+                                             m["head_v_dim"], m["conv_kernel"], num_spec)
+    return C.mamba2_state_shape(tp, m["intermediate_size"], m["n_groups"], m["num_heads"], m["head_dim"],
+                                m["state_size"], m["conv_kernel"], num_spec)
+
+
+def _dtypes(sc, model_dtype, cache):
+    from vllm.model_executor.layers.mamba.mamba_utils import MambaStateDtypeCalculator as C
+
+    if sc["family"] == "gdn":
+        return C.gated_delta_net_state_dtype(model_dtype, cache.mamba_cache_dtype, cache.mamba_ssm_cache_dtype)
+    return C.mamba2_state_dtype(model_dtype, cache.mamba_cache_dtype, cache.mamba_ssm_cache_dtype)
+
+
+def run(sc: dict) -> dict:
+    import vllm.model_executor.layers.mamba.abstract as abstract
+    import vllm.model_executor.models as models
+    from vllm.config.cache import CacheConfig
+    from vllm.model_executor.models.config import MambaModelConfig
+    from vllm.platforms.interface import Platform
+    from vllm.utils.torch_utils import STR_DTYPE_TO_TORCH_DTYPE
+    from vllm.v1.core.kv_cache_planning import get_global_kv_cache_groups, get_kv_cache_configs
+    from vllm.v1.core.kv_cache_utils import get_kv_cache_capacity
+    from vllm.v1.kv_cache_interface import FullAttentionSpec, MambaSpec, get_kv_quant_mode
+
+    c = sc["cache"]
+    tp, num_spec = sc["tp"], sc["num_speculative_tokens"]
+    model_dtype = STR_DTYPE_TO_TORCH_DTYPE[sc["model_dtype"]]
+    cache = CacheConfig(block_size=c["block_size"], cache_dtype=c["kv_cache_dtype"],
+                        enable_prefix_caching=c["enable_prefix_caching"], mamba_block_size=c["mamba_block_size"],
+                        mamba_cache_dtype=c["mamba_cache_dtype"], mamba_ssm_cache_dtype=c["mamba_ssm_cache_dtype"])
+    cache.kv_cache_layout = "LBNHC"  # FLASH_ATTN's preferred layout (its page sizes are uniform after alignment)
+    shapes = _shapes(sc, tp, num_spec)
+    kv_heads = max(1, sc["attn"]["total_kv_heads"] // tp)
+    model_config = SimpleNamespace(
+        max_model_len=sc["max_model_len"], original_max_model_len=sc["original_max_model_len"],
+        architecture=sc["architecture"], dtype=model_dtype, use_mla=False, is_hybrid=True,
+        supports_kv_cache_grouping=False, get_num_kv_heads=lambda pc: kv_heads,
+        get_head_size=lambda: sc["attn"]["head_dim"])
+    vllm_config = SimpleNamespace(
+        model_config=model_config, cache_config=cache,
+        scheduler_config=SimpleNamespace(enable_chunked_prefill=True, disable_hybrid_kv_cache_manager=False),
+        parallel_config=SimpleNamespace(tensor_parallel_size=tp, decode_context_parallel_size=1),
+        attention_config=SimpleNamespace(hisparse_config=None), speculative_config=None,
+        num_prefill_lookahead_tokens=0, num_speculative_tokens=num_spec, device_config=SimpleNamespace(device_type="cuda"))
+    MambaModelConfig.verify_and_update_config(vllm_config)
+    alignment = sc["prefill_checkpoint_alignment"] if cache.mamba_cache_mode == "align" else None
+    state_dtypes = _dtypes(sc, model_dtype, cache)
+
+    class ModelClass:
+        @staticmethod
+        def get_mamba_state_shape_from_config(cfg):
+            return shapes
+
+        @staticmethod
+        def get_mamba_state_dtype_from_config(cfg):
+            return state_dtypes
+
+    models.ModelRegistry.resolve_model_cls = lambda *a, **k: (ModelClass, sc["architecture"])
+    abstract.get_mamba_prefill_checkpoint_alignment = lambda cfg: alignment
+    backend = _backend()
+    Platform._find_non_ssm_backends = classmethod(lambda cls, cfg: [backend])
+    Platform._align_hybrid_block_size(vllm_config, backend)
+
+    layer_kinds = sc["layers"]
+    spec: dict = {}
+    attn = FullAttentionSpec(block_size=cache.block_size, num_kv_heads=kv_heads, head_size=sc["attn"]["head_dim"],
+                             dtype=(model_dtype if cache.cache_dtype == "auto"
+                                    else STR_DTYPE_TO_TORCH_DTYPE[cache.cache_dtype]),
+                             kv_quant_mode=get_kv_quant_mode(cache.cache_dtype))
+    layer = SimpleNamespace(get_state_shape=lambda: shapes, get_state_dtype=lambda: state_dtypes,
+                            mamba_type=abstract.MambaAttentionBackendEnum.GDN_ATTN
+                            if sc["family"] == "gdn" else abstract.MambaAttentionBackendEnum.MAMBA2,
+                            is_kv_cache_tp_replicated=False)
+    mamba = abstract.MambaBase.get_kv_cache_spec(layer, vllm_config)
+    if alignment is not None:  # the layer exports prefill checkpoints (MambaMixer2 / FlashInfer GDN get_kv_cache_spec)
+        from dataclasses import replace
+
+        mamba = replace(mamba, num_prefill_checkpoint_blocks=1,
+                        prefill_checkpoint_alignment=abstract.get_mamba_prefill_checkpoint_grid(vllm_config))
+    for i, kind in enumerate(layer_kinds):
+        spec[f"model.layers.{i}.{'attn' if kind == 'attention' else 'mixer'}"] = attn if kind == "attention" else mamba
+    groups = get_global_kv_cache_groups(vllm_config, [spec])
+    config = get_kv_cache_configs(vllm_config, [spec], [sc["available_memory"]], groups)[0]
+    tokens, concurrency = get_kv_cache_capacity(vllm_config, config)
+    per_group = []
+    for g in config.kv_cache_groups:
+        s = g.kv_cache_spec
+        first = s.first_spec if hasattr(s, "first_spec") else s
+        from vllm.utils.math_utils import cdiv
+
+        per_group.append({"kind": "mamba" if isinstance(first, MambaSpec) else "attention",
+                          "layers": len(g.layer_names), "block_size": first.block_size,
+                          "blocks_per_request": cdiv(s.max_memory_usage_bytes(vllm_config), s.page_size_bytes)})
+    return {
+        "id": sc["id"], "block_size": cache.block_size, "mamba_block_size": cache.mamba_block_size,
+        "mamba_cache_mode": cache.mamba_cache_mode, "mamba_page_size_padded": cache.mamba_page_size_padded,
+        "attn_page_bytes": attn.page_size_bytes, "state_page_bytes": mamba.real_page_size_bytes,
+        "page_bytes": mamba.page_size_bytes, "num_blocks": config.num_blocks, "groups": per_group,
+        "max_model_len": model_config.max_model_len, "kv_cache_tokens": tokens, "max_concurrency": repr(concurrency),
+        "conv_shape": list(shapes[0]), "temporal_shape": list(shapes[1]),
+        "state_dtypes": [str(d).removeprefix("torch.") for d in state_dtypes],
+    }
+
+
+def main() -> None:
+    try:
+        vllm = prepare()
+        header = {"header": True, "engine": "vllm", "version": vllm.__version__, "python": sys.version.split()[0]}
+    except Exception as exc:  # noqa: BLE001 - the header says why there is no engine
+        print(json.dumps({"header": True, "engine": None, "error": f"{type(exc).__name__}: {exc}"}))
+        return
+    print(json.dumps(header), flush=True)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        sc = json.loads(line)
+        try:
+            out = run(sc)
+        except (ValueError, AssertionError, NotImplementedError) as exc:
+            out = {"id": sc["id"], "error": {"type": type(exc).__name__, "message": str(exc)}}
+        print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""A vLLM launch as typed (`vllm serve MODEL ...`, `python -m vllm.entrypoints.openai.api_server ...`) or as its boot
+log's `non-default args: {...}` line, parsed with the release's own flag registry."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from hybridplan.engine.flags import FlagRegistry, parse_argv, registry_from_json
+from hybridplan.errors import BadInput
+from hybridplan.limits import MAX_COMMAND_CHARS
+
+VERSION = "0.33.0"
+_PROGRAMS = (("vllm", "serve"), ("python", "-m", "vllm.entrypoints.openai.api_server"),
+             ("python3", "-m", "vllm.entrypoints.openai.api_server"))
+_ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_NON_DEFAULT = re.compile(r"non-default args: (\{.*\})")
+
+
+@dataclass(frozen=True, kw_only=True)
+class VllmCommand:
+    """Explicit values by dest (the parser's, after vLLM's own spellings are normalised) and the env."""
+
+    values: dict[str, Any]
+    env: tuple[tuple[str, str], ...] = ()
+    source: str = "command"  # command | non-default-args
+
+
+@lru_cache(maxsize=1)
+def registry() -> FlagRegistry:
+    """vLLM 0.33.0's `vllm serve` parser (flags.json, scripts/gen_vllm_flag_registry.py)."""
+    return registry_from_json(json.loads((resources.files(__package__) / "flags.json").read_text()))
+
+
+def _flag_token(tok: str) -> str:
+    """utils/argparse_utils.py::FlexibleArgumentParser.parse_args: `--max_model_len` is `--max-model-len`."""
+    if not tok.startswith("--"):
+        return tok
+    opt, eq, val = tok.partition("=")
+    return opt.replace("_", "-") + eq + val
+
+
+def parse_command(text: str) -> VllmCommand:
+    """A vLLM server command line; BadInput names what is wrong (argparse's wording, `vllm serve: error:`)."""
+    if len(text) > MAX_COMMAND_CHARS:
+        raise BadInput(f"launch command: {len(text):,} characters, over the {MAX_COMMAND_CHARS:,}-character bound")
+    match = _NON_DEFAULT.search(text)
+    if match:
+        return parse_non_default_args(match.group(1))
+    try:
+        tokens = shlex.split(re.sub(r"\\\r?\n", " ", text), comments=True)
+    except ValueError as exc:
+        raise BadInput(f"cannot split the launch command: {exc}") from None
+    env = []
+    while tokens and _ENV.match(tokens[0]):
+        key, _, value = tokens.pop(0).partition("=")
+        env.append((key, value))
+    head = [tokens[0].rsplit("/", 1)[-1], *tokens[1:]] if tokens else []
+    prog = next((p for p in _PROGRAMS if tuple(head[:len(p)]) == p
+                 or (p[0].startswith("python") and head[:1] and head[0].startswith("python")
+                     and tuple(head[1:len(p)]) == p[1:])), None)
+    if prog is None:
+        raise BadInput("not a vLLM server command (expected `vllm serve MODEL ...` or "
+                       "`python -m vllm.entrypoints.openai.api_server ...`)")
+    argv = [_flag_token(t) for t in tokens[len(prog):]]
+    argv = ["-1" if a == "auto" and i and argv[i - 1] == "--max-model-len" else a for i, a in enumerate(argv)]
+    if prog[0] == "vllm" and argv and not argv[0].startswith("-"):
+        argv = ["--model", argv[0], *argv[1:]]  # entrypoints/cli/serve.py::cmd: model_tag wins over --model
+    reg = registry()
+    try:
+        parsed = parse_argv(reg, tuple(argv))
+    except BadInput as exc:
+        raise BadInput(f"{reg.prog}: error: {exc.message}") from None
+    values = dict(parsed.values)
+    for dest, spelled in parsed.spelled.items():
+        if reg.flag_for(dest).kind == "enabledisableaction":  # utils/argparse_utils.py EnableDisableAction
+            values[dest] = not spelled.startswith("--disable-") and not spelled.startswith("--no-")
+    return VllmCommand(values=values, env=tuple(env))
+
+
+def parse_non_default_args(text: str) -> VllmCommand:
+    """The `non-default args: {...}` dict a vLLM boot log prints (entrypoints/utils.py::log_non_default_args)."""
+    try:
+        raw = ast.literal_eval(text)
+    except (ValueError, SyntaxError, RecursionError, MemoryError):
+        raise BadInput("non-default args: not a Python dict literal") from None
+    if not isinstance(raw, dict):
+        raise BadInput("non-default args: not a dict")
+    reg = registry()
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        dest = "model" if key == "model_tag" else str(key)
+        if dest not in reg.by_dest:
+            raise BadInput(f"non-default args: {key!r} is not a vLLM {VERSION} argument")
+        values[dest] = value
+    return VllmCommand(values=values, source="non-default-args")

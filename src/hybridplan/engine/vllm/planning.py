@@ -1,0 +1,336 @@
+"""vLLM 0.33.0's hybrid KV cache plan: resolved cache arguments, per-layer pages, the hybrid block size, the groups,
+and the capacity and concurrency its boot log prints, from the model geometry and the available KV memory.
+
+Scope: hybrid GDN / Mamba2 models with MHA full attention on the FLASH_ATTN backend's kernel-block contract
+(MultipleOf(16)); KDA and MLA attention are refused by name. Every function mirrors the vLLM function it cites.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from math import lcm
+from typing import Any
+
+from hybridplan.dtypes import itemsize, model_dtype
+from hybridplan.errors import BadInput, EngineRefusal
+from hybridplan.models.geometry import Mamba2Mixer, ModelGeometry
+
+DEFAULT_BLOCK_SIZE = 16  # config/cache.py::CacheConfig.DEFAULT_BLOCK_SIZE
+FLASH_ATTN_KERNEL_BLOCK = 16  # v1/attention/backends/flash_attn.py::get_supported_kernel_block_sizes -> [MultipleOf(16)]
+FLASHINFER_GDN_CHECKPOINT_ALIGNMENT = 64  # v1/attention/backends/gdn_attn.py
+# utils/torch_utils.py::STR_DTYPE_TO_TORCH_DTYPE, by element size
+_CACHE_DTYPES = {"auto": 0, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4, "fp8": 1,
+                 "fp8_e4m3": 1, "fp8_e5m2": 1}
+_MAMBA_DTYPES = ("auto", "bfloat16", "float16", "float32")
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True, kw_only=True)
+class VllmArgs:
+    """The cache and scheduler arguments after vLLM's resolution (EngineArgs.create_engine_config)."""
+
+    model: str
+    tensor_parallel_size: int
+    model_dtype: str
+    kv_cache_dtype: str  # the resolved string (`auto` or a quantized name)
+    block_size: int | None  # as given (None: CacheConfig.DEFAULT_BLOCK_SIZE)
+    enable_prefix_caching: bool
+    mamba_cache_mode: str  # none | align
+    mamba_block_size: int | None  # as given
+    mamba_cache_dtype: str
+    mamba_ssm_cache_dtype: str  # after the model's own default (Qwen3.5's config, Nemotron-H's float32)
+    max_model_len: int  # the length asked for (-1: auto-fit) or the model's derived length
+    auto_fit: bool
+    max_num_seqs: int | None
+    max_num_batched_tokens: int | None
+    gpu_memory_utilization: float
+    kv_cache_memory_bytes: int | None
+    num_speculative_tokens: int
+    gdn_prefill_checkpoints: bool  # FlashInfer GDN prefill (sm90) exports align-mode checkpoints
+    is_mamba2: bool  # MambaMixer2 layers (they always export prefill checkpoints)
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class GroupPlan:
+    """One KV cache group: its kind, layers, block size and the blocks one request at max_model_len takes."""
+
+    kind: str  # attention | mamba
+    layers: int
+    block_size: int
+    blocks_per_request: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class KVPlan:
+    """Everything vLLM derives for the KV cache from the arguments, the geometry and the available memory."""
+
+    block_size: int
+    mamba_block_size: int
+    mamba_cache_mode: str
+    mamba_page_size_padded: int | None
+    attn_page_bytes: int  # one attention layer's page at the hybrid block size
+    attn_page_bytes_at_requested_block: int  # the same page before the block size was raised
+    state_page_bytes: int  # one state layer's page, unpadded
+    page_bytes: int  # the unified page every layer uses
+    conv_shape: tuple[int, int]
+    temporal_shape: tuple[int, int, int]
+    state_dtypes: tuple[str, str]
+    groups: tuple[GroupPlan, ...]
+    bytes_per_block: int
+    num_blocks: int
+    max_model_len: int
+    kv_cache_tokens: int
+    max_concurrency: float
+
+    @property
+    def state_pages_per_request(self) -> int:
+        """State pages (over all state groups) one request holds; align mode keeps 2 + checkpoint per group."""
+        return sum(g.blocks_per_request for g in self.groups if g.kind == "mamba")
+
+    @property
+    def blocks_per_request(self) -> int:
+        return sum(g.blocks_per_request for g in self.groups)
+
+
+def _supported(geo: ModelGeometry) -> None:
+    if geo.family not in ("gdn", "mamba2") or not isinstance(geo.mixer, Mamba2Mixer):
+        raise BadInput(f"vLLM engine model: family {geo.family!r} is not modelled yet (GDN and Mamba2 hybrids are)")
+    if geo.kv.kind != "mha" or not geo.full_attention_layer_ids:
+        raise BadInput("vLLM engine model: only hybrids with MHA full-attention layers are modelled yet")
+
+
+def _ssm_default(geo: ModelGeometry, given: str) -> str:
+    """The model's own state dtype default when `auto` (model_executor/models/config.py:
+    Qwen3_5ForConditionalGenerationConfig -> config mamba_ssm_dtype; NemotronHForCausalLMConfig -> float32)."""
+    if given != "auto":
+        return given
+    if geo.architecture.startswith("Qwen3_5") and geo.config_ssm_dtype:
+        return geo.config_ssm_dtype
+    if geo.architecture in ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"):
+        return geo.config_ssm_dtype or "float32"
+    return "auto"
+
+
+def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90) -> VllmArgs:
+    """EngineArgs.create_engine_config's cache fields: prefix caching on by default for generative hybrids
+    (config/model.py::is_prefix_caching_supported), the cache mode derived from it
+    (model_executor/models/config.py::MambaModelConfig.verify_and_update_config; --mamba-cache-mode has no effect)."""
+    _supported(geo)
+    kv = str(values.get("kv_cache_dtype", "auto"))
+    if kv not in _CACHE_DTYPES:
+        raise BadInput(f"--kv-cache-dtype: {kv!r} is not modelled (one of {', '.join(_CACHE_DTYPES)})")
+    if kv == "auto" and (geo.kv_cache_quant_algo or "").upper() == "FP8":
+        kv = "fp8"  # utils/torch_utils.py::resolve_kv_cache_dtype_string (the checkpoint's KV scheme)
+    for dest in ("mamba_cache_dtype", "mamba_ssm_cache_dtype"):
+        if str(values.get(dest, "auto")) not in _MAMBA_DTYPES:
+            raise BadInput(f"--{dest.replace('_', '-')}: one of {', '.join(_MAMBA_DTYPES)}")
+    pc = values.get("enable_prefix_caching")
+    pc = True if pc is None else bool(pc)
+    mml = values.get("max_model_len")
+    auto_fit = mml == -1
+    length = geo.context_length if mml is None or auto_fit else int(mml)
+    if length < 1:
+        raise BadInput("--max-model-len: must be a positive length or -1/auto")
+    spec = values.get("speculative_config") or {}
+    n_spec = int(spec.get("num_speculative_tokens", 0) or 0) if isinstance(spec, dict) else 0
+    notes = ("--mamba-cache-mode is deprecated in 0.33.0 and has no effect "
+             "(engine/arg_utils.py::_MAMBA_CACHE_MODE_DEPRECATION_MESSAGE)",) if "mamba_cache_mode" in values else ()
+    return VllmArgs(
+        model=str(values.get("model", "")), tensor_parallel_size=int(values.get("tensor_parallel_size", 1)),
+        model_dtype=model_dtype(geo.config_dtype, str(values.get("dtype", "auto")), geo.model_type),
+        kv_cache_dtype=kv, block_size=values.get("block_size"), enable_prefix_caching=pc,
+        mamba_cache_mode="align" if pc else "none", mamba_block_size=values.get("mamba_block_size"),
+        mamba_cache_dtype=str(values.get("mamba_cache_dtype", "auto")),
+        mamba_ssm_cache_dtype=_ssm_default(geo, str(values.get("mamba_ssm_cache_dtype", "auto"))),
+        max_model_len=length, auto_fit=auto_fit, max_num_seqs=values.get("max_num_seqs"),
+        max_num_batched_tokens=values.get("max_num_batched_tokens"),
+        gpu_memory_utilization=float(values.get("gpu_memory_utilization", 0.92)),
+        kv_cache_memory_bytes=values.get("kv_cache_memory_bytes"), num_speculative_tokens=n_spec,
+        gdn_prefill_checkpoints=geo.family == "gdn" and sm == 90, is_mamba2=geo.family == "mamba2", notes=notes)
+
+
+def _divide(a: int, b: int) -> int:
+    """distributed/utils.py::divide (an assertion in vLLM)."""
+    if a % b:
+        raise EngineRefusal(f"{a} is not divisible by {b}", rule="distributed/utils.py::divide",
+                            kind="AssertionError")
+    return a // b
+
+
+def state_shapes(geo: ModelGeometry, tp: int, num_spec: int) -> tuple[tuple[int, int], tuple[int, int, int]]:
+    """(conv, temporal) per layer on one rank, SD conv layout: model_executor/layers/mamba/mamba_utils.py::
+    MambaStateShapeCalculator.gated_delta_net_state_shape (GDN) / mamba2_state_shape (extra groups for head shards)."""
+    m = geo.mixer
+    assert isinstance(m, Mamba2Mixer)
+    n_groups = m.n_groups
+    if geo.family == "mamba2" and n_groups % tp:
+        n_groups += tp - n_groups  # MambaStateShapeCalculator.extra_groups_for_head_shards
+    conv_dim = m.intermediate_size + 2 * n_groups * m.state_size
+    conv = (m.conv_kernel - 1 + num_spec, _divide(conv_dim, tp))
+    return conv, (_divide(m.num_heads, tp), m.head_dim, m.state_size)
+
+
+def _cache_itemsize(cache_dtype: str, model: str) -> int:
+    """utils/torch_utils.py::get_kv_cache_torch_dtype: `auto` is the model dtype."""
+    return itemsize(model) if cache_dtype == "auto" else _CACHE_DTYPES[cache_dtype]
+
+
+def state_dtypes(args: VllmArgs) -> tuple[str, str]:
+    """mamba_utils.py::MambaStateDtypeCalculator._mamba_state_dtype: conv from mamba_cache_dtype, the temporal state
+    from mamba_ssm_cache_dtype unless `auto` (then the conv dtype)."""
+    conv = args.model_dtype if args.mamba_cache_dtype == "auto" else args.mamba_cache_dtype
+    return conv, conv if args.mamba_ssm_cache_dtype == "auto" else args.mamba_ssm_cache_dtype
+
+
+def state_page_bytes(conv: tuple[int, int], temporal: tuple[int, int, int], dtypes: tuple[str, str]) -> int:
+    """v1/kv_cache_interface.py::MambaSpec.page_size_bytes (unpadded): the layer's state tensors, one slot."""
+    h, d, s = temporal
+    return conv[0] * conv[1] * itemsize(dtypes[0]) + h * d * s * itemsize(dtypes[1])
+
+
+def attn_page_bytes_per_token(args: VllmArgs, geo: ModelGeometry) -> int:
+    """v1/kv_cache_interface.py::AttentionSpec.page_size_bytes at block_size 1: K and V of the rank's KV heads
+    (ModelConfig.get_num_kv_heads: max(1, total // tp))."""
+    heads = max(1, geo.kv.total_kv_heads // args.tensor_parallel_size)
+    return heads * (geo.kv.head_dim + geo.kv.v_head_dim) * _cache_itemsize(args.kv_cache_dtype, args.model_dtype)
+
+
+def checkpoint_alignment(args: VllmArgs) -> int | None:
+    """The state layers' prefill checkpoint alignment (model_executor/layers/mamba/abstract.py::
+    get_mamba_prefill_checkpoint_alignment): MambaMixer2 exports at any token (1); GDN only under FlashInfer's
+    prefill (64, gdn/qwen_gdn_linear_attn.py::_resolve_gdn_prefill_backend picks it on sm90); else none."""
+    if args.gdn_prefill_checkpoints:
+        return FLASHINFER_GDN_CHECKPOINT_ALIGNMENT
+    return None if args.mamba_cache_mode == "none" or not args.is_mamba2 else 1
+
+
+def hybrid_block_size(args: VllmArgs, attn_1: int, state_page: int) -> tuple[int, int, int | None]:
+    """(block_size, mamba_block_size, checkpoint alignment) after platforms/interface.py::
+    Platform._align_hybrid_block_size: the smallest kernel-aligned attention block whose page covers the state
+    page (align mode: also a multiple of the layers' prefill checkpoint alignment); align mode sets
+    mamba_block_size to it. The none-mode mamba_block_size is max_model_len (MambaModelConfig)."""
+    block = args.block_size or DEFAULT_BLOCK_SIZE
+    align = args.mamba_cache_mode == "align"
+    checkpoint = checkpoint_alignment(args) if align else None
+    kernel = max(FLASH_ATTN_KERNEL_BLOCK, block)
+    if align:
+        kernel = lcm(kernel, checkpoint or 1)
+    attn_block = kernel * _cdiv(state_page, kernel * attn_1)
+    attn_block = FLASH_ATTN_KERNEL_BLOCK * _cdiv(attn_block, FLASH_ATTN_KERNEL_BLOCK)
+    block = max(block, attn_block)
+    if align:
+        mamba_block = block
+    else:
+        mamba_block = args.mamba_block_size or args.max_model_len
+    return block, mamba_block, checkpoint
+
+
+def _groups(n_attn: int, n_state: int) -> list[tuple[str, int]]:
+    """v1/core/kv_cache_planning.py::_get_kv_cache_groups_uniform_page_size: each type split into groups of
+    `group_size` layers (the smaller count, or the larger when it is under 1.5x the smaller), layers[i::n]."""
+    buckets = [("mamba", n_state), ("attention", n_attn)] if n_state else [("attention", n_attn)]
+    lo, hi = min(n for _, n in buckets), max(n for _, n in buckets)
+    size = hi if hi < lo * 1.5 else lo
+    out = []
+    for kind, n in buckets:
+        k = _cdiv(n, size)
+        out += [(kind, len(range(i, n, k))) for i in range(k)]
+    return out
+
+
+def plan(args: VllmArgs, geo: ModelGeometry, available_memory: int) -> KVPlan:
+    """The KV cache config of one worker and its logged capacity: v1/core/kv_cache_planning.py::
+    get_kv_cache_configs (null block held back for the checks, auto-fit, the admission check, num_blocks =
+    available // bytes_per_block) and v1/core/kv_cache_utils.py::get_kv_cache_capacity."""
+    conv, temporal = state_shapes(geo, args.tensor_parallel_size, args.num_speculative_tokens)
+    dtypes = state_dtypes(args)
+    state_page = state_page_bytes(conv, temporal, dtypes)
+    attn_1 = attn_page_bytes_per_token(args, geo)
+    block, mamba_block, checkpoint = hybrid_block_size(args, attn_1, state_page)
+    page = block * attn_1
+    groups = _groups(len(geo.full_attention_layer_ids), len(geo.linear_layer_ids))
+    # MambaSpec.max_memory_usage_bytes: align keeps 2 + spec + checkpoint pages, none 1 + spec
+    state_pages = (2 + args.num_speculative_tokens + (checkpoint is not None)) if args.mamba_cache_mode == "align" \
+        else 1 + args.num_speculative_tokens
+    bytes_per_block = max(n for _, n in groups) * page  # _get_kv_cache_bytes_per_block (layer-outer layout)
+
+    def per_request(length: int) -> int:  # _max_memory_usage_bytes_from_groups, in blocks
+        return sum(_cdiv(length, block) if kind == "attention" else state_pages for kind, _ in groups)
+
+    check = available_memory - bytes_per_block  # get_kv_cache_configs holds the null block back for the checks
+    length = args.max_model_len
+    if args.auto_fit:
+        length = _auto_fit(length, check, bytes_per_block, per_request)
+    _check_enough(check, bytes_per_block, length, per_request)
+    num_blocks = available_memory // bytes_per_block
+    concurrency = num_blocks / per_request(length)  # get_max_concurrency_for_kv_cache_config
+    plans = tuple(GroupPlan(kind=kind, layers=n, block_size=block if kind == "attention" else mamba_block,
+                            blocks_per_request=_cdiv(length, block) if kind == "attention" else state_pages)
+                  for kind, n in groups)
+    return KVPlan(block_size=block, mamba_block_size=mamba_block, mamba_cache_mode=args.mamba_cache_mode,
+                  mamba_page_size_padded=page if page != state_page else None, attn_page_bytes=page,
+                  attn_page_bytes_at_requested_block=(args.block_size or DEFAULT_BLOCK_SIZE) * attn_1,
+                  state_page_bytes=state_page, page_bytes=page, conv_shape=conv, temporal_shape=temporal,
+                  state_dtypes=dtypes, groups=plans, bytes_per_block=bytes_per_block, num_blocks=num_blocks,
+                  max_model_len=length, kv_cache_tokens=int(concurrency * length), max_concurrency=concurrency)
+
+
+def _format_gib(b: int) -> str:
+    """utils/mem_utils.py::format_gib."""
+    return f"{round(b / 2**30, 2)}"
+
+
+def _longest_fit(original: int, memory: int, bytes_per_block: int, per_request: Callable[[int], int]) -> int:
+    """v1/core/kv_cache_planning.py::_estimate_max_model_len_from_groups: the longest length in [1, original] whose
+    request fits in `memory` (binary search), 0 when not even one token does."""
+    def fits(n: int) -> bool:
+        return bytes_per_block * per_request(n) <= memory
+
+    if not fits(1):
+        return 0
+    lo, hi, best = 1, original, 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            best, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+def _auto_fit(original: int, memory: int, bytes_per_block: int, per_request: Callable[[int], int]) -> int:
+    """v1/core/kv_cache_planning.py::_auto_fit_max_model_len: the longest fitting length, or a refusal."""
+    best = _longest_fit(original, memory, bytes_per_block, per_request)
+    if best <= 0:
+        raise EngineRefusal("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single "
+                            "token. Try increasing `gpu_memory_utilization`.",
+                            rule="v1/core/kv_cache_planning.py::_auto_fit_max_model_len")
+    return best
+
+
+_DOCS = "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
+
+
+def _check_enough(memory: int, bytes_per_block: int, length: int, per_request: Callable[[int], int]) -> None:
+    """v1/core/kv_cache_planning.py::_check_enough_kv_cache_memory, with its messages."""
+    rule = "v1/core/kv_cache_planning.py::_check_enough_kv_cache_memory"
+    if memory <= 0:
+        raise EngineRefusal("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                            "initializing the engine (this flag also controls CPU memory reservation on the CPU "
+                            f"backend, despite its name). {_DOCS}", rule=rule)
+    needed = bytes_per_block * per_request(length)
+    if needed <= memory:
+        return
+    estimated = _longest_fit(length, memory, bytes_per_block, per_request)
+    hint = (f"Based on the available memory, the estimated maximum model length is {estimated}. "
+            if estimated > 0 else "")
+    raise EngineRefusal(
+        f"To serve at least one request with the model's max seq len ({length}), ({_format_gib(needed)} GiB KV cache "
+        f"is needed, which is larger than the available KV cache memory ({_format_gib(memory)} GiB). {hint}"
+        "Try increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or decreasing "
+        f"`max_model_len` when initializing the engine. {_DOCS}", rule=rule)
