@@ -63,7 +63,8 @@ def catalog() -> dict[str, CatalogEntry]:
             sidecar = name[: -len(".json")] + ".hf_quant_config.json"
             entries[hf_id] = CatalogEntry(hf_id=hf_id, config_file=name,
                                           hf_quant_config_file=sidecar if sidecar in names else None)
-    raw = yaml.safe_load((_data_dir() / "catalog.yaml").read_text()) or {}
+    text = (_data_dir() / "catalog.yaml").read_text()
+    raw = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}  # libyaml when built with it
     for hf_id, spec in (raw.get("models") or {}).items():
         if spec.get("config") not in names:
             raise BadInput(f"catalog.yaml: {hf_id}: config file {spec.get('config')!r} is not bundled")

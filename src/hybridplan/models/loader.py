@@ -16,7 +16,6 @@ from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_CONFIG_BYTES, MAX_PATH_CHARS
 from hybridplan.models import catalog as cat
 from hybridplan.models.config_json import ConfigView, parse_config_text, text_config
-from hybridplan.models.config_schema import check_config
 from hybridplan.models.geometry import DraftGeometry, KVSpec, ModelGeometry
 from hybridplan.models.quant import quant_info
 from hybridplan.textfile import lookup, read_text
@@ -157,7 +156,7 @@ def parse_geometry(src: ConfigSource) -> ModelGeometry:
     """config dict -> ModelGeometry through the family registry."""
     from hybridplan.models.families import find_parser
 
-    check_config(src.config, src.origin)
+    _check_schema(src)
     root = ConfigView(src.config, src.origin)
     text = text_config(src.config, src.origin)
     parser = find_parser(root, text)
@@ -166,6 +165,15 @@ def parse_geometry(src: ConfigSource) -> ModelGeometry:
     if src.entry is not None and src.entry.note:
         geo = _with_note(geo, f"catalog: {src.entry.note}")
     return geo
+
+
+def _check_schema(src: ConfigSource) -> None:
+    """The config schema check (models.config_schema; pydantic, imported on first use). A bundled entry is package
+    data the test suite checks (tests/test_import_graph.py), so an answer about one needs no pydantic."""
+    if bundled_id(src) is None:
+        from hybridplan.models.config_schema import check_config
+
+        check_config(src.config, src.origin)
 
 
 def _with_note(geo: ModelGeometry, note: str) -> ModelGeometry:
@@ -217,7 +225,7 @@ def parse_draft(src: ConfigSource) -> DraftGeometry:
     """A draft checkpoint's geometry as the engine reads it (num layers, KV heads, block sizes)."""
     from hybridplan.models.config_json import head_dim, model_dtype_field
 
-    check_config(src.config, src.origin)
+    _check_schema(src)
     root = ConfigView(src.config, src.origin)
     text = text_config(src.config, src.origin)
     archs = src.config.get("architectures") or text.data.get("architectures") or ["?"]
