@@ -12,6 +12,8 @@ from typing import Any, Callable, List, Optional, Sequence
 import typer
 from typer.core import TyperGroup
 
+from hybridplan.commands.coercion import install as install_plain_coercion
+
 try:  # typer >= 0.20 vendors click
     from typer._click import exceptions as click_errors
 except ImportError:  # pragma: no cover - older typer runs on click itself
@@ -41,6 +43,7 @@ class _Group(TyperGroup):
     def main(self, args: Optional[Sequence[str]] = None, prog_name: Optional[str] = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
         argv = sys.argv[1:] if args is None else list(args)
+        install_plain_coercion(self)
         try:
             code = super().main(args=argv, prog_name=prog_name, standalone_mode=False, **extra)
         except click_errors.ClickException as exc:
@@ -63,7 +66,7 @@ app = typer.Typer(cls=_Group, add_completion=False, no_args_is_help=True, pretty
 COMMAND_HELP = "The launch command, after `--` (env assignments, program, flags)."
 
 
-def emit_json(obj: dict) -> None:
+def emit_json(obj: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
 
 
