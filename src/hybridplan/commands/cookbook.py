@@ -152,23 +152,39 @@ def matrix(
 def check(
     paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
                                                 help="Page files, folders or bundled page ids (default: every bundled page)."),
+    docs: Optional[str] = typer.Option(None, "--docs", metavar="DIR", help="A docs tree: check every config "
+                                       "module under DIR/src/snippets/configs/ (one line per page, totals)."),
+    fmt: str = typer.Option("text", "--format", help="text, or github (GitHub Actions annotations with file and "
+                                                     "line, for a docs CI job)."),
     engine_version: Optional[str] = opt.PAGE_ENGINE_VERSION,
     as_json: bool = opt.JSON,
 ) -> None:
     """Validate pages: schema, every selection renders, flags exist and are not duplicated, pins fit the engine
-    model. Exit 0 clean, 1 findings, 2 unreadable input."""
+    model; every finding of every cell (a cell with an unknown flag is still sized without it). Docs config modules
+    are imported in the Node sandbox first. Exit 0 clean, 1 findings, 2 unreadable input (with --docs, 1 for any
+    error, an unreadable module included)."""
 
     def body() -> int:
-        from hybridplan.cookbook.validate import check_paths
+        from hybridplan.cookbook.validate import check_paths, docs_modules
+        from hybridplan.errors import BadInput
 
-        report = check_paths(paths or [], version=engine_version)
+        if fmt not in ("text", "github"):
+            raise BadInput(f"--format must be text or github, got {fmt!r}")
+        todo = list(paths or []) + (docs_modules(docs) if docs else [])
+        if docs and not todo:
+            raise BadInput(f"--docs {docs}: no config modules under src/snippets/configs/")
+        report = check_paths(todo, version=engine_version)
         if as_json:
             emit_json(report.as_dict())
+        elif fmt == "github":
+            from hybridplan.render.cookbook import print_github
+
+            print_github(report, per_page=docs is not None)
         else:
             from hybridplan.render.cookbook import print_report
 
-            print_report(report)
-        return report.exit_code
+            print_report(report, per_page=docs is not None)
+        return min(report.exit_code, 1) if docs else report.exit_code
 
     run_guarded(body, as_json)
 

@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from hybridplan.cookbook.docs_import import PRIVATE
+from hybridplan.cookbook.docs_keep import PRIVATE
 from hybridplan.cookbook.docs_view import DEFAULT_IMAGE, IMAGE_LADDER, NAME_LADDER, docs_id, ladder_key
 from hybridplan.cookbook.schema import Branch, Dimension, Option, Page
 from hybridplan.cookbook.conditions import All, AnyOf, Equals, In, Not, Prefix
@@ -103,9 +103,12 @@ def _dimension(d: Dimension, overlay: bool) -> str:
     return "    {\n      " + ",\n      ".join(head) + ",\n      options: [\n" + opts + ",\n      ],\n    }"
 
 
-def _cells(page: Page) -> str:
+def _cell(page: Page, i: int, extra: dict[str, str] | None = None) -> str:
+    """Cell i as docs cell objects (one per concrete match), with the module's own keys `extra` written back."""
     out = []
     for ref in page.lookup:
+        if ref.index != i:
+            continue
         c = ref.cell
         v = c.verification
         parts = [f"match: {{ {', '.join(f'{_s(docs_id(k))}: {_s(x)}' for k, x in ref.match.items())} }}",
@@ -123,11 +126,13 @@ def _cells(page: Page) -> str:
             parts.append("redirect: true")
         parts.append(f"env: {_s(list(c.env))}")
         parts.append(f"flags: {_s(list(c.flags))}")
-        extra = v.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"status", "rules"}, exclude_defaults=True)
-        if extra:
-            parts.append(f"{PRIVATE}: {_s({'verification': extra})}")
-        out.append("    {\n      " + ",\n      ".join(parts) + ",\n    }")
-    return "  cells: [\n" + ",\n".join(out) + ",\n  ],\n"
+        parts += list((extra or {}).values())  # the module's own `key: value` text
+        extra_v = v.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"status", "rules"},
+                               exclude_defaults=True)
+        if extra_v:
+            parts.append(f"{PRIVATE}: {_s({'verification': extra_v})}")
+        out.append("{\n      " + ",\n      ".join(parts) + ",\n    }")
+    return ",\n    ".join(out)
 
 
 def _ladder(page: Page, rules, rungs: tuple[tuple[str, ...], ...], missing: str) -> dict[str, str]:
@@ -152,43 +157,57 @@ def _ladder(page: Page, rules, rungs: tuple[tuple[str, ...], ...], missing: str)
     return table
 
 
-def export_jsx(page: Page) -> str:
-    """The page as a docs config module."""
+def _fresh(page: Page) -> dict[str, str]:
+    """Each modelled group of the page as the docs write it (`key: value`; empty where the page has nothing)."""
     from hybridplan.cookbook.pages import docs_shared_hardware
 
     shared = docs_shared_hardware()
-    lines = [HEADER, "export const config = {", f"  modelName: {_s(page.model)},",
-             f"  supportedHardware: {_s(list(page.supported_hardware))},"]
+    out = {"model": f"modelName: {_s(page.model)}",
+           "supported_hardware": f"supportedHardware: {_s(list(page.supported_hardware))}"}
     own = [h for h in page.hardware if h.id not in shared]
-    if own:
-        lines.append("  hardware: [" + ", ".join(
-            f"{{ id: {_s(h.id)}, label: {_s(h.label)}, vendor: {_s(h.group)} }}" for h in own) + "],")
-    for key, dims, overlay in (("matchDims", page.match_dims, False), ("overlayDims", page.overlay_dims, True)):
-        lines.append(f"  {key}: [\n" + "".join(_dimension(d, overlay) + ",\n" for d in dims) + "  ],")
-    names = _ladder(page, page.model_names, NAME_LADDER, "")
-    lines.append(f"  modelNames: {_s(names)},")
-    images = _ladder(page, page.docker_images, IMAGE_LADDER, DEFAULT_IMAGE)
-    lines.append(f"  dockerImages: {_s(images)},")
-    if page.placeholders:
-        lines.append(f"  placeholders: {_s({k: p.model_dump() for k, p in page.placeholders.items()})},")
-    if page.curl:
-        lines.append(f"  curl: {_s(page.curl)},")
+    out["hardware"] = ("hardware: [" + ", ".join(f"{{ id: {_s(h.id)}, label: {_s(h.label)}, vendor: {_s(h.group)} }}"
+                                                  for h in own) + "]") if own else ""
+    for group, key, dims, overlay in (("match_dims", "matchDims", page.match_dims, False),
+                                      ("overlay_dims", "overlayDims", page.overlay_dims, True)):
+        out[group] = f"{key}: [\n" + "".join(_dimension(d, overlay) + ",\n" for d in dims) + "  ]"
+    out["model_names"] = f"modelNames: {_s(_ladder(page, page.model_names, NAME_LADDER, ''))}"
+    out["docker_images"] = f"dockerImages: {_s(_ladder(page, page.docker_images, IMAGE_LADDER, DEFAULT_IMAGE))}"
+    out["placeholders"] = (f"placeholders: {_s({k: p.model_dump() for k, p in page.placeholders.items()})}"
+                           if page.placeholders else "")
+    out["curl"] = f"curl: {_s(page.curl)}" if page.curl else ""
     bench = page.benchmark_commands
     b = {k: v for k, v in (("speed", bench.speed), ("accuracy", bench.accuracy),
                            ("numPromptsByConc", {str(k): v for k, v in bench.num_prompts_by_concurrency.items()}))
          if v}
-    if b:
-        lines.append(f"  benchmarkCommands: {_s(b)},")
-    if page.multi_node_hints:
-        lines.append(f"  multiNodeHints: {_s(page.multi_node_hints)},")
-    if page.docker_mounts:
-        lines.append(f"  dockerMounts: {_s(page.docker_mounts)},")
-    if page.program != "sglang serve":
-        lines.append(f"  dockerRunCommand: {_s(page.program)},")
+    out["benchmark_commands"] = f"benchmarkCommands: {_s(b)}" if b else ""
+    out["multi_node_hints"] = f"multiNodeHints: {_s(page.multi_node_hints)}" if page.multi_node_hints else ""
+    out["docker_mounts"] = f"dockerMounts: {_s(page.docker_mounts)}" if page.docker_mounts else ""
+    out["program"] = f"dockerRunCommand: {_s(page.program)}" if page.program != "sglang serve" else ""
+    out["cells"] = "cells: [\n    " + ",\n    ".join(_cell(page, i) for i in range(len(page.cells))) + ",\n  ]"
+    return out
+
+
+def _private(page: Page) -> str:
+    """hybridplan's own key: what the docs format has no place for (the docs ignore it)."""
     data = page.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
     private = {k: data[k] for k in ("id", "description", "engine_version", "source", "no_cell", "workload",
                                     "install", "build_warnings", "examples", "records") if k in data}
     private["engine_version"] = page.engine_version
-    lines.append(f"  {PRIVATE}: {_s(private)},")
-    lines.append(_cells(page) + "};\n")
+    return f"{PRIVATE}: {_s(private)}"
+
+
+def export_jsx(page: Page) -> str:
+    """The page as a docs config module. A page imported from a module writes that module back: its own text
+    wherever the page still holds what was imported (hybridplan.cookbook.docs_keep), the page's data elsewhere."""
+    fresh = _fresh(page)
+    if page.docs is not None:
+        from hybridplan.cookbook.docs_keep import assemble
+
+        return assemble(page, fresh.__getitem__, lambda i, extra: _cell(page, i, extra), _private(page))
+    order = ("model", "supported_hardware", "hardware", "match_dims", "overlay_dims", "model_names",
+             "docker_images", "placeholders", "curl", "benchmark_commands", "multi_node_hints", "docker_mounts",
+             "program")
+    lines = [HEADER, "export const config = {"] + [f"  {fresh[g]}," for g in order if fresh[g]]
+    lines.append(f"  {_private(page)},")
+    lines.append(f"  {fresh['cells']},\n" + "};\n")
     return "\n".join(lines)

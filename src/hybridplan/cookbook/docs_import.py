@@ -15,6 +15,8 @@ from typing import Any
 import yaml
 
 from hybridplan.cookbook import recover as R
+from hybridplan.cookbook.docs_keep import PRIVATE, keep
+from hybridplan.cookbook.docs_literal import Refused, scan
 from hybridplan.cookbook.docs_merge import merge_page, provenance
 from hybridplan.cookbook.docs_view import (DEFAULT_REASON, DocsPage, bad, differences, is_fn, observe_page, our_id)
 from hybridplan.cookbook.node_eval import Evaluation
@@ -23,7 +25,6 @@ from hybridplan.cookbook.schema import Page
 from hybridplan.errors import BadInput
 from hybridplan.textfile import read_text
 
-PRIVATE = "hybridplan"  # config-private key carrying what the docs format has no place for (the docs ignore it)
 MAX_LISTED = 20
 MAX_OVERLAY_BYTES = 1 << 20
 
@@ -56,8 +57,15 @@ class _Indented(yaml.SafeDumper):
     def ignore_aliases(self, data: Any) -> bool:
         return True
 
+    def represent_str(self, data: str) -> yaml.ScalarNode:
+        """Module text kept verbatim reads as a block, line for line."""
+        return self.represent_scalar("tag:yaml.org,2002:str", data, style="|" if "\n" in data.strip() else None)
+
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
         super().increase_indent(flow, False)
+
+
+_Indented.add_representer(str, _Indented.represent_str)
 
 
 class _Builder:
@@ -138,7 +146,7 @@ class _Builder:
         row = self.d.rows[dim]
         path = self.d.row_paths[dim]
         overlay = self.d.kinds[dim] == "overlay"
-        out: dict[str, Any] = {"id": dim, "title": str(row.get("title", dim))}
+        out: dict[str, Any] = {"id": dim, "title": str(row.get("title", LEGACY_TITLES.get(dim, dim)))}
         out["options"] = [self.option(dim, p, o, overlay) for p, o in self.d.option_list(dim)]
         if overlay and row.get("default") is not None:
             out["default"] = our_id(row["default"])
@@ -147,7 +155,7 @@ class _Builder:
             out["show_when"] = show
         if row.get("stripPrefixes"):
             self.notes.append(f"{self._where(path)}.stripPrefixes: row-level strips are ignored by the docs' "
-                              "engine, so they are not imported")
+                              "engine, so they are carried as is, not imported as hybridplan strips")
         return out
 
     def cell(self, i: int, c: dict) -> dict:
@@ -213,9 +221,6 @@ class _Builder:
     def hardware(self) -> list[dict]:
         known = {h.id for h in hardware_catalog()}
         own = {str(h.get("id")): h for h in self.ev.data.get("hardware") or [] if isinstance(h, dict)}
-        shown = sorted({k for h in own.values() for k in h if k not in ("id", "label", "vendor")})
-        if shown:  # e.g. `vram`, the picker's memory caption: hybridplan sizes memory from its GPU catalog
-            self.notes.append("not imported (Deploy-panel UI only): " + ", ".join(f"hardware[].{k}" for k in shown))
         out = []
         for hw in self.d.space.options[0]:
             if hw in known:
@@ -242,9 +247,6 @@ class _Builder:
         out["match_dims"] = [self.dimension(x) for x in self.d.space.dims if self.d.kinds[x] == "match"]
         out["overlay_dims"] = [self.dimension(x) for x in self.d.space.dims if self.d.kinds[x] == "overlay"]
         out["cells"] = [self.cell(i, c) for i, c in enumerate(self.d.cells)]
-        other = Counter(k for c in self.d.cells for k in c if k not in CELL_KEYS)
-        if other:  # e.g. Kimi-K3's `specCollapsePp`, read only by the module's own helpers
-            self.notes.append("cell keys not imported: " + ", ".join(f"{k} ({n} cells)" for k, n in other.items()))
         out["model_names"] = self.named(self.d.model_name) or [{"value": ""}]
         out["docker_images"] = self.named(self.d.docker_image)
         out["program"] = d["dockerRunCommand"] if isinstance(d.get("dockerRunCommand"), str) else "sglang serve"
@@ -281,8 +283,6 @@ class _Builder:
             self.findings.append("the module has no cells")
         for key, value in (d.get(PRIVATE) or {}).items():
             out[key] = value
-        if self.ev.helpers:
-            self.notes.append(f"helpers on the config read through the module: {', '.join(self.ev.helpers)}")
         for e in self.ev.errors:
             self.findings.append(e)
         return out
@@ -333,8 +333,24 @@ def compare(docs: DocsPage, page: Page, limit: int = MAX_LISTED) -> Comparison:
     return out
 
 
-CELL_KEYS = ("match", "verified", "verificationStatus", "env", "flags", "warn", "note", "redirect", "nnodes", PRIVATE)
-UI_ONLY = ("accuracyLabels", "latencyPercentile", "github", "showPlaygroundLink", "playgroundFeatures", "runModes")
+LEGACY_TITLES = {"variant": "Model Variant", "quant": "Quantization", "strategy": "Strategy", "nodes": "Nodes"}
+UNKEEPABLE = {"$cycle": "a reference cycle", "$error": "a property that throws when read",
+              "$unsupported": "a value that is not plain data"}
+
+
+def refuse_unkeepable(value: Any, path: tuple[str | int, ...] = ()) -> None:
+    """Refused (naming the construct and where) for a value the sandbox could not report as data or source."""
+    if isinstance(value, dict):
+        for tag, what in UNKEEPABLE.items():
+            if tag in value:
+                detail = f" ({value[tag]})" if tag == "$unsupported" else ""
+                raise Refused(f"cannot keep {what}{detail} at {'.'.join(map(str, path)) or 'config'}; the module "
+                              "was not imported")
+        for k, v in value.items():
+            refuse_unkeepable(v, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            refuse_unkeepable(v, path + (i,))
 
 
 def _module_path(origin: str) -> str:
@@ -372,15 +388,14 @@ def import_evaluation(ev: Evaluation, page_id: str | None = None, merge: str | N
                       origin: str | None = None, workload: dict | None = None) -> Imported:
     """The page for an evaluated module, checked against the module on every selection that has a cell; with
     `merge`, that page regenerated (docs-owned data from the module, its own additions kept) and checked again."""
+    refuse_unkeepable(ev.data)
+    layout = scan(ev.source, ev.data)
     b = _Builder(ev)
     data = b.page(page_id)
     if origin:
         data["source"] = provenance(origin, _module_path(ev.origin), ev.node)
     if workload:
         data["workload"] = workload
-    ignored = [k for k in UI_ONLY if k in ev.data and not (k == "runModes" and is_fn(ev.data[k]))]
-    if ignored:
-        b.notes.append(f"not imported (Deploy-panel UI and Playground only): {', '.join(ignored)}")
     if "workload" not in data and merge is None:
         b.notes.append("no workload: the docs' ratio calculator keeps its defaults outside the module, so the page "
                        "pins no calculator ratio; pass --workload LENGTH,CONCURRENCY to set one")
@@ -388,6 +403,12 @@ def import_evaluation(ev: Evaluation, page_id: str | None = None, merge: str | N
     cmp = _load(imp, b.d, "imported")
     if cmp is None:
         return imp
+    docs = keep(layout, ev.data, imp.page, _module_path(ev.origin))
+    if docs.carried:
+        b.notes.append("carried verbatim, not modelled (see the page's docs.carried): " + ", ".join(docs.carried[:12])
+                       + (f" and {len(docs.carried) - 12} more" if len(docs.carried) > 12 else ""))
+    data["docs"] = docs.model_dump(mode="json", exclude_defaults=True)
+    imp.page = imp.page.model_copy(update={"docs": docs})
     imp.compared = cmp.compared
     imp.findings += [f"differs from the module at {x}" for x in cmp.findings]
     if cmp.ratio_divergences:

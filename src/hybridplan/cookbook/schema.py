@@ -331,6 +331,36 @@ class CellRef:
     cell: Cell
 
 
+class DocsText(Model):
+    """A stretch of a docs config module kept verbatim by `cookbook import` (from just after the previous comma, so
+    its leading comments ride with it). `of` names the page field it was read into: the export writes the text back
+    while that field still has `digest` (unchanged since the import) and writes the field out afresh otherwise;
+    without `of` it is carried as is (hybridplan does not model it). `items`: a cells array, element by element."""
+
+    key: Optional[str] = None
+    text: str
+    of: Optional[str] = None
+    digest: Optional[str] = None
+    items: list["DocsText"] = Field(default_factory=list)
+    close: str = ""  # after the last item, through `]`
+    extra: dict[str, str] = Field(default_factory=dict)  # a cell's own properties hybridplan does not model, verbatim
+
+
+class DocsModule(Model):
+    """The imported docs config module's layout, so `export --format sglang-jsx` writes the module back as it was:
+    the text before the literal (`head`, through `export const config = {`), its top-level properties in order, and
+    what follows them (`tail`). `carried` lists what hybridplan does not model (kept verbatim, functions as their
+    source, evaluated only in the Node sandbox); `absent` the digests of page fields the module did not have."""
+
+    path: str
+    carried: list[str] = Field(default_factory=list)
+    absent: dict[str, str] = Field(default_factory=dict)
+    head: str
+    props: list[DocsText] = Field(max_length=MAX_LIST)
+    trailing_comma: bool = True
+    tail: str
+
+
 class Page(Model):
     """One cookbook page: the selection space, the cells, and everything the command text needs."""
 
@@ -359,6 +389,7 @@ class Page(Model):
     build_warnings: list[BuildWarning] = Field(default_factory=list, max_length=MAX_LIST)
     examples: list[Example] = Field(default_factory=list, max_length=MAX_LIST)
     records: list[Record] = Field(default_factory=list, max_length=256)  # measured launches (cookbook.records)
+    docs: Optional[DocsModule] = None  # the docs module this page was imported from, for a faithful export
     _lookup: tuple[CellRef, ...] = PrivateAttr(default=())
     _index: _CellIndex = PrivateAttr(default_factory=lambda: _CellIndex((), {}, frozenset()))
 

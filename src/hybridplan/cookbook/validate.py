@@ -8,9 +8,9 @@ Findings carry a severity: `error` and `warning` fail the check (exit 1), `info`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from pydantic import BaseModel
 
@@ -24,6 +24,9 @@ from hybridplan.cookbook.render import render_landed
 from hybridplan.cookbook.schema import PLACEHOLDER, Page, every_string, expand
 from hybridplan.cookbook.source import SourceMap, Unreadable, dotted
 from hybridplan.errors import BadInput
+
+if TYPE_CHECKING:
+    from hybridplan.cookbook.docs_keep import ModuleLines
 
 SEVERITIES = ("error", "warning", "info")
 COND_FIELDS = ("when", "show_when", "covers")
@@ -71,16 +74,25 @@ class Report:
         bad = f"; {len(self.unreadable)} unreadable" if self.unreadable else ""
         return f"{len(self.files)} page(s): {counts}{bad}"
 
+    def per_file(self) -> list[dict[str, Any]]:
+        """One entry per checked file: its path and how many findings of each severity it has."""
+        out = []
+        for path in self.files:
+            mine = [f for f in self.findings if f.origin == path]
+            out.append({"file": path, "unreadable": any(f.rule == "unreadable" for f in mine),
+                        **{s: sum(f.severity == s for f in mine) for s in SEVERITIES}})
+        return out
+
     def as_dict(self) -> dict:
         return {"files": self.files, "findings": [f.as_dict() for f in self.findings], "unreadable": self.unreadable,
-                "exit_code": self.exit_code, "summary": self.summary()}
+                "pages": self.per_file(), "exit_code": self.exit_code, "summary": self.summary()}
 
 
 class _Collector:
     """Findings for one page, located through its source map; identical findings are kept once. An engine finding
     on a cell the page marks known-refused (for that selection) is info naming the recorded reason."""
 
-    def __init__(self, src: SourceMap, page: Page | None = None):
+    def __init__(self, src: "SourceMap | ModuleLines", page: Page | None = None):
         self.src = src
         self.page = page
         self.out: list[Finding] = []
@@ -255,19 +267,22 @@ def _check_flag(reg, flag: str, kind: str, values: dict) -> str | None:
     return None
 
 
-def _check_flags(page: Page, out: _Collector) -> None:
-    """Every flag (cells, overlay options, strips, all branches) exists in the pinned engine version and parses."""
+def _check_flags(page: Page, out: _Collector) -> set[str]:
+    """Every flag (cells, overlay options, strips, all branches) exists in the pinned engine version and parses.
+    Returns the flag strings that do not (set aside when the cells are sized)."""
+    aside: set[str] = set()
     try:
         reg = _registry(page)
     except BadInput as exc:
         out.add("error", "engine", exc.message, ("engine_version",))
-        return
+        return aside
     values = {k: p.default for k, p in page.placeholders.items()} | {"MODEL_NAME": "m", "NODE_RANK": "0",
                                                                      "NODE0_IP": "127.0.0.1"}
     for i, cell in enumerate(page.cells):
         for j, flag in enumerate(cell.flags):
             why = _check_flag(reg, flag, "flags", values)
             if why:
+                aside.add(flag)
                 out.add("error", "flag-unknown", why, ("cells", i, "flags", j))
     for loc, kind, s in _contribution_strings(page):
         if kind == "env":
@@ -276,7 +291,48 @@ def _check_flags(page: Page, out: _Collector) -> None:
             continue
         why = _check_flag(reg, s, kind, values)
         if why:
+            if kind == "flags":
+                aside.add(s)
             out.add("error", "flag-unknown", why, loc)
+    return aside
+
+
+def _without(items: list[Any], aside: set[str]) -> list[Any]:
+    """Items (strings and when/then/else branches, as data) with the set-aside flag strings left out."""
+    out: list[Any] = []
+    for it in items:
+        if isinstance(it, str):
+            if it not in aside:
+                out.append(it)
+        else:
+            out.append({**it, "then": _without(it.get("then") or [], aside),
+                        "else": _without(it.get("else") or [], aside)})
+    return out
+
+
+def set_aside(page: Page, aside: set[str], out: _Collector) -> Page:
+    """The page with flags the engine does not know left out of every cell and option, so each cell is still
+    sized (its pin findings still appear); each cell that lost one says so."""
+    if not aside:
+        return page
+    data = page.model_dump(mode="json", by_alias=True, exclude_none=True)
+    for i, cell in enumerate(data["cells"]):
+        gone = [f for f in cell["flags"] if f in aside]
+        if gone:
+            cell["flags"] = [f for f in cell["flags"] if f not in aside]
+            out.add("info", "flag-set-aside", f"sized with {', '.join(gone)} set aside (unknown to sglang "
+                    f"{page.engine_version}); the findings on this cell's selections are for the rest of its flags",
+                    ("cells", i, "flags"))
+    for group in ("match_dims", "overlay_dims"):
+        for i, dim in enumerate(data[group]):
+            for j, opt in enumerate(dim["options"]):
+                kept = _without(opt.get("flags") or [], aside)
+                if kept != (opt.get("flags") or []):
+                    opt["flags"] = kept
+                    out.add("info", "flag-set-aside", f"{dim['id']}={opt['id']}: its selections are sized with "
+                            f"{', '.join(sorted(aside))} set aside (unknown to sglang {page.engine_version})",
+                            (group, i, "options", j, "flags"))
+    return Page.model_validate(data)
 
 
 def _check_placeholders(page: Page, out: _Collector) -> None:
@@ -446,18 +502,19 @@ def _strip_usage(page: Page, sel: dict, cell_flags: list[str], hits: dict) -> No
 # ---------------------------------------------------------------------------------------------- entry points
 
 
-def validate(page: Page, src: SourceMap, *, gpu: bool = True) -> list[Finding]:
+def validate(page: Page, src: "SourceMap | ModuleLines", *, gpu: bool = True) -> list[Finding]:
     """All findings for a page that passed the schema."""
     out = _Collector(src, page)
     _check_conditions(page, out)
     _check_cells(page, out)
-    _check_flags(page, out)
+    aside = _check_flags(page, out)
     _check_placeholders(page, out)
     _check_verification(page, out)
     _check_defaults(page, out)
     if not any(f.severity == "error" and f.rule in ("cell-match", "condition") for f in out.out):
-        _check_selections(page, out, gpu=gpu, engine=not any(f.rule in ("flag-unknown", "placeholder")
-                                                              and f.severity != "info" for f in out.out))
+        # an unknown flag is an error on its cell, and every cell is still sized without it
+        _check_selections(set_aside(page, aside, out), out, gpu=gpu,
+                          engine=not any(f.rule == "placeholder" and f.severity != "info" for f in out.out))
     return out.out
 
 
@@ -477,18 +534,22 @@ def check_docs_module(path: Path, *, gpu: bool = True, version: str | None = Non
     """A docs config module: the docs' structural rules, what the import cannot express, then every check of the
     imported page (the engine model included). Findings carry the module's path; BadInput when it does not load."""
     from hybridplan.cookbook.docs_import import import_evaluation
+    from hybridplan.cookbook.docs_keep import ModuleLines
+    from hybridplan.cookbook.docs_literal import scan
     from hybridplan.cookbook.docs_rules import docs_rules
     from hybridplan.cookbook.node_eval import evaluate_file
 
     ev = evaluate_file(path)
     origin = str(path)
-    out = [Finding(severity="error", rule="docs-structure", message=m, origin=origin) for m in docs_rules(ev)]
+    lines = ModuleLines(origin, scan(ev.source, ev.data))
+    top = lines.line(())
+    out = [Finding(severity="error", rule="docs-structure", message=m, origin=origin, line=top)
+           for m in docs_rules(ev)]
     imp = import_evaluation(ev)
-    out += [Finding(severity="warning", rule="docs-import", message=m, origin=origin) for m in imp.findings]
+    out += [Finding(severity="warning", rule="docs-import", message=m, origin=origin, line=top)
+            for m in imp.findings]
     if imp.page is not None:
-        page = at_version(imp.page, version)
-        out += [replace(f, origin=origin, line=None) for f in validate(page, read_page_text(imp.yaml(), origin).source,
-                                                                          gpu=gpu)]
+        out += validate(at_version(imp.page, version), lines, gpu=gpu)
     return out
 
 
@@ -504,6 +565,18 @@ def _files(paths: list[str]) -> list[Path]:
         else:
             out.append(p)
     return out
+
+
+def docs_modules(root: str) -> list[str]:
+    """Every config module of a docs tree (`DIR/src/snippets/configs/**/*.jsx`; DIR may also be the repository
+    holding `docs/`): the shared `_*.jsx` engine files and the `*-benchmarks.jsx` measurement tables are not
+    config modules. BadInput when DIR has no configs folder."""
+    for base in (Path(root), Path(root) / "docs"):
+        configs = base / "src" / "snippets" / "configs"
+        if configs.is_dir():
+            return [str(p) for p in sorted(configs.rglob("*.jsx"))
+                    if not p.name.startswith("_") and not p.name.endswith("-benchmarks.jsx")]
+    raise BadInput(f"--docs {root}: no src/snippets/configs/ folder (give the docs tree, e.g. sglang/docs)")
 
 
 def check_paths(paths: list[str], *, gpu: bool = True, version: str | None = None) -> Report:

@@ -178,17 +178,46 @@ def print_matrix(m: dict[str, Any], console: Console | None = None) -> None:
             c.print(f"  {dim}={oid}: {reason} ({n})", highlight=False)
 
 
-def print_report(report: Report, console: Console | None = None) -> None:
-    """`check` output: one line per finding (`file:line: severity [rule] message`), then a summary."""
+def _selection(f) -> str:
+    return " (" + " ".join(f"{k}={v}" for k, v in f.selection.items()) + ")" if f.selection else ""
+
+
+def print_report(report: Report, console: Console | None = None, per_page: bool = False) -> None:
+    """`check` output: one line per finding (`file:line: severity [rule] message`), then (`per_page`, a docs tree)
+    one line per page, then the totals."""
     from rich.markup import escape
 
     c = _console(console)
     style = {"error": "red", "warning": "yellow", "info": "cyan"}
     for f in report.findings:
-        sel = " (" + " ".join(f"{k}={v}" for k, v in f.selection.items()) + ")" if f.selection else ""
         c.print(f"{escape(f.where)}: [{style[f.severity]}]{f.severity}[/] {escape(f'[{f.rule}]')} "
-                f"{escape(f.message + sel)}", highlight=False)
+                f"{escape(f.message + _selection(f))}", highlight=False)
+    if per_page:
+        for p in report.per_file():
+            verdict = "unreadable" if p["unreadable"] else "ok" if not (p["error"] or p["warning"]) else "FAIL"
+            c.print(f"{verdict:10} {escape(p['file'])}: {p['error']} error, {p['warning']} warning, {p['info']} info",
+                    highlight=False)
     c.print(report.summary())
+
+
+def _annotation(text: str) -> str:
+    """GitHub's workflow-command escaping of an annotation's message."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def print_github(report: Report, per_page: bool = False) -> None:
+    """`check --format github`: one GitHub Actions annotation per finding (`::error file=…,line=…::…`; info as
+    `notice`), then the page lines and totals as plain text."""
+    kind = {"error": "error", "warning": "warning", "info": "notice"}
+    for f in report.findings:
+        where = f"file={_annotation(f.origin).replace(',', '%2C').replace(':', '%3A')}"
+        if f.line:
+            where += f",line={f.line}"
+        print(f"::{kind[f.severity]} {where},title={f.rule}::{_annotation(f.message + _selection(f))}")
+    if per_page:
+        for p in report.per_file():
+            print(f"{p['file']}: {p['error']} error, {p['warning']} warning, {p['info']} info")
+    print(report.summary())
 
 
 def print_import(imp: Imported, yaml_to_stdout: bool) -> None:

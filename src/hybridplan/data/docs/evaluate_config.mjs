@@ -21,10 +21,15 @@ function enumerate(config, maxSelections) {
       return { $fn: String(value) };
     }
     if (value === undefined) return { $undefined: true };
+    if (typeof value === "symbol" || typeof value === "bigint") return { $unsupported: typeof value };
     if (value === null || typeof value !== "object") {
       return typeof value === "number" && !isFinite(value) ? { $number: String(value) } : value;
     }
     if (seen.has(value)) return { $cycle: path.join(".") };
+    const proto = Object.getPrototypeOf(value);
+    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
+      return { $unsupported: (value.constructor && value.constructor.name) || "object" };
+    }
     seen.add(value);
     let res;
     if (Array.isArray(value)) {
@@ -48,7 +53,6 @@ function enumerate(config, maxSelections) {
     if (typeof value === "function" && !TOP_FUNCTIONS.includes(key)) {
       out.helpers.push(key); data[key] = { $fn: String(value) }; continue;
     }
-    if (key === "playgroundFeatures") { data[key] = { $skipped: true }; continue; }
     data[key] = plain(value, [key], 0);
   }
   out.data = data;

@@ -1,0 +1,234 @@
+"""`cookbook import` -> page YAML -> `cookbook export --format sglang-jsx` gives the module back: every field (what
+hybridplan models, and what it carries verbatim: helpers, rule tables, Playground features, captions, row strips),
+in the module's own shape and text; a changed page field is written afresh and nothing else moves. A construct the
+importer cannot keep is refused by name. `cookbook check` reports every finding of every cell (an unknown flag is
+set aside, not a stop), as GitHub annotations too, and over a whole docs tree. Pages are our own, in the docs' shape.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from hybridplan.cli import app
+from hybridplan.cookbook.docs_export import export_jsx
+from hybridplan.cookbook.docs_import import import_evaluation
+from hybridplan.cookbook.docs_keep import PRIVATE
+from hybridplan.cookbook.docs_literal import Refused
+from hybridplan.cookbook.docs_view import DocsPage
+from hybridplan.cookbook.node_eval import evaluate_file, evaluate_source
+from hybridplan.cookbook.pages import load_page, read_page_text
+from hybridplan.cookbook.validate import check_paths
+
+PAGES = Path(__file__).parent / "docs_pages"
+MODULES = sorted(PAGES.glob("*.jsx"))
+runner = CliRunner()
+
+
+def _through_yaml(path: Path):
+    """Import, write the page YAML, read it back (what a maintainer's `import --out` then `export` does)."""
+    ev = evaluate_file(path)
+    imp = import_evaluation(ev)
+    assert imp.exact, imp.findings
+    return ev, read_page_text(imp.yaml(), f"{path.stem}.yaml").page
+
+
+def _without_private(text: str) -> list[str]:
+    return [line for line in text.splitlines() if not line.lstrip().startswith(f"{PRIVATE}:")]
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.stem)
+def test_export_of_an_import_is_the_module_itself(path):
+    ev, page = _through_yaml(path)
+    text = export_jsx(page)
+    assert _without_private(text) == _without_private(path.read_text())  # comments and layout included
+    back = evaluate_source(text, "exported.jsx")
+    assert {k: v for k, v in back.data.items() if k != PRIVATE} == {k: v for k, v in ev.data.items() if k != PRIVATE}
+    assert DocsPage.of(back).observations() == DocsPage.of(ev).observations()
+
+
+@pytest.fixture(scope="module")
+def helpers():
+    return _through_yaml(PAGES / "toy_helpers.jsx")
+
+
+def test_the_page_yaml_lists_what_it_carries_without_modelling(helpers):
+    _, page = helpers
+    assert page.docs.carried == ["cellFor", "flagOf", "sizeOf", "isPipelined", "pipelinedRules", "accuracyLabels",
+                                 "github", "showPlaygroundLink", "playgroundFeatures",
+                                 "overlayDims[spec].stripPrefixes", "cells[1].foldsPipeline"]
+    kept = {p.key: p for p in page.docs.props}
+    assert kept["accuracyLabels"].of is None and "gsm8k_pct" in kept["accuracyLabels"].text
+    assert kept["cellFor"].text.strip().startswith("// ---- helpers read through `config`")
+    assert kept["cells"].of == "cells" and len(kept["cells"].items) == 4
+    assert kept["cells"].items[1].extra == {"foldsPipeline": "foldsPipeline: false"}
+
+
+def test_a_card_the_import_adds_for_itself_is_not_exported(helpers):
+    """`npux` is in neither hardware list: the page declares it for hybridplan's schema; the module had no such
+    entry, and the export adds none."""
+    ev, page = helpers
+    assert "npux" in {h.id for h in page.hardware}
+    assert "hardware" not in ev.data
+    assert "hardware" not in evaluate_source(export_jsx(page), "exported.jsx").data
+
+
+def test_a_changed_cell_is_written_afresh_and_nothing_else_moves(helpers):
+    ev, page = helpers
+    cells = list(page.cells)
+    cells[1] = cells[1].model_copy(update={"flags": [f.replace("0.85", "0.8") for f in cells[1].flags]})
+    edited = page.model_validate({**page.model_dump(by_alias=True, exclude_none=True),
+                                  "cells": [c.model_dump(by_alias=True, exclude_none=True) for c in cells]})
+    text = export_jsx(edited)
+    back = evaluate_source(text, "edited.jsx")
+    assert "--mem-fraction-static 0.8" in back.data["cells"][1]["flags"]
+    assert back.data["cells"][1]["foldsPipeline"] is False  # the module's own cell key rides along
+    for k, v in ev.data.items():
+        if k not in ("cells", PRIVATE):
+            assert back.data[k] == v, k  # helpers, getters, Playground features: as they were
+    assert [c for i, c in enumerate(back.data["cells"]) if i != 1] == [c for i, c in enumerate(ev.data["cells"])
+                                                                        if i != 1]
+    again = import_evaluation(back)
+    assert again.exact, again.findings
+    assert again.page.cells[1].flags == cells[1].flags
+
+
+def test_legacy_rows_keep_the_docs_titles():
+    _, page = _through_yaml(PAGES / "toy_legacy.jsx")
+    assert [d.title for d in page.match_dims] == ["Model Variant", "Quantization", "Strategy", "Nodes"]
+
+
+def test_a_page_changed_on_a_legacy_row_is_written_with_match_dims():
+    ev, page = _through_yaml(PAGES / "toy_legacy.jsx")
+    dims = [d.model_dump(by_alias=True, exclude_none=True) for d in page.match_dims]
+    dims[1]["options"][0]["label"] = "BF16 (reference)"
+    edited = page.model_validate({**page.model_dump(by_alias=True, exclude_none=True), "match_dims": dims})
+    back = evaluate_source(export_jsx(edited), "edited.jsx")
+    assert [d["title"] for d in back.data["matchDims"]] == ["Model Variant", "Quantization", "Strategy", "Nodes"]
+    assert not {"variants", "quantizations", "strategies", "nodesOptions"} & set(back.data)
+    assert back.data["matchDims"][1]["options"][0]["label"] == "BF16 (reference)"
+    assert back.data["cells"] == ev.data["cells"]
+
+
+BASE = (PAGES / "toy_helpers.jsx").read_text()
+
+
+@pytest.mark.parametrize("old, new, named", [
+    ('  modelName: "Toy-Helpers",', '  modelName: "Toy-Helpers",\n  ...{ extra: 1 },', "a spread"),
+    ('label: "Low-Latency"', 'label: String("Low-Latency")', "a name, call or expression"),
+    ('export const config = {', 'const BASE = ["--tp-size 8"];\nexport const config = {',
+     "code outside the single `export const config` literal"),
+    ('  github: {', '  ["git" + "hub"]: 1,\n  github: {', "a computed key"),
+    ('  showPlaygroundLink: true,', '  showPlaygroundLink: true,\n  pattern: /--tp-size \\d+/,',
+     "a value that is not plain data (RegExp)"),
+    ('  github: {', '  when: new Date(0),\n  github: {', "a value that is not plain data (Date)"),
+    ('default: "30000" },\n    CURL_HOST', 'default: `${30000}` },\n    CURL_HOST', "a template string with an expression"),
+])
+def test_a_construct_the_importer_cannot_keep_is_refused_by_name(tmp_path, old, new, named):
+    assert BASE.count(old) == 1
+    module = tmp_path / "m.jsx"
+    module.write_text(BASE.replace(old, new))
+    with pytest.raises(Refused, match="cannot keep " + named.replace("(", r"\(").replace(")", r"\)")):
+        import_evaluation(evaluate_file(module))
+    out = tmp_path / "m.yaml"
+    res = runner.invoke(app, ["cookbook", "import", str(module), "--out", str(out)])
+    assert res.exit_code == 2 and "cannot keep" in res.output and not out.exists()  # nothing half-imported
+
+
+def test_cli_import_then_export_gives_the_module_back(tmp_path):
+    page, out = tmp_path / "p.yaml", tmp_path / "p.jsx"
+    assert runner.invoke(app, ["cookbook", "import", str(PAGES / "toy_helpers.jsx"), "--out", str(page)]).exit_code == 0
+    carried = yaml.safe_load(page.read_text())["docs"]["carried"]
+    assert "playgroundFeatures" in carried and "pipelinedRules" in carried
+    assert load_page(str(page)).docs is not None
+    res = runner.invoke(app, ["cookbook", "export", str(page), "--format", "sglang-jsx", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert _without_private(out.read_text()) == _without_private((PAGES / "toy_helpers.jsx").read_text())
+
+
+# ---------------------------------------------------------------------------------------------- the linter
+
+PRE = PAGES / "qwen_pre_retune.jsx"
+
+
+def _with_unknown_cell_flag(tmp_path) -> Path:
+    """The pre-retune page with a flag 0.5.23 does not know added to its one cell."""
+    text = PRE.read_text()
+    old = '"--mem-fraction-static 0.9",'
+    assert text.count(old) == 1
+    module = tmp_path / "qwen_unknown.jsx"
+    module.write_text(text.replace(old, old + ' "--cuda-graph-max-bs-old 16",'))
+    return module
+
+
+def test_an_unknown_flag_is_an_error_and_the_cell_is_still_sized(tmp_path):
+    report = check_paths([str(_with_unknown_cell_flag(tmp_path))])
+    unknown = [f for f in report.findings if f.rule == "flag-unknown"]
+    assert [f.severity for f in unknown] == ["error"] and "--cuda-graph-max-bs-old" in unknown[0].message
+    aside = [f for f in report.findings if f.rule == "flag-set-aside"]
+    assert len(aside) == 1 and "--cuda-graph-max-bs-old 16 set aside" in aside[0].message
+    assert aside[0].line == unknown[0].line - 0 or aside[0].line is not None
+    pins = [f for f in report.findings if f.rule == "pin-fit"]
+    # both DFLASH2 pins the retune replaced are still named: fp32 (0.945) and bf16 (0.90)
+    assert {(f.selection["spec"], f.selection["ssm-dtype"]) for f in pins} == {("dflash", "float32"),
+                                                                                ("dflash", "bfloat16")}
+    assert report.exit_code == 1
+
+
+def test_findings_carry_the_modules_line(tmp_path):
+    module = _with_unknown_cell_flag(tmp_path)
+    report = check_paths([str(module)])
+    lines = module.read_text().splitlines()
+    unknown = next(f for f in report.findings if f.rule == "flag-unknown")
+    assert "--cuda-graph-max-bs-old 16" in lines[unknown.line - 1]
+    pin = next(f for f in report.findings if f.rule == "pin-fit")
+    assert lines[pin.line - 1].lstrip().startswith("{ match:")  # the cell the pin is on
+
+
+def test_check_format_github_annotates_file_and_line(tmp_path):
+    module = _with_unknown_cell_flag(tmp_path)
+    res = runner.invoke(app, ["cookbook", "check", str(module), "--format", "github"])
+    assert res.exit_code == 1
+    annotations = [line for line in res.output.splitlines() if line.startswith("::")]
+    assert any(a.startswith("::error file=") and ",line=" in a and "title=flag-unknown::" in a for a in annotations)
+    assert any(a.startswith("::notice ") and "title=flag-set-aside::" in a for a in annotations)
+    assert sum("title=pin-fit::" in a for a in annotations) == 2
+    assert runner.invoke(app, ["cookbook", "check", str(module), "--format", "sarif"]).exit_code == 2
+
+
+def _docs_tree(root: Path, modules: list[Path]) -> Path:
+    configs = root / "docs" / "src" / "snippets" / "configs"
+    for m in modules:
+        org = configs / ("Qwen" if "qwen" in m.stem else "Toy")
+        org.mkdir(parents=True, exist_ok=True)
+        (org / m.name).write_text(m.read_text())
+    (configs / "_deployment.jsx").write_text("export const HARDWARE_CATALOG = [];\n")  # the engine, not a config
+    (configs / "Toy" / "toy_hybrid-benchmarks.jsx").write_text("export const benchmarks = {};\n")
+    return root / "docs"
+
+
+def test_check_docs_checks_every_config_module_of_a_tree(tmp_path):
+    docs = _docs_tree(tmp_path, [PRE, PAGES / "toy_helpers.jsx", PAGES / "toy_legacy.jsx"])
+    res = runner.invoke(app, ["cookbook", "check", "--docs", str(docs)])
+    assert res.exit_code == 1  # the pre-retune pins
+    out = res.output.splitlines()
+    pages = [line for line in out if line.split()[:1] in (["ok"], ["FAIL"], ["unreadable"])]
+    assert [p.split()[1].split("/configs/")[1].rstrip(":") for p in pages] == [
+        "Qwen/qwen_pre_retune.jsx", "Toy/toy_helpers.jsx", "Toy/toy_legacy.jsx"]
+    assert pages[0].startswith("FAIL") and "2 error" in pages[0]
+    assert out[-1].startswith("3 page(s): ")
+    as_json = runner.invoke(app, ["cookbook", "check", "--docs", str(docs), "--json"])
+    assert len(__import__("json").loads(as_json.output)["pages"]) == 3
+
+
+def test_check_docs_a_module_that_cannot_be_kept_is_an_error_line(tmp_path):
+    docs = _docs_tree(tmp_path, [PAGES / "toy_helpers.jsx"])
+    bad = docs / "src" / "snippets" / "configs" / "Toy" / "spread.jsx"
+    bad.write_text(BASE.replace('  modelName: "Toy-Helpers",', '  modelName: "Toy-Helpers",\n  ...{ a: 1 },'))
+    res = runner.invoke(app, ["cookbook", "check", "--docs", str(docs), "--format", "github"])
+    assert res.exit_code == 1
+    assert any(line.startswith("::error file=") and "cannot keep a spread" in line for line in res.output.splitlines())
+    assert runner.invoke(app, ["cookbook", "check", "--docs", str(tmp_path / "nowhere")]).exit_code == 2
