@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 
 from hybridplan.commands.app import COMMAND_HELP, app, command_tokens, emit_json, run_guarded
 from hybridplan.commands import options as opt
 
+if TYPE_CHECKING:
+    from hybridplan.verify.logparse import BootLog
+
 logs_app = typer.Typer(no_args_is_help=True, help="SGLang boot logs: what the server allocated, and why.")
 app.add_typer(logs_app, name="logs")
 
 
-def emit_result(result: dict, as_json: bool, printer: str) -> None:
+def emit_result(result: dict[str, Any], as_json: bool, printer: str) -> None:
     """`--json`: the dict itself; otherwise the printer `module.function` of hybridplan.render (imported only here)."""
     if as_json:
         emit_json(result)
@@ -25,7 +28,7 @@ def emit_result(result: dict, as_json: bool, printer: str) -> None:
     getattr(import_module(f"hybridplan.render.{module}"), name)(result)
 
 
-def read_log(path: Path):
+def read_log(path: Path) -> BootLog:
     """The parsed log, or a one-line BadInput (not a regular file, unreadable, or over the size bound: all checked
     before reading). Bytes that are not UTF-8 are replaced: logs mix encodings."""
     from hybridplan.textfile import read_bytes

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from hybridplan.commands.app import app, emit_json, run_guarded
 from hybridplan.commands import options as opt
 from hybridplan.commands.logs import emit_result
+
+if TYPE_CHECKING:
+    from hybridplan.verify.store import Store
 
 results_app = typer.Typer(no_args_is_help=True, help="Measurements recorded by `verify` (SQLite).")
 app.add_typer(results_app, name="results")
@@ -24,7 +27,7 @@ BUILD = typer.Option(None, "--build", help="Only this engine version or commit (
 JSON = opt.JSON
 
 
-def _open(db: Optional[Path]):
+def _open(db: Optional[Path]) -> Store:
     from hybridplan.errors import BadInput
     from hybridplan.verify.store import Store, default_path
 

@@ -6,13 +6,21 @@ import signal
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 
 from hybridplan.commands.app import app, run_guarded
 from hybridplan.commands import options as opt
 from hybridplan.commands.logs import emit_result
+
+if TYPE_CHECKING:
+    import threading
+
+    from hybridplan.cookbook.schema import Page
+    from hybridplan.verify.run import Point
+    from hybridplan.verify.store import Run
+    from hybridplan.verify.sweep import Sweep
 
 PICKS = {"allow_extra_args": True, "ignore_unknown_options": True}
 INTERRUPTED = 130
@@ -80,7 +88,7 @@ def verify(
                      num_prompts=num_prompts or default_num_prompts(concurrency))
         hw = picks.get("hw") or (points[0].selection["hw"] if points else None)
         gpu_id = gpu or _gpu_of(page, hw)
-        out: dict = {"page": page.id, "gpu": gpu_id, "workload": w.as_dict(), "db": str(db_path),
+        out: dict[str, Any] = {"page": page.id, "gpu": gpu_id, "workload": w.as_dict(), "db": str(db_path),
                      "run_dir": str(harness.run_dir), "skipped": [s.as_dict() for s in skipped]}
         if dry_run:
             out["points"] = [{"selection": p.selection, "sweep": dict(p.sweep), "flags": list(p.flags),
@@ -108,7 +116,7 @@ def verify(
     run_guarded(body, as_json)
 
 
-def _sweeps(specs: List[str], version: str):
+def _sweeps(specs: List[str], version: str) -> list[Sweep]:
     from hybridplan.engine import for_version
     from hybridplan.verify.sweep import parse_sweep
 
@@ -118,7 +126,7 @@ def _sweeps(specs: List[str], version: str):
     return [parse_sweep(s, set(registry.by_option)) for s in specs]
 
 
-def _gpu_of(page, hw: str | None) -> str:
+def _gpu_of(page: Page, hw: str | None) -> str:
     """The GPU catalog id behind the page's hardware choice (its own id when it names none)."""
     for h in page.hardware:
         if h.id == hw:
@@ -130,26 +138,26 @@ class _signals_set:
     """While points run, SIGINT and SIGTERM only set `stop`; the run notices it between steps, stops the running
     server and raises Interrupted, so no signal lands in the middle of starting or stopping a server."""
 
-    def __init__(self, stop) -> None:
+    def __init__(self, stop: threading.Event) -> None:
         self.stop = stop
 
-    def __enter__(self):
+    def __enter__(self) -> _signals_set:
         self._old = {sig: signal.signal(sig, lambda *_: self.stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         for sig, old in self._old.items():
             signal.signal(sig, old)
 
 
-def _echo(event: str, point, run) -> None:
+def _echo(event: str, point: Point, run: Run | None) -> None:
     sweep = " ".join(f"{f[2:]}={v}" for f, v in point.sweep)
     sel = " ".join(f"{k}={v}" for k, v in point.selection.items())
     if event == "recorded":
         sys.stderr.write(f"  recorded already: {sel} {sweep}\n")
     elif event == "start":
         sys.stderr.write(f"  running: {sel} {sweep}\n")
-    else:
+    elif run is not None:  # "done"
         why = f" ({run.failure['phase']}: {run.failure['message'][:120]})" if run.failure else ""
         sys.stderr.write(f"    -> {run.outcome}{why}\n")
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hybridplan import __version__
 from hybridplan.web.hosts import HostPolicy
@@ -57,15 +58,15 @@ def create_app(*, hosts: HostPolicy | None = None, sources: ModelSourcePolicy | 
 class ServerTiming:
     """ASGI middleware: `Server-Timing: app;dur=<ms>`, the time to the response head (what benchmarks/ reads)."""
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         t0 = time.perf_counter()
 
-        async def send_with_timing(message):
+        async def send_with_timing(message: Message) -> None:
             if message["type"] == "http.response.start":
                 dur = f"app;dur={(time.perf_counter() - t0) * 1000:.2f}".encode()
                 message = {**message, "headers": [*message.get("headers", []), (b"server-timing", dur)]}
@@ -80,14 +81,14 @@ class SecurityHeaders:
     HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
                (b"referrer-policy", b"no-referrer")]
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
 
-        async def send_with_headers(message):
+        async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message = {**message, "headers": [*message.get("headers", []), *self.HEADERS]}
             await send(message)

@@ -8,6 +8,8 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 from fastapi.staticfiles import StaticFiles
+from starlette.responses import Response
+from starlette.types import Scope
 
 STATIC = Path(__file__).parent / "static"
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -28,7 +30,7 @@ def asset_url(name: str) -> str:
 class HashedStatic(StaticFiles):
     """StaticFiles whose answers carry Cache-Control: immutable when the URL names the file's current hash."""
 
-    async def get_response(self, path: str, scope):
+    async def get_response(self, path: str, scope: Scope) -> Response:
         response = await super().get_response(path, scope)
         if response.status_code in (200, 304):
             asked = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("v", [""])[0]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
+from typing import Any, Callable, Coroutine
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -18,7 +19,7 @@ log = logging.getLogger("hybridplan.web")
 STATUS_FOR_EXIT = {0: 200, 1: 200, 2: 400, 3: 422}
 
 
-def error_body(message: str, kind: str, **extra: str) -> dict:
+def error_body(message: str, kind: str, **extra: str) -> dict[str, Any]:
     """The object `run_guarded` prints under --json."""
     return {"error": {"message": message, "type": kind, **extra}}
 
@@ -50,10 +51,10 @@ class GuardedRoute(APIRoute):
     """An API route whose unexpected exceptions are answered as bad input (400, one generic line), the traceback
     logged here: an endpoint's exception comes from what the request asked for, never a 500 to the client."""
 
-    def get_route_handler(self):
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
-        async def guarded(request: Request):
+        async def guarded(request: Request) -> Response:
             try:
                 return await handler(request)
             except (HybridPlanError, RequestValidationError, StarletteHTTPException):

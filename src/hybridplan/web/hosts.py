@@ -7,6 +7,8 @@ import ipaddress
 import json
 from dataclasses import dataclass
 
+from starlette.types import ASGIApp, Receive, Scope, Send
+
 from hybridplan.web.errors import error_body
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -82,11 +84,11 @@ class HostPolicy:
 class HostGuard:
     """ASGI middleware: a request whose Host header this server does not answer gets 421 and a JSON error."""
 
-    def __init__(self, app, policy: HostPolicy) -> None:
+    def __init__(self, app: ASGIApp, policy: HostPolicy) -> None:
         self.app = app
         self.policy = policy
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             return await self.app(scope, receive, send)
         host = dict(scope.get("headers") or ()).get(b"host", b"").decode("latin-1")

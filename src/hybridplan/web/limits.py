@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from fastapi import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hybridplan.verify.logparse import WEB_MAX_LOG_CHARS
 from hybridplan.web.errors import error_body
@@ -32,10 +33,10 @@ class BodyLimit:
     A streamed overflow raises HTTPException(413) inside the body read, which the app's handlers answer.
     """
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         limit = limit_for(scope.get("path", ""))
@@ -49,7 +50,7 @@ class BodyLimit:
             return None
         seen = 0
 
-        async def counted_receive():
+        async def counted_receive() -> Message:
             nonlocal seen
             message = await receive()
             if message["type"] == "http.request":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
@@ -15,7 +16,7 @@ templates = Jinja2Templates(directory=str(HERE / "templates"))
 router = APIRouter(include_in_schema=False)
 
 
-def _context(request: Request, **extra) -> dict:
+def _context(request: Request, **extra: Any) -> dict[str, Any]:
     from hybridplan.engine import DEFAULT, SUPPORTED
 
     return {"request": request, "version": __version__, "engine_version": DEFAULT,
@@ -35,12 +36,12 @@ def api_docs(request: Request) -> HTMLResponse:
                                                                      models=_models(schema)))
 
 
-def _ref_name(schema: dict | None) -> str | None:
+def _ref_name(schema: dict[str, Any] | None) -> str | None:
     ref = (schema or {}).get("$ref", "")
     return ref.rsplit("/", 1)[-1] or None
 
 
-def _endpoints(schema: dict) -> list[dict]:
+def _endpoints(schema: dict[str, Any]) -> list[dict[str, Any]]:
     """Each operation: method, path, summary, description, body model and response statuses."""
     out = []
     for path, ops in schema.get("paths", {}).items():
@@ -53,21 +54,21 @@ def _endpoints(schema: dict) -> list[dict]:
     return out
 
 
-def _field_type(prop: dict) -> str:
+def _field_type(prop: dict[str, Any]) -> str:
     if "anyOf" in prop:
         return " | ".join(_field_type(p) for p in prop["anyOf"])
     if "$ref" in prop:
         return _ref_name(prop) or "object"
     if prop.get("type") == "array":
         return f"list[{_field_type(prop.get('items', {}))}]"
-    return prop.get("type", "any")
+    return str(prop.get("type", "any"))
 
 
 _BOUNDS = ("minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern",
            "maxItems")
 
 
-def _models(schema: dict) -> list[dict]:
+def _models(schema: dict[str, Any]) -> list[dict[str, Any]]:
     """Request models with each field's type, bounds and description."""
     out = []
     for name, model in schema.get("components", {}).get("schemas", {}).items():
