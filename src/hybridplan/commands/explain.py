@@ -28,10 +28,15 @@ def explain(
     hub: bool = opt.HUB,
     as_json: bool = opt.JSON,
     engine_version: Optional[str] = opt.ENGINE_VERSION,
+    engine: str = typer.Option("sglang", "--engine", help="The engine the command launches: sglang or vllm."),
+    kv_memory_gib: Optional[float] = typer.Option(None, "--kv-memory-gib", callback=opt.FREE_GIB_CHECK,
+                                                  help="vLLM: the boot log's 'Available KV cache memory', GiB."),
 ) -> None:
     """What the engine will allocate for a launch command, and why."""
 
     def body() -> int:
+        if engine != "sglang":
+            return _explain_other(engine, command, engine_version, kv_memory_gib, as_json)
         from hybridplan.explain import explain as run
 
         card = None
@@ -61,3 +66,30 @@ def explain(
         return 3 if "error" in result else 0
 
     run_guarded(body, as_json)
+
+
+def _explain_other(engine: str, command: Optional[List[str]], version: Optional[str], kv_memory_gib: Optional[float],
+                   as_json: bool) -> int:
+    """`explain --engine vllm`: the plan from the logged available KV memory."""
+    import shlex
+
+    from hybridplan.errors import BadInput
+
+    if engine != "vllm":
+        raise BadInput(f"--engine: {engine!r} is not modelled (sglang, vllm)")
+    if not command:
+        raise BadInput("no launch command given; put it after `--`, e.g. "
+                       "`hybridplan explain --engine vllm --kv-memory-gib 40 -- vllm serve Qwen/Qwen3.5-27B`")
+    if kv_memory_gib is None:
+        raise BadInput("--kv-memory-gib: required with --engine vllm (the boot log's 'Available KV cache memory')")
+    from hybridplan.vllm_explain import explain_vllm
+
+    text = command[0] if len(command) == 1 else shlex.join(command)
+    result = explain_vllm(text, version=version, kv_memory_gib=kv_memory_gib)
+    if as_json:
+        emit_json(result)
+    else:
+        from hybridplan.render.vllm import print_vllm_explain
+
+        print_vllm_explain(result)
+    return 0

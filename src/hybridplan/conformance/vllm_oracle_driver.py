@@ -216,14 +216,19 @@ def run(sc: dict) -> dict:
     }
 
 
+def _emit(obj: dict) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
 def main() -> None:
     try:
         vllm = prepare()
         header = {"header": True, "engine": "vllm", "version": vllm.__version__, "python": sys.version.split()[0]}
     except Exception as exc:  # noqa: BLE001 - the header says why there is no engine
-        print(json.dumps({"header": True, "engine": None, "error": f"{type(exc).__name__}: {exc}"}))
+        _emit({"header": True, "engine": None, "error": f"{type(exc).__name__}: {exc}"})
         return
-    print(json.dumps(header), flush=True)
+    _emit(header)
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -232,7 +237,7 @@ def main() -> None:
             out = run(sc)
         except (ValueError, AssertionError, NotImplementedError) as exc:
             out = {"id": sc["id"], "error": {"type": type(exc).__name__, "message": str(exc)}}
-        print(json.dumps(out), flush=True)
+        _emit(out)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,34 @@
+"""`explain --engine vllm` as text: the vLLM plan's pages, groups, capacity and the boot-log lines it predicts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def print_vllm_explain(d: dict[str, Any], console: Console | None = None) -> None:
+    """The resolved cache arguments, the page unification, the groups and the logged capacity."""
+    c = console or Console()
+    r, p = d["resolved"], d["pages"]
+    c.print(f"[bold]vLLM {d['engine']['version']}[/bold]  {d['model']['ref']} ({d['model']['family']}, "
+            f"{d['model']['state_layers']} state + {d['model']['attention_layers']} attention layers)")
+    c.print(f"prefix caching {'on' if r['enable_prefix_caching'] else 'off'} -> mamba_cache_mode {r['mamba_cache_mode']}"
+            f"; block_size {d['block_size']} (asked {r['block_size_requested'] or 'default 16'}), "
+            f"mamba_block_size {d['mamba_block_size']}")
+    c.print(f"pages: attention {p['attention_before_unification']:,} B -> {p['attention_after_unification']:,} B, "
+            f"state {p['state_unpadded']:,} B padded to {p['unified']:,} B (+{p['state_padding_pct']}%)")
+    t = Table(show_header=True, header_style="bold")
+    for col in ("group", "layers", "block size", "blocks / request"):
+        t.add_column(col)
+    for i, g in enumerate(d["groups"]):
+        t.add_row(f"{i} {g['kind']}", str(g["layers"]), f"{g['block_size']:,}", str(g["blocks_per_request"]))
+    c.print(t)
+    c.print(f"{d['num_blocks']:,} blocks of {d['bytes_per_block']:,} B from {d['available_kv_memory_bytes']:,} B; "
+            f"a request at {d['max_model_len']:,} tokens takes {d['blocks_per_request']} blocks, "
+            f"{d['state_pages_per_request']} of them state pages")
+    for line in d["predicted_lines"]:
+        c.print(f"  [dim]predicted log:[/dim] {line}")
+    for note in r["notes"]:
+        c.print(f"  [yellow]note:[/yellow] {note}")

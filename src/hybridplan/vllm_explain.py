@@ -1,0 +1,96 @@
+"""`explain --engine vllm`: what vLLM will do with the KV memory it has for a hybrid model, and why (the JSON shape).
+
+The numbers come from the engine API (`engine.for_engine("vllm", v)`); this module only loads the geometry and lays
+the plan out with each value's provenance and the boot-log lines vLLM prints for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hybridplan.limits import MAX_GPU_GIB
+
+_RULES = {
+    "block_size": "platforms/interface.py::Platform._align_hybrid_block_size",
+    "mamba_block_size": "model_executor/models/config.py::MambaModelConfig.verify_and_update_config",
+    "mamba_cache_mode": "model_executor/models/config.py::MambaModelConfig.verify_and_update_config",
+    "pages": "v1/kv_cache_interface.py::AttentionSpec/MambaSpec.page_size_bytes",
+    "groups": "v1/core/kv_cache_planning.py::_get_kv_cache_groups_uniform_page_size",
+    "num_blocks": "v1/core/kv_cache_planning.py::get_kv_cache_configs (available // bytes_per_block)",
+    "max_model_len": "v1/core/kv_cache_planning.py::_auto_fit_max_model_len",
+    "kv_cache_tokens": "v1/core/kv_cache_utils.py::get_kv_cache_capacity",
+    "max_concurrency": "v1/core/kv_cache_utils.py::get_max_concurrency_for_kv_cache_config",
+    "state_pages_per_request": "v1/kv_cache_interface.py::MambaSpec.max_memory_usage_bytes",
+}
+
+
+def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float) -> dict[str, Any]:
+    """The plan for a vLLM launch (`vllm serve ...`, the api_server module, or a `non-default args:` line) from the
+    logged `Available KV cache memory` (GiB); BadInput / EngineRefusal propagate to the command's guard."""
+    from hybridplan.engine import for_engine
+    from hybridplan.errors import BadInput
+    from hybridplan.models.loader import load_model
+
+    if not 0 < kv_memory_gib <= MAX_GPU_GIB:
+        raise BadInput(f"--kv-memory-gib: {kv_memory_gib:g} is outside 0..{MAX_GPU_GIB:g} (GiB on one GPU)")
+    engine: Any = for_engine("vllm", version)
+    cmd = engine.parse_command(text)
+    model = cmd.values.get("model")
+    if not model:
+        raise BadInput("the vLLM command names no model (`vllm serve MODEL` or --model)")
+    geo = load_model(str(model))
+    args = engine.resolve(cmd, geo)
+    memory = int(kv_memory_gib * 2**30)
+    plan = engine.plan(args, geo, memory)
+    padded = plan.mamba_page_size_padded
+    pct = 100 * (plan.page_bytes - plan.state_page_bytes) / plan.state_page_bytes
+    return {
+        "engine": {"name": "vllm", "version": engine.version, "rules": engine.rules_package},
+        "model": {"ref": model, "family": geo.family, "architecture": geo.architecture,
+                  "state_layers": len(geo.linear_layer_ids), "attention_layers": len(geo.full_attention_layer_ids)},
+        "command": {"source": cmd.source, "explicit": cmd.values},
+        "resolved": {
+            "tensor_parallel_size": args.tensor_parallel_size, "model_dtype": args.model_dtype,
+            "kv_cache_dtype": args.kv_cache_dtype, "enable_prefix_caching": args.enable_prefix_caching,
+            "mamba_cache_mode": args.mamba_cache_mode, "mamba_cache_dtype": args.mamba_cache_dtype,
+            "mamba_ssm_cache_dtype": args.mamba_ssm_cache_dtype, "block_size_requested": args.block_size,
+            "max_model_len_requested": -1 if args.auto_fit else args.max_model_len,
+            "max_num_seqs": args.max_num_seqs, "max_num_batched_tokens": args.max_num_batched_tokens,
+            "gpu_memory_utilization": args.gpu_memory_utilization, "notes": list(args.notes),
+        },
+        "available_kv_memory_bytes": memory,
+        "block_size": plan.block_size,
+        "mamba_block_size": plan.mamba_block_size,
+        "state": {"conv_shape": list(plan.conv_shape), "temporal_shape": list(plan.temporal_shape),
+                  "dtypes": list(plan.state_dtypes)},
+        "pages": {"attention_before_unification": plan.attn_page_bytes_at_requested_block,
+                  "attention_after_unification": plan.attn_page_bytes, "state_unpadded": plan.state_page_bytes,
+                  "unified": plan.page_bytes, "mamba_page_size_padded": padded, "state_padding_pct": round(pct, 2)},
+        "groups": [{"kind": g.kind, "layers": g.layers, "block_size": g.block_size,
+                    "blocks_per_request": g.blocks_per_request} for g in plan.groups],
+        "bytes_per_block": plan.bytes_per_block,
+        "num_blocks": plan.num_blocks,
+        "blocks_per_request": plan.blocks_per_request,
+        "state_pages_per_request": plan.state_pages_per_request,
+        "max_model_len": plan.max_model_len,
+        "kv_cache_tokens": plan.kv_cache_tokens,
+        "max_concurrency": plan.max_concurrency,
+        "predicted_lines": _lines(plan, args),
+        "provenance": _RULES,
+    }
+
+
+def _lines(plan: Any, args: Any) -> list[str]:
+    """The boot-log lines vLLM prints for this plan (platforms/interface.py, kv_cache_utils.py::
+    update_kv_cache_capacity)."""
+    lines = []
+    if plan.block_size > (args.block_size or 16):
+        lines.append(f"Setting attention block size to {plan.block_size} tokens to ensure that attention page size "
+                     "is >= mamba page size.")
+    if plan.mamba_page_size_padded is not None:
+        pct = 100 * (plan.page_bytes - plan.state_page_bytes) / plan.state_page_bytes
+        lines.append(f"Padding mamba page size by {pct:.2f}% to ensure that mamba page size and attention page size "
+                     "are exactly equal.")
+    lines.append(f"GPU KV cache size: {plan.kv_cache_tokens:,} tokens")
+    lines.append(f"Maximum concurrency for {plan.max_model_len:,} tokens per request: {plan.max_concurrency:.2f}x")
+    return lines
