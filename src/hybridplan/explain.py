@@ -19,6 +19,7 @@ from hybridplan.loading import (
 
 if TYPE_CHECKING:
     from hybridplan.hardware.catalog import GPU
+    from hybridplan.planner.evidence import EvidenceSource
 
 _POOL_KEYS = ("max_mamba_cache_size", "kv_budget_bytes", "max_total_num_tokens", "max_running_requests",
               "binding_limit")
@@ -26,12 +27,14 @@ _POOL_KEYS = ("max_mamba_cache_size", "kv_budget_bytes", "max_total_num_tokens",
 
 def explain(command: LaunchCommand | str, *, budget: float | PoolBudget | None = None, platform: Platform | None = None,
             version: str | None = None, gpu: GPU | None = None, available_gib: float | None = None,
-            pre_load_gib: float | None = None, weights_gib: float | None = None, hub: bool = False) -> dict[str, Any]:
+            pre_load_gib: float | None = None, weights_gib: float | None = None, hub: bool = False,
+            evidence: EvidenceSource | None = None) -> dict[str, Any]:
     """The full `explain --json` object. `budget` is a GiB float or a PoolBudget; None leaves pool figures null.
     A refusal after resolution comes back under `error`, beside the resolved `args` and the numbers still computable.
 
     With a `gpu` (hardware.catalog.GPU) or a boot log's `available_gib`/`pre_load_gib`, the budget comes from the
-    memory timeline (weights, the --mem-fraction-static slack, the multimodal reservation) and `memory` shows it.
+    memory timeline (weights, the --mem-fraction-static slack, the multimodal reservation) and `memory` shows it;
+    `evidence` (the caller's measured launches, planner.evidence) gives the card's verdict its confidence.
     """
     if gpu is not None and platform is None:
         platform = gpu.platform()
@@ -64,7 +67,8 @@ def explain(command: LaunchCommand | str, *, budget: float | PoolBudget | None =
         from hybridplan.planner.verdict import predict
 
         out["memory"] = memory_payload(tl, weights)
-        out["memory"]["verdict"] = predict(loaded, tl, request_tokens=1).as_dict()
+        points = evidence(gpu, loaded.version) if evidence is not None and gpu is not None else ()
+        out["memory"]["verdict"] = predict(loaded, tl, request_tokens=1, gpu=gpu, evidence=points).as_dict()
         budget = tl.budget
         warnings += out["memory"]["warnings"]
     if budget is None:

@@ -27,8 +27,18 @@ def test_ratio_human_output_shows_the_formula(cli):
 
 def test_plan_json_and_exit_codes(cli_json, cli):
     code, d = cli_json("plan", "--json", "--model", "Qwen/Qwen3.8-27B", "--quant", "nvfp4", "--gpu", "rtx5090",
-                       "--request-length", "9216", "--concurrency", "1", "--spec", "dflash", "--tune-mrr")
+                       "--request-length", "9216", "--concurrency", "1", "--spec", "dflash")
     assert code == 0 and d["fits"] and d["command"].startswith("python -m sglang.launch_server")
+    assert d["mem_fraction_static"] <= 0.88 and "--mamba-ssm-dtype bfloat16" in d["command"]  # the page's setting
+    # the old switches are accepted, change nothing, and say so
+    code, old = cli_json("plan", "--json", "--model", "Qwen/Qwen3.8-27B", "--quant", "nvfp4", "--gpu", "rtx5090",
+                         "-L", "9216", "-C", "1", "--spec", "dflash", "--tune-mrr", "--tune-chunked-prefill")
+    assert code == 0 and old["command"] == d["command"]
+    assert [w for w in old["warnings"] if "deprecated" in w] == [
+        "--tune-mrr is deprecated and does nothing: the request cap, prefill chunk, CUDA-graph batch size, SSM dtype "
+        "and radix strategy are always searched",
+        "--tune-chunked-prefill is deprecated and does nothing: the request cap, prefill chunk, CUDA-graph batch "
+        "size, SSM dtype and radix strategy are always searched"]
     code, d = cli_json("plan", "--json", "--model", "Qwen/Qwen3.8-27B", "--gpu", "rtx5090", "-L", "9216", "-C", "1")
     assert code == 1 and not d["fits"] and d["cheapest_change"]
     code, out, _ = cli("plan", "--model", "Qwen/Qwen3.8-27B", "--quant", "fp8", "--gpu", "h200", "-L", "5120",
@@ -58,3 +68,22 @@ def test_bad_input_is_one_line_and_exit_2(cli):
     assert code == 2
     code, _, err = cli("plan", "--model", "Qwen/Qwen3.8-27B", "-L", "1", "-C", "1")
     assert code == 2 and "needs a GPU" in err
+
+
+def test_plan_answers_a_launch_command_with_its_flags_kept(cli_json, cli):
+    """`plan --gpu G -L L -C C -- <launch command>`: the model comes from --model-path, env and every flag stay; the
+    text output names the engine default beside the recommendation and the confidence."""
+    cmd = ("SGLANG_ENABLE_SPEC_V2=1 python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B-FP8 --kv-cache-dtype "
+           "fp8_e4m3 --reasoning-parser qwen3 --port 30001").split()
+    code, d = cli_json("plan", "--json", "--gpu", "h200", "-L", "5120", "-C", "103", "--", *cmd)
+    assert code == 0 and d["fits"] and d["checkpoint"]["model_path"] == "Qwen/Qwen3.8-27B-FP8"
+    assert d["command"].startswith("SGLANG_ENABLE_SPEC_V2=1 python -m sglang.launch_server")
+    assert all(f in d["command"] for f in ("--kv-cache-dtype fp8_e4m3", "--reasoning-parser qwen3", "--port 30001"))
+    assert {c["flag"] for c in d["changes"]} >= {"--mem-fraction-static"}
+    assert d["mem_fraction_static"] <= 0.9 < 0.98  # the old answer for this target, beyond any evidence
+    code, out, _ = cli("plan", "--gpu", "h200", "-L", "5120", "-C", "103", "--", *cmd)
+    assert code == 0 and f"engine default {d['mem_fraction']['engine_default']}, recommended " \
+        f"{d['mem_fraction_static']}" in " ".join(out.split())
+    assert "confidence: " + d["confidence"]["level"] in out
+    code, _, err = cli("plan", "--model", "Qwen/Qwen3.8-27B", "--gpu", "h200", "-L", "1", "-C", "1", "--", *cmd)
+    assert code == 2 and "--model: the launch command after `--` already names the model" in err

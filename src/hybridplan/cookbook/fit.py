@@ -47,6 +47,7 @@ def size_on_gpu(command, gpu_id: str, version: str, request_tokens: int = 1) -> 
     """Size the pools of a command on a catalog GPU, and predict whether one request of `request_tokens` serves."""
     from hybridplan.hardware.catalog import lookup
     from hybridplan.planner.timeline import for_loaded
+    from hybridplan.cookbook.record_evidence import page_evidence
     from hybridplan.planner.verdict import predict
 
     card = lookup(gpu_id)
@@ -62,7 +63,8 @@ def size_on_gpu(command, gpu_id: str, version: str, request_tokens: int = 1) -> 
                max_total_num_tokens=s.max_total_num_tokens, max_running_requests=s.max_running_requests,
                binding=s.requests.binding,
                pinned_mrr=s.requests.requested if loaded.args.explicit("max_running_requests") else None,
-               verdict=predict(loaded, tl, request_tokens=request_tokens),
+               verdict=predict(loaded, tl, request_tokens=request_tokens, gpu=card,
+                               evidence=page_evidence(card, loaded.version)),
                note=f"pool budget {tl.rest_gib.value:.2f} GiB ({tl.rest_gib.source.value})")
 
 
@@ -108,8 +110,9 @@ def check_rendered(page: Page, r: Rendered) -> list[tuple[str, str, str]]:
                     f"K = {fit.max_mamba_cache_size} slots at S = {fit.slots_per_request}, {fit.note})"))
     v = fit.verdict
     if v is not None and not v.serves:
+        conf = f"; confidence {v.confidence.level}: {v.confidence.note}" if v.confidence is not None else ""
         out.append((severity, "pin-fit", f"on {fit.gpu} {what} fails {PHASE_WORDS[v.phase]} ({v.phase}): {v.why} "
-                    f"({fit.note}; a request of {L:,} tokens)"))
+                    f"({fit.note}; a request of {L:,} tokens{conf})"))
     return out
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, Literal
 
 from hybridplan.engine.args import EngineArgs
@@ -138,9 +139,14 @@ def _beyond(mine: int | None, theirs: int | None, what: str) -> tuple[float, str
     return d, f"{what} {mine:,} is {mine / theirs:.3g}x the measured {theirs:,}"
 
 
+@lru_cache(maxsize=1)
+def _cards() -> dict[str, GPU]:
+    return {g.id: g for g in catalog()}
+
+
 def same_class(probe_gpu: GPU, gpu_id: str) -> bool:
     """A card whose fraction evidence transfers: same vendor and architecture, no more memory (less slack)."""
-    other = next((g for g in catalog() if g.id == gpu_id), None)
+    other = _cards().get(gpu_id)
     return (other is not None and other.vendor == probe_gpu.vendor and other.arch == probe_gpu.arch
             and other.memory_mib <= probe_gpu.memory_mib)
 

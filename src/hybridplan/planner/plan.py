@@ -1,9 +1,11 @@
-"""`hybridplan plan`: search launch settings for a target (GPU, checkpoint, spec, L, C) and pick the cheapest that fits.
+"""`hybridplan plan`: answer a target (GPU, L, C) for a launch command with the fewest changes that serve it.
 
-The search varies the radix strategy, the SSM state dtype and (when asked) --max-running-requests and chunked
-prefill; for each it takes the highest safe --mem-fraction-static on the card, then sizes the state pool with the
-balanced ratio (or the pin when no ratio balances) and checks the engine's own sizing serves C requests of L tokens.
-Candidates are ranked by how much they give up (radix caching, state precision, prefill chunk).
+The command is the user's (`plan ... -- <launch command>`: every flag and env assignment kept unless it must change)
+or one built from the catalog (`--model`, `--quant`, `--spec`). The search tries every cheap knob, cheapest first:
+the request cap at C, CUDA-graph batch sizes, smaller prefill chunks, a bf16 SSM state and the radix strategy. For
+each it takes the highest --mem-fraction-static the model says is safe, but never above what the evidence supports
+(planner.evidence: the engine's default is the baseline), then keeps the user's ratio or pin when it serves C
+requests of L tokens, else sizes the state pool with the balanced ratio (or the pin when no ratio balances).
 """
 
 from __future__ import annotations
@@ -14,14 +16,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
+from hybridplan.engine import for_version
 from hybridplan.engine.args import EngineArgs
 from hybridplan.engine.command import LaunchCommand, parse_command
+from hybridplan.engine.flags import FlagRegistry
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU, catalog, from_options
+from hybridplan.planner import evidence as ev
 from hybridplan.planner import ratio as rt
-from hybridplan.planner.checkpoints import checkpoint_for, spec_flags
+from hybridplan.planner.argv import value_of, with_flag, without
+from hybridplan.planner.checkpoints import Checkpoint, checkpoint_for, spec_flags
 from hybridplan.planner.overrides import with_args
 from hybridplan.planner.timeline import MemoryTimeline, breakdown_of, build
+from hybridplan.planner.verdict import predict
 from hybridplan.weights.report import WeightReport
 
 if TYPE_CHECKING:
@@ -32,15 +39,8 @@ MAX_FRACTION = 0.98
 MIN_FRACTION = 0.05
 MEASURED_STEP = 0.005  # how far below a recorded out-of-memory fraction the search steps
 SAFE_ROUNDS = 4  # the slack need moves a little with the fraction (T, the request cap): settle it in a few rounds
-CHUNKS = (8192, 4096, 2048, 1024, 512)
-# what each change gives up, cheapest first (the order `plan` prefers and names changes in)
-STRATEGIES = (  # (label, flags, cost)
-    ("default", (), 0.0),
-    ("extra_buffer_lazy", ("--mamba-radix-cache-strategy", "extra_buffer_lazy"), 1.0),
-    ("no_buffer", ("--mamba-radix-cache-strategy", "no_buffer", "--disable-overlap-schedule"), 3.0),
-    ("radix off", ("--disable-radix-cache",), 4.0),
-)
-DTYPES = (("config", (), 0.0), ("bfloat16", ("--mamba-ssm-dtype", "bfloat16"), 2.0))
+CHUNKS = (16384, 8192, 4096, 2048, 1024, 512)
+CHUNK_HALVING_COST = 0.75  # each halving of the prefill chunk: long prompts take twice the prefill steps
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,84 +59,171 @@ FailureLookup = Callable[[EngineArgs, str, str], "MeasuredFailure | None"]
 
 @dataclass(frozen=True, kw_only=True)
 class Target:
-    """What the user wants served (and, from the caller, the measured failures a recommendation must stay clear of)."""
+    """What the user wants served, from which command (theirs, or the catalog's for `model`), and, from the caller,
+    the measured failures a recommendation must stay clear of and the evidence its fraction rests on."""
 
     model: str
     gpu: GPU
     request_length: int
     concurrency: int
+    command: LaunchCommand | None = None  # the user's launch command: answered with the fewest changes
     quant: str | None = None
     spec: str | None = None
     draft: str | None = None
     tp: int = 1
     extra_flags: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
-    tune_mrr: bool = False
-    tune_chunked_prefill: bool = False
     max_mem_fraction: float | None = None
     use_pin: bool = False
     weights_gib: float | None = None
     hub: bool = False
     version: str | None = None
     measured: FailureLookup | None = None
+    evidence: ev.EvidenceSource | None = None
 
 
-def target_from_options(*, model: str, gpu: str | None, gpu_memory_gib: float | None, request_length: int,
+def _model_of(command: LaunchCommand, version: str | None) -> str | None:
+    """The command's --model-path (None when it names none)."""
+    from hybridplan.loading import model_refs
+
+    try:
+        return model_refs(command, version)[0] or None
+    except BadInput:
+        return None
+
+
+def target_from_options(*, model: str | None, gpu: str | None, gpu_memory_gib: float | None, request_length: int,
                         concurrency: int, quant: str | None, spec: str | None, draft: str | None, tp: int,
-                        extra: str | Sequence[str] | None, tune_mrr: bool, tune_chunked_prefill: bool,
-                        max_mem_fraction: float | None, pin: bool, weights_gib: float | None, hub: bool,
-                        version: str | None, measured: FailureLookup | None = None) -> Target:
-    """The Target `plan` options name (the CLI's and the web's): the card from --gpu / --gpu-memory-gib, and the
-    extra env and flags (tokens after `--`, or the pasted text) parsed once."""
+                        extra: str | Sequence[str] | None, max_mem_fraction: float | None, pin: bool,
+                        weights_gib: float | None, hub: bool, version: str | None,
+                        measured: FailureLookup | None = None,
+                        evidence: ev.EvidenceSource | None = None) -> Target:
+    """The Target `plan` options name (the CLI's and the web's): the card from --gpu / --gpu-memory-gib; the text
+    after `--` (or the pasted text) is the user's launch command when it names --model-path, else extra env and flags
+    for the catalog command of --model."""
     card = from_options(gpu, gpu_memory_gib)
     if card is None:
         raise BadInput("plan needs a GPU: --gpu (see the catalog ids) or --gpu-memory-gib")
     given = extra.strip() if isinstance(extra, str) else extra
     parsed = parse_command(extra if isinstance(extra, str) else list(extra)) if extra is not None and given else None
-    return Target(model=model, gpu=card, request_length=request_length, concurrency=concurrency, quant=quant,
-                  spec=spec, draft=draft, tp=tp, extra_flags=parsed.argv if parsed else (),
-                  env=parsed.env if parsed else (), tune_mrr=tune_mrr, tune_chunked_prefill=tune_chunked_prefill,
-                  max_mem_fraction=max_mem_fraction, use_pin=pin, weights_gib=weights_gib, hub=hub, version=version,
-                  measured=measured)
+    command_model = _model_of(parsed, version) if parsed is not None else None
+    common = dict(gpu=card, request_length=request_length, concurrency=concurrency, max_mem_fraction=max_mem_fraction,
+                  use_pin=pin, weights_gib=weights_gib, hub=hub, version=version, measured=measured,
+                  evidence=evidence)
+    if command_model is not None:
+        assert parsed is not None
+        for name, v in (("--model", model), ("--quant", quant), ("--spec", spec), ("--draft", draft)):
+            if v is not None:
+                raise BadInput(f"{name}: the launch command after `--` already names the model and its setup; "
+                               f"give {name} only without a command")
+        return Target(model=command_model, command=parsed, **common)  # type: ignore[arg-type]
+    if model is None:
+        raise BadInput("plan needs --model or a launch command with --model-path after `--`")
+    return Target(model=model, quant=quant, spec=spec, draft=draft, tp=tp, extra_flags=parsed.argv if parsed else (),
+                  env=parsed.env if parsed else (), **common)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Knob:
+    """One change the search may make: flags to set (value None: a switch), what it gives up, and why it helps."""
+
+    label: str
+    sets: tuple[tuple[str, str | None], ...]
+    cost: float
+    why: str
 
 
 @dataclass(frozen=True, kw_only=True)
 class Candidate:
-    """One point of the search: the changes it makes and what they cost."""
+    """One point of the search: the knobs it turns and what they cost."""
 
-    strategy: str
-    dtype: str
-    mrr: int | None
-    chunk: int | None
-    flags: tuple[str, ...]
-    cost: float
+    knobs: tuple[Knob, ...]
+
+    @property
+    def cost(self) -> float:
+        return round(sum(k.cost for k in self.knobs), 6)
 
     @property
     def changes(self) -> list[str]:
-        out = []
-        if self.strategy != "default":
-            out.append(f"radix strategy {self.strategy}" if self.strategy != "radix off" else "radix cache off")
-        if self.dtype != "config":
-            out.append(f"{self.dtype} SSM state")
-        if self.mrr is not None:
-            out.append(f"--max-running-requests {self.mrr}")
-        if self.chunk is not None:
-            out.append(f"--chunked-prefill-size {self.chunk}")
-        return out
+        return [k.label for k in self.knobs]
+
+    def apply(self, argv: tuple[str, ...], reg: FlagRegistry) -> tuple[str, ...]:
+        for k in self.knobs:
+            for option, value in k.sets:
+                argv = with_flag(argv, option, value, reg)
+        return argv
+
+
+def knobs(args: EngineArgs | None, reg: FlagRegistry, concurrency: int) -> list[list[Knob | None]]:
+    """Each search dimension's options (None: leave it as the command has it), from what the command resolves to;
+    a knob that would change nothing is not offered."""
+    def a(key: str) -> Any:
+        return None if args is None else args.get(key)
+
+    mrr: list[Knob | None] = [None]
+    if a("max_running_requests") != concurrency:
+        mrr.append(Knob(label=f"--max-running-requests {concurrency}", cost=0.5,
+                        sets=(("--max-running-requests", str(concurrency)),),
+                        why=f"admit the {concurrency} requests asked for: the default cap sizes CUDA graphs, tables "
+                            "and verify scratch for more"))
+    graph: list[Knob | None] = [None]
+    gbs = a("cuda_graph_decode_max_bs")
+    option = "--cuda-graph-max-bs-decode" if reg.knows("--cuda-graph-max-bs-decode") else "--cuda-graph-max-bs"
+    if reg.knows(option) and (gbs is None or gbs > concurrency):
+        graph.append(Knob(label=f"{option} {concurrency}", cost=0.3, sets=((option, str(concurrency)),),
+                          why=f"capture decode graphs up to {concurrency} requests, not {gbs}: less graph memory"))
+    chunk: list[Knob | None] = [None]
+    now = a("chunked_prefill_size")
+    for c in CHUNKS:
+        if now is None or now <= 0 or c < now:
+            halvings = math.log2(now / c) if now and now > 0 else math.log2(CHUNKS[0] / c) + 1
+            chunk.append(Knob(label=f"--chunked-prefill-size {c}", cost=round(CHUNK_HALVING_COST * halvings, 3),
+                              sets=(("--chunked-prefill-size", str(c)),),
+                              why=f"prefill in chunks of {c:,} tokens" + (f", not {now:,}" if now and now > 0 else "")
+                                  + ": a smaller activation peak on the first request"))
+    dtype: list[Knob | None] = [None]
+    if a("mamba_ssm_dtype") != "bfloat16":
+        dtype.append(Knob(label="bfloat16 SSM state", cost=2.0, sets=(("--mamba-ssm-dtype", "bfloat16"),),
+                          why="half the SSM state per slot (the page's bf16 option; a small numerics trade-off)"))
+    strategy: list[Knob | None] = [None]
+    if not a("disable_radix_cache"):
+        have = a("mamba_radix_cache_strategy")
+        choices = reg.by_option["--mamba-radix-cache-strategy"].choices or () \
+            if reg.knows("--mamba-radix-cache-strategy") else ()
+        if "extra_buffer_lazy" in choices and have != "extra_buffer_lazy":
+            strategy.append(Knob(label="radix strategy extra_buffer_lazy", cost=1.0,
+                                 sets=(("--mamba-radix-cache-strategy", "extra_buffer_lazy"),),
+                                 why="fewer state slots per running request (S) with prefix caching kept"))
+        if "no_buffer" in choices and have != "no_buffer":
+            strategy.append(Knob(label="radix strategy no_buffer", cost=3.0,
+                                 sets=(("--mamba-radix-cache-strategy", "no_buffer"), ("--disable-overlap-schedule", None)),
+                                 why="one state slot per request; prefix caching of state only at request ends"))
+        strategy.append(Knob(label="radix cache off", cost=4.0, sets=(("--disable-radix-cache", None),),
+                             why="no prefix cache: one state slot per request"))
+    return [mrr, graph, chunk, dtype, strategy]
+
+
+def candidates(dims: list[list[Knob | None]]) -> list[Candidate]:
+    """Every combination of the dimensions' options, cheapest first (fewest knobs on a tie)."""
+    out = [Candidate(knobs=tuple(k for k in combo if k is not None)) for combo in itertools.product(*dims)]
+    return sorted(out, key=lambda c: (c.cost, len(c.knobs)))
 
 
 @dataclass(frozen=True, kw_only=True)
 class Split:
-    """How a fitting candidate sizes the state pool: the balanced ratio, else the pin, and the engine's sizing at it."""
+    """How a fitting candidate sizes the state pool: the user's ratio or pin kept, the balanced ratio, else the pin,
+    and the engine's sizing at it."""
 
     kind: str  # "ratio" | "pin"
-    flags: tuple[str, ...]
+    flags: tuple[tuple[str, str | None], ...]  # what it sets (empty: the command's own split kept)
+    drops: tuple[str, ...]  # dests it removes (the other split flag)
     ratio: float | None
     pin: int
     served: int
     binding_pool: str | None
     args: EngineArgs
     sizing: dict[str, Any]  # loading.sizing_payload at the split
+    kept: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,18 +241,8 @@ class Outcome:
     served: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
     measured_failure: MeasuredFailure | None = None  # the measured launch that shows these settings failing
-
-
-def candidates(t: Target, concurrency: int) -> list[Candidate]:
-    mrrs = (None, concurrency) if t.tune_mrr else (None,)
-    chunks = (None,) + CHUNKS if t.tune_chunked_prefill else (None,)
-    out = []
-    for (sl, sf, sc), (dl, df, dc), mrr, chunk in itertools.product(STRATEGIES, DTYPES, mrrs, chunks):
-        flags = sf + df + (("--max-running-requests", str(mrr)) if mrr else ()) + \
-            (("--chunked-prefill-size", str(chunk)) if chunk else ())
-        cost = sc + dc + (0.5 if mrr else 0.0) + (0.0 if chunk is None else 1.0 + CHUNKS.index(chunk) * 0.1)
-        out.append(Candidate(strategy=sl, dtype=dl, mrr=mrr, chunk=chunk, flags=flags, cost=cost))
-    return sorted(out, key=lambda c: c.cost)
+    bound: ev.FractionBound | None = None  # how high the fraction may go for these settings
+    loaded: Loaded | None = None
 
 
 class Planner:
@@ -175,14 +252,54 @@ class Planner:
         if t.request_length <= 0 or t.concurrency <= 0:
             raise BadInput("--request-length and --concurrency must be positive integers")
         self.t = t
-        self.ckpt = checkpoint_for(t.model, t.quant)
-        self.spec = spec_flags(t.spec, self.ckpt.ref, t.draft)
-        self.base = ("--model-path", self.ckpt.ref) + (("--tp-size", str(t.tp)) if t.tp > 1 else ()) + self.spec \
-            + t.extra_flags
+        self.reg = for_version(t.version).registry()
+        if t.command is not None:
+            self.ckpt = Checkpoint(ref=t.model, quant=None, note="the launch command's --model-path")
+            self.base = t.command.argv
+            self.env = t.command.env
+        else:
+            self.ckpt = checkpoint_for(t.model, t.quant)
+            spec = spec_flags(t.spec, self.ckpt.ref, t.draft)
+            self.base = ("--model-path", self.ckpt.ref) + (("--tp-size", str(t.tp)) if t.tp > 1 else ()) + spec \
+                + t.extra_flags
+            self.env = t.env
+        self.user_fraction = _float(value_of(self.base, "mem_fraction_static", self.reg))
         self._weights: dict[tuple[object, ...], WeightReport] = {}
+        self._defaults: dict[tuple[str, ...], float] = {}
+        self._points: dict[str, Sequence[ev.EvidencePoint]] = {}
 
     def command(self, argv: tuple[str, ...]) -> LaunchCommand:
-        return LaunchCommand(env=self.t.env, argv=argv)
+        return LaunchCommand(env=self.env, argv=argv)
+
+    def base_args(self) -> EngineArgs | None:
+        """The command as given, resolved on the card (None when the engine rejects it as it stands)."""
+        from hybridplan.loading import load
+
+        try:
+            return load(self.command(self.base), platform=self.t.gpu.platform(), version=self.t.version).args
+        except EngineRefusal:
+            return None
+
+    def points(self, gpu: GPU) -> Sequence[ev.EvidencePoint]:
+        """The evidence on a card (and its class) the caller handed in; none for a generic card."""
+        if self.t.evidence is None or gpu.generic:
+            return ()
+        if gpu.id not in self._points:
+            self._points[gpu.id] = self.t.evidence(gpu, for_version(self.t.version).version)
+        return self._points[gpu.id]
+
+    def default_fraction(self, argv: tuple[str, ...], loaded: Loaded, gpu: GPU) -> float:
+        """The engine's own --mem-fraction-static for the command (the release's rule), without the user's value."""
+        from hybridplan.loading import load
+
+        if not loaded.args.explicit("mem_fraction_static"):
+            return float(loaded.args["mem_fraction_static"])
+        bare = without(argv, "mem_fraction_static", self.reg)
+        key = (gpu.id,) + bare
+        if key not in self._defaults:
+            self._defaults[key] = float(load(self.command(bare), platform=gpu.platform(),
+                                             version=self.t.version).args["mem_fraction_static"])
+        return self._defaults[key]
 
     def weights(self, loaded: Loaded) -> WeightReport:
         from hybridplan.weights.quant import NAMED
@@ -198,11 +315,12 @@ class Planner:
         return self._weights[key]
 
     def evaluate(self, c: Candidate, gpu: GPU | None = None, L: int | None = None, C: int | None = None) -> Outcome:
-        """Resolve the candidate on the card, fix the mem fraction, size the pools and check the target."""
+        """Resolve the candidate on the card, fix the mem fraction within the evidence, size the pools and check the
+        target."""
         from hybridplan.loading import load
 
         gpu, L, C = gpu or self.t.gpu, L or self.t.request_length, C or self.t.concurrency
-        argv = self.base + c.flags
+        argv = c.apply(self.base, self.reg)
         try:
             loaded = load(self.command(argv), platform=gpu.platform(), version=self.t.version)
         except EngineRefusal as exc:
@@ -214,25 +332,40 @@ class Planner:
         if self.t.max_mem_fraction is not None:
             return self._sized(c, *self._at(loaded, gpu, weights, min(self.t.max_mem_fraction, MAX_FRACTION)),
                                gpu, weights, argv, L, C)
+        bound = self.bound(loaded, argv, gpu, weights, C)
+        cap = min(MAX_FRACTION, bound.ceiling)
+        if self.user_fraction is not None and self.user_fraction <= cap:  # the user's own value, when it serves
+            kept = self._sized(c, loaded, self.timeline(loaded, gpu, weights), gpu, weights, argv, L, C, bound)
+            if _fits_safely(kept) and kept.measured_failure is None:
+                return kept
         # The slack need depends on the final command (its request cap sizes graphs and tables): settle the fraction
         # on the sized command in a few rounds, keeping the highest one whose slack holds it.
-        moved, tl = self._at_safe_fraction(loaded, gpu, weights)
-        best = o = self._sized(c, moved, tl, gpu, weights, argv, L, C)
+        moved, tl = self._at_safe_fraction(loaded, gpu, weights, cap)
+        best = o = self._sized(c, moved, tl, gpu, weights, argv, L, C, bound)
         for _ in range(SAFE_ROUNDS):
-            if not o.fits:
+            if not o.fits or o.timeline is None or o.mem_fraction is None:
                 break
-            if o.timeline is None or o.mem_fraction is None:
-                break
-            want = max(MIN_FRACTION, min(o.timeline.max_safe_mem_fraction.value, MAX_FRACTION))
+            want = max(MIN_FRACTION, min(o.timeline.max_safe_mem_fraction.value, cap))
             if abs(want - o.mem_fraction) < 0.001:
                 break
-            o = self._sized(c, *self._at(loaded, gpu, weights, want), gpu, weights, argv, L, C)
+            o = self._sized(c, *self._at(loaded, gpu, weights, want), gpu, weights, argv, L, C, bound)
             if _fits_safely(o) and (not _fits_safely(best) or _fraction(o) > _fraction(best)):
                 best = o
-        return self._below_measured_failure(best, c, loaded, gpu, weights, argv, L, C)
+        return self._below_measured_failure(best, c, loaded, gpu, weights, argv, L, C, bound)
+
+    def bound(self, loaded: Loaded, argv: tuple[str, ...], gpu: GPU, weights: WeightReport,
+              C: int) -> ev.FractionBound:
+        """How high the evidence lets the fraction go for these settings (the request cap as the engine sizes it at
+        its default fraction, when the command sets none)."""
+        default = self.default_fraction(argv, loaded, gpu)
+        running = loaded.args["max_running_requests"]
+        if running is None:
+            tl = self.timeline(self._at(loaded, gpu, weights, default)[0], gpu, weights)
+            running = tl.pool_sizing.max_running_requests if tl.pool_sizing is not None else C
+        return ev.fraction_bound(ev.Probe.of(loaded.args, gpu, running), round(default, 3), self.points(gpu))
 
     def _below_measured_failure(self, o: Outcome, c: Candidate, loaded: Loaded, gpu: GPU, weights: WeightReport,
-                                argv: tuple[str, ...], L: int, C: int) -> Outcome:
+                                argv: tuple[str, ...], L: int, C: int, bound: ev.FractionBound) -> Outcome:
         """A fraction a record shows running out of memory (capture or first request) is left for the step below it,
         when the model says that one still serves."""
         r = o.measured_failure
@@ -240,38 +373,43 @@ class Planner:
             return o
         lower = round(_fraction(o) - MEASURED_STEP, 3)
         while lower >= MIN_FRACTION:
-            again = self._sized(c, *self._at(loaded, gpu, weights, lower), gpu, weights, argv, L, C)
+            again = self._sized(c, *self._at(loaded, gpu, weights, lower), gpu, weights, argv, L, C, bound)
             if again.measured_failure is None:
                 return again if _fits_safely(again) else o
             lower = round(lower - MEASURED_STEP, 3)
         return o
 
     def _sized(self, c: Candidate, loaded: Loaded, tl: MemoryTimeline, gpu: GPU, weights: WeightReport,
-               argv: tuple[str, ...], L: int, C: int) -> Outcome:
+               argv: tuple[str, ...], L: int, C: int, bound: ev.FractionBound | None = None) -> Outcome:
         """The candidate at the fraction `loaded` carries: pools, the target check, the split and its timeline."""
         mfs = loaded.args["mem_fraction_static"]
         g = rt.sizes_of(loaded)
         pin = rt.pin_for(C, g)
         if tl.available_gib.value <= 0:
-            return Outcome(candidate=c, fits=False, timeline=tl, mem_fraction=mfs, reason=(
+            return Outcome(candidate=c, fits=False, timeline=tl, mem_fraction=mfs, bound=bound, reason=(
                 f"the weights ({weights.per_rank_bytes / GIB:.2f} GiB per rank) exceed the "
                 f"{tl.pre_load_gib.value:.2f} GiB free before loading on {gpu.name}"))
         check = rt.pin_check(loaded, tl.budget, pin, C, L, g)
         if not check["fits"]:
             return Outcome(candidate=c, fits=False, reason=check["reason"], timeline=tl, mem_fraction=mfs,
-                           needs=check["needs"], argv=argv)
+                           needs=check["needs"], argv=argv, bound=bound)
         split = self._split(loaded, tl, g, pin, L, C, check)
-        flags = ("--mem-fraction-static", repr(mfs)) + split.flags
+        final_argv = with_flag(argv, "--mem-fraction-static", repr(mfs), self.reg)
+        for dest in split.drops:
+            final_argv = without(final_argv, dest, self.reg)
+        for option, value in split.flags:
+            final_argv = with_flag(final_argv, option, value, self.reg)
         final = self.timeline(replace(loaded, args=split.args), gpu, weights)  # the pools as the split sizes them
         # a generic card (--gpu-memory-gib alone) is in no page, so no record can show it failing
         r = self.t.measured(split.args, gpu.id, loaded.version) if self.t.measured and not gpu.generic else None
         if r is not None:
-            return Outcome(candidate=c, fits=False, timeline=final, mem_fraction=mfs, argv=argv + flags, split=split,
-                           needs=check["needs"], measured_failure=r, reason=(
+            return Outcome(candidate=c, fits=False, timeline=final, mem_fraction=mfs, argv=final_argv, split=split,
+                           needs=check["needs"], measured_failure=r, bound=bound, reason=(
                                f"measured failing: record {r.label} ({r.phase or 'failed'} on build {r.build[:9]}, "
                                f"{r.source}) shows these settings failing on {gpu.name}"))
-        return Outcome(candidate=c, fits=True, reason=None, argv=argv + flags, mem_fraction=mfs, split=split,
-                       timeline=final, needs=check["needs"], served=split.served,
+        return Outcome(candidate=c, fits=True, reason=None, argv=final_argv, mem_fraction=mfs, split=split,
+                       timeline=final, needs=check["needs"], served=split.served, bound=bound,
+                       loaded=replace(loaded, args=split.args),
                        notes=tuple(loaded.args.notes) + tuple(weights.notes))
 
     def timeline(self, loaded: Loaded, gpu: GPU, weights: WeightReport) -> MemoryTimeline:
@@ -281,13 +419,14 @@ class Planner:
         moved = replace(loaded, args=with_args(loaded.args, mem_fraction_static=mfs))
         return moved, self.timeline(moved, gpu, weights)
 
-    def _at_safe_fraction(self, loaded: Loaded, gpu: GPU, weights: WeightReport) -> tuple[Loaded, MemoryTimeline]:
-        """The command at the highest --mem-fraction-static whose slack holds the headroom (a few rounds: the slack
-        need moves a little with the fraction through T and the request cap)."""
+    def _at_safe_fraction(self, loaded: Loaded, gpu: GPU, weights: WeightReport,
+                          cap: float) -> tuple[Loaded, MemoryTimeline]:
+        """The command at the highest --mem-fraction-static up to `cap` whose slack holds the headroom (a few rounds:
+        the slack need moves a little with the fraction through T and the request cap)."""
         mfs, tl = 1.0, self.timeline(loaded, gpu, weights)
         moved = loaded
         for _ in range(SAFE_ROUNDS):
-            want = max(MIN_FRACTION, min(tl.max_safe_mem_fraction.value, MAX_FRACTION, mfs))
+            want = max(MIN_FRACTION, min(tl.max_safe_mem_fraction.value, cap, mfs))
             if want == mfs:
                 break
             mfs = want
@@ -298,19 +437,35 @@ class Planner:
 
     def _split(self, loaded: Loaded, tl: MemoryTimeline, g: rt.Sizes, pin: int, L: int, C: int,
                check: dict[str, Any]) -> Split:
-        """The balanced ratio when one balances and serves C (the engine then splits any surplus evenly), else the pin."""
+        """The command's own ratio or pin when it serves C; else the balanced ratio when one balances and serves C
+        (the engine then splits any surplus evenly); else the pin."""
         per_rank = math.ceil(C / g.dp)
+        a = loaded.args
+        if a.explicit("mamba_full_memory_ratio") or a.explicit("max_mamba_cache_size"):
+            try:
+                sizing = rt.pool_split(loaded, tl.budget, a)
+            except EngineRefusal:
+                sizing = None
+            if sizing is not None:
+                served = min(sizing["max_mamba_cache_size"] // g.S,
+                             sizing["max_total_num_tokens"] * max(1, g.dcp) // L)
+                if served >= per_rank and sizing["max_running_requests"] >= per_rank:
+                    pinned = a["max_mamba_cache_size"] is not None
+                    return Split(kind="pin" if pinned else "ratio", flags=(), drops=(),
+                                 ratio=None if pinned else a["mamba_full_memory_ratio"], pin=pin, served=served,
+                                 binding_pool=sizing["binding_limit"], args=a, sizing=sizing, kept=True)
         if not self.t.use_pin and g.branch == "ratio" and g.cell > 0:
             bal = rt.exact_balance(rt.Search(loaded, tl.budget, g, L), rt.continuous_ratio(g, L))
             p = bal.point
             if (bal.ratio is not None and p is not None and p.sizing is not None and p.served >= per_rank
                     and p.sizing.max_running_requests >= per_rank):
-                args = with_args(loaded.args, mamba_full_memory_ratio=bal.ratio)
-                return Split(kind="ratio", flags=("--mamba-full-memory-ratio", repr(bal.ratio)), ratio=bal.ratio,
-                             pin=pin, served=p.served, binding_pool=bal.binding, args=args,
+                args = with_args(a, mamba_full_memory_ratio=bal.ratio)
+                return Split(kind="ratio", flags=(("--mamba-full-memory-ratio", repr(bal.ratio)),), drops=(),
+                             ratio=bal.ratio, pin=pin, served=p.served, binding_pool=bal.binding, args=args,
                              sizing=rt.pool_split(loaded, tl.budget, args))
-        args = with_args(loaded.args, max_mamba_cache_size=pin)
-        return Split(kind="pin", flags=("--max-mamba-cache-size", str(pin)), ratio=None, pin=pin,
+        args = with_args(a, max_mamba_cache_size=pin)
+        return Split(kind="pin", flags=(("--max-mamba-cache-size", str(pin)),), drops=("mamba_full_memory_ratio",),
+                     ratio=None, pin=pin,
                      served=min(check["max_mamba_cache_size"] // g.S, check["kv_concurrency"]), args=args,
                      binding_pool="state_pool", sizing=rt.pool_split(loaded, tl.budget, args))
 
@@ -340,6 +495,40 @@ class Planner:
             lo, hi = (lo, mid) if fits(mid) else (mid, hi)
         return math.ceil(hi * 1000) / 1000
 
+    def step_up(self, best: Outcome) -> dict[str, Any]:
+        """What the recommended fraction buys over the engine's default with the same split: KV tokens, state slots
+        and requests (or why the default does not serve)."""
+        assert best.loaded is not None and best.bound is not None and best.split is not None
+        default = best.bound.engine_default
+        loaded = best.loaded
+        at, tl = self._at(loaded, self.t.gpu, self.weights(loaded), default)
+        g = rt.sizes_of(at)
+        out: dict[str, Any] = {"engine_default": default, "recommended": best.mem_fraction}
+        try:
+            s = rt.pool_split(at, tl.budget, at.args)
+        except EngineRefusal as exc:
+            out.update({"serves_at_default": False, "why": f"the engine refuses at the default: {exc.message}"})
+            return out
+        mine = best.split.sizing
+        served = min(s["max_mamba_cache_size"] // g.S, s["max_total_num_tokens"] * max(1, g.dcp)
+                     // self.t.request_length, s["max_running_requests"])
+        mine_served = min(best.served, mine["max_running_requests"])
+        out.update({
+            "serves_at_default": served >= self.t.concurrency and tl.slack_fits_headroom,
+            "kv_tokens": mine["max_total_num_tokens"] - s["max_total_num_tokens"],
+            "state_slots": mine["max_mamba_cache_size"] - s["max_mamba_cache_size"],
+            "requests": mine_served - served,
+            "at_default": {"max_total_num_tokens": s["max_total_num_tokens"],
+                           "max_mamba_cache_size": s["max_mamba_cache_size"], "served_concurrency": served}})
+        return out
+
+
+def _float(text: str | None) -> float | None:
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
+
 
 def _fraction(o: Outcome) -> float:
     """The mem fraction an evaluated candidate was sized at (every outcome past loading has one)."""
@@ -364,50 +553,47 @@ def _largest_fit(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
     return best
 
 
-def _cheapest_changes(pl: Planner, base: Outcome) -> list[dict[str, Any]]:
-    """Changes that would make the target fit, cheapest first: each search dimension, smaller L or C, a larger card."""
+def _cheapest_changes(pl: Planner, base: Outcome, loosest: Candidate) -> list[dict[str, Any]]:
+    """When no combination of the knobs fits: the target or the setup that would, each with every knob available
+    (the loosest candidate), cheapest first: a shorter L, a smaller C, another checkpoint, a larger card."""
     t = pl.t
     out: list[dict[str, Any]] = []
-    wider = replace(t, tune_mrr=True, tune_chunked_prefill=True)
-    for c in candidates(wider, t.concurrency)[1:]:
-        o = pl.evaluate(c)
-        if o.fits:
-            out.append({"change": ", ".join(c.changes), "cost": c.cost, "command_flags": list(c.flags)})
-            break
-    plain = candidates(t, t.concurrency)[0]
     if base.needs is not None and base.reason and "KV pool" in base.reason:
-        L = _largest_fit(1, t.request_length - 1, lambda n: pl.evaluate(plain, L=n).fits)
+        L = _largest_fit(1, t.request_length - 1, lambda n: pl.evaluate(loosest, L=n).fits)
         if L >= 1:
             out.append({"change": f"request length {L:,} tokens (from {t.request_length:,})", "cost": 5.0})
-    C = _largest_fit(1, t.concurrency - 1, lambda n: pl.evaluate(plain, C=n).fits)
+    C = _largest_fit(1, t.concurrency - 1, lambda n: pl.evaluate(loosest, C=n).fits)
     if C >= 1:
         out.append({"change": f"concurrency {C} (from {t.concurrency})", "cost": 5.5})
-    for quant in ("fp8", "nvfp4-bf16-head", "nvfp4"):
-        ck = checkpoint_for(t.model, quant)
-        if quant != t.quant and not ck.estimated_quant and pl.ckpt.ref != ck.ref:
-            if Planner(replace(t, quant=quant)).evaluate(plain).fits:
-                out.append({"change": f"the {quant} checkpoint {ck.ref}", "cost": 5.8})
-                break
+    if t.command is None:
+        for quant in ("fp8", "nvfp4-bf16-head", "nvfp4"):
+            ck = checkpoint_for(t.model, quant)
+            if quant != t.quant and not ck.estimated_quant and pl.ckpt.ref != ck.ref:
+                other = Planner(replace(t, quant=quant))
+                if other.evaluate(Candidate(knobs=loosest.knobs)).fits:
+                    out.append({"change": f"the {quant} checkpoint {ck.ref}", "cost": 5.8})
+                    break
     for gpu in sorted(catalog(), key=lambda g: g.memory_mib):
-        if gpu.memory_mib > t.gpu.memory_mib and gpu.vendor == t.gpu.vendor and pl.evaluate(plain, gpu=gpu).fits:
+        if gpu.memory_mib > t.gpu.memory_mib and gpu.vendor == t.gpu.vendor and pl.evaluate(loosest, gpu=gpu).fits:
             out.append({"change": f"a larger card: {gpu.id} ({gpu.memory_gib:.1f} GiB)", "cost": 6.0})
             break
     return sorted(out, key=lambda d: d["cost"])
 
 
 def _why(base: Outcome, t: Target) -> str:
-    """The failure of the unchanged settings, in numbers."""
+    """The failure of the loosest settings, in numbers."""
     if base.needs is None or base.timeline is None:
         return base.reason or "it does not fit"
     n, tl = base.needs, base.timeline
     requests = f"{t.concurrency} request{'s' if t.concurrency != 1 else ''}"
+    ceiling = f"; the evidence allows at most {base.bound.ceiling}" if base.bound is not None else ""
     return (f"{base.reason}. {requests} of {t.request_length:,} tokens need{'s' if t.concurrency == 1 else ''} "
             f"{n['state_pool_bytes'] / GIB:.2f} GiB of state + {n['spec_scratch_bytes'] / GIB:.2f} GiB of verify scratch "
             f"+ {n['kv_bytes'] / GIB:.2f} GiB of KV = {n['total_bytes'] / GIB:.2f} GiB; {t.gpu.name} leaves "
             f"{tl.rest_gib.value:.2f} GiB for the pools at mem fraction {base.mem_fraction} ("
             + ("your --max-mem-fraction" if t.max_mem_fraction is not None else
-               f"the highest safe value: its {tl.slack_gib.value:.2f} GiB slack holds an estimated "
-               f"{tl.headroom_gib.value:.2f} GiB of CUDA graphs, activations and workspaces") + ")")
+               f"its {tl.slack_gib.value:.2f} GiB slack holds an estimated {tl.headroom_gib.value:.2f} GiB of CUDA "
+               f"graphs, activations and workspaces{ceiling}") + ")")
 
 
 def breakdown(tl: MemoryTimeline, split: Split) -> dict[str, Any]:
@@ -415,37 +601,79 @@ def breakdown(tl: MemoryTimeline, split: Split) -> dict[str, Any]:
     return breakdown_of(tl.as_dict(), split.sizing["allocated"])
 
 
+def _changes(pl: Planner, best: Outcome) -> list[dict[str, Any]]:
+    """Every flag the answer sets differently from the command it started from: flag, old, new and why."""
+    reg, base, final = pl.reg, pl.base, best.argv
+    why: dict[str, str] = {}
+    for k in best.candidate.knobs:
+        for option, _ in k.sets:
+            why[reg.by_option[option].dest] = k.why
+    b = best.bound
+    why["mem_fraction_static"] = (
+        f"your --max-mem-fraction {pl.t.max_mem_fraction}" if pl.t.max_mem_fraction is not None or b is None else
+        f"the highest the model says is safe within the evidence: engine default {b.engine_default}, ceiling "
+        f"{b.ceiling} ({b.rule})")
+    s = best.split
+    assert s is not None
+    why["mamba_full_memory_ratio"] = (f"balances the state and KV pools for {pl.t.request_length:,}-token requests"
+                                      if s.kind == "ratio" else "the pin replaces the ratio")
+    why["max_mamba_cache_size"] = (f"{s.pin} state slots admit {pl.t.concurrency} requests (no ratio balances them)"
+                                   if s.kind == "pin" else "")
+    out = []
+    options = (tok.partition("=")[0] for tok in base + final if tok.startswith("--"))
+    for dest in dict.fromkeys(reg.by_option[o].dest for o in options if reg.knows(o)):
+        old, new = value_of(base, dest, reg), value_of(final, dest, reg)
+        if old != new:
+            out.append({"flag": reg.option_for(dest), "old": old, "new": new, "why": why.get(dest, "")})
+    return out
+
+
 def plan(t: Target) -> dict[str, Any]:
-    """The `plan --json` payload: the best command, its memory breakdown and binding limit, or why nothing fits."""
+    """The `plan --json` payload: the command with the fewest changes that serves the target, what changed and why,
+    the fraction against the engine's default and the evidence, its memory breakdown and binding limit, the
+    verdict's confidence; or why nothing fits and the cheapest change that would."""
     pl = Planner(t)
+    dims = knobs(pl.base_args(), pl.reg, t.concurrency)
+    cands = candidates(dims)
     tried: list[dict[str, Any]] = []
     best: Outcome | None = None
-    for c in candidates(t, t.concurrency):
+    for c in cands:
+        if best is not None and c.cost > best.candidate.cost:
+            break
         o = pl.evaluate(c)
         tried.append({"changes": c.changes, "cost": c.cost, "fits": o.fits, "reason": o.reason,
                       "mem_fraction_static": o.mem_fraction})
-        if o.fits and (best is None or (c.cost, -o.served) < (best.candidate.cost, -best.served)):
+        if o.fits and (best is None or -o.served < -best.served):
             best = o
-        if best is not None and c.cost > best.candidate.cost:
-            break
     out: dict[str, Any] = {"target": {"model": t.model, "quant": t.quant, "gpu": t.gpu.as_dict(), "spec": t.spec,
-                            "tp": t.tp, "request_length": t.request_length, "concurrency": t.concurrency},
-                 "checkpoint": {"model_path": pl.ckpt.ref, "note": pl.ckpt.note,
-                                "alternatives": list(pl.ckpt.alternatives)},
-                 "tried": tried}
+                                      "tp": t.tp, "request_length": t.request_length, "concurrency": t.concurrency,
+                                      "command": pl.command(pl.base).text() if t.command is not None else None},
+                           "checkpoint": {"model_path": pl.ckpt.ref, "note": pl.ckpt.note,
+                                          "alternatives": list(pl.ckpt.alternatives)},
+                           "tried": tried}
     if best is None:
-        base = pl.evaluate(candidates(t, t.concurrency)[0])
-        changes = _cheapest_changes(pl, base)
+        loosest = Candidate(knobs=tuple(d[-1] for d in dims if d[-1] is not None))
+        base = pl.evaluate(loosest)
+        changes = _cheapest_changes(pl, base, loosest)
         out.update({"fits": False, "why": _why(base, t), "cheapest_change": changes[0]["change"] if changes else None,
-                    "changes_that_fit": changes, "command": None})
+                    "changes_that_fit": changes, "command": None, "changes": [], "search_changes": [],
+                    "warnings": [pl.ckpt.note] if pl.ckpt.estimated_quant else []})
         return out
-    s, tl = best.split, best.timeline
-    assert s is not None and tl is not None  # a fitting outcome carries its split and timeline
+    s, tl, loaded = best.split, best.timeline, best.loaded
+    assert s is not None and tl is not None and loaded is not None  # a fitting outcome carries them
     sizing = s.sizing
+    verdict = predict(loaded, tl, request_tokens=t.request_length, concurrency=t.concurrency, gpu=t.gpu,
+                      evidence=pl.points(t.gpu))
     out.update({
-        "fits": True, "command": pl.command(best.argv).text(), "argv": list(best.argv), "changes": best.candidate.changes,
+        "fits": True, "command": pl.command(best.argv).text(), "argv": list(best.argv),
+        "changes": _changes(pl, best), "search_changes": best.candidate.changes,
         "mem_fraction_static": best.mem_fraction, "min_mem_fraction_static": pl.min_mem_fraction(best),
-        "split": {"kind": s.kind, "mamba_full_memory_ratio": s.ratio,
+        "mem_fraction": {**(best.bound.as_dict() if best.bound is not None else {}),
+                         "recommended": best.mem_fraction, "user_max": t.max_mem_fraction,
+                         "step_up": pl.step_up(best) if best.bound is not None else None},
+        "confidence": verdict.confidence.as_dict() if verdict.confidence is not None else None,
+        "verdict": verdict.as_dict(),
+        "split": {"kind": s.kind, "kept": s.kept, "mamba_full_memory_ratio": s.ratio,
                   "mamba_full_memory_ratio_text": rt.ratio_text(s.ratio) if s.ratio is not None else None,
                   "max_mamba_cache_size_pin": s.pin, "binding_pool": s.binding_pool},
         # what runs at once is capped by the command's request cap; the pools alone would hold `pool_capacity`

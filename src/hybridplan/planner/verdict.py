@@ -8,10 +8,13 @@ the graphs but not the eager activations of the first prefill). Pure over the ti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hybridplan.errors import EngineRefusal
+from hybridplan.hardware.catalog import GPU
+from hybridplan.planner.evidence import Confidence, EvidencePoint, Probe, confidence
 from hybridplan.planner.timeline import GIB, MemoryTimeline
 
 if TYPE_CHECKING:
@@ -36,9 +39,12 @@ class Verdict:
     slack_gib: float | None = None
     capture_need_gib: float | None = None  # what the slack must hold by the end of graph capture (with the margin)
     serve_need_gib: float | None = None  # ... and once the first request runs
+    confidence: Confidence | None = None  # what the verdict rests on (planner.evidence), with a card
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["confidence"] = self.confidence.as_dict() if self.confidence is not None else None
+        return out
 
 
 def _refusal_phase(message: str) -> str:
@@ -47,8 +53,18 @@ def _refusal_phase(message: str) -> str:
     return "state_pool" if ("mamba" in m or "state" in m) else "kv_pool"
 
 
-def predict(loaded: Loaded, tl: MemoryTimeline, *, request_tokens: int, concurrency: int = 1) -> Verdict:
-    """The verdict for a loaded command (loading.Loaded) whose timeline on the card is `tl`."""
+def predict(loaded: Loaded, tl: MemoryTimeline, *, request_tokens: int, concurrency: int = 1, gpu: GPU | None = None,
+            evidence: Sequence[EvidencePoint] = ()) -> Verdict:
+    """The verdict for a loaded command (loading.Loaded) whose timeline on the card is `tl`; with the card, its
+    confidence from the measured launches in `evidence` (computed here once, carried by every layer above)."""
+    v = _predict(loaded, tl, request_tokens=request_tokens, concurrency=concurrency)
+    if gpu is None or gpu.generic:
+        return v
+    running = v.max_running_requests or loaded.args["max_running_requests"] or concurrency
+    return replace(v, confidence=confidence(Probe.of(loaded.args, gpu, running), evidence))
+
+
+def _predict(loaded: Loaded, tl: MemoryTimeline, *, request_tokens: int, concurrency: int) -> Verdict:
     if tl.available_gib.value <= 0:
         return Verdict(serves=False, phase="weights", why=(
             f"the weights leave {tl.available_gib.value:.2f} GiB of the {tl.pre_load_gib.value:.2f} GiB free "
@@ -57,8 +73,9 @@ def predict(loaded: Loaded, tl: MemoryTimeline, *, request_tokens: int, concurre
         s = tl.sizing()
     except EngineRefusal as exc:
         return Verdict(serves=False, phase=_refusal_phase(exc.message), why=f"the engine refuses: {exc.message}")
-    sized = {"max_mamba_cache_size": s.max_mamba_cache_size, "max_total_num_tokens": s.max_total_num_tokens,
-             "max_running_requests": s.max_running_requests}
+    sized: dict[str, Any] = {"max_mamba_cache_size": s.max_mamba_cache_size,
+                             "max_total_num_tokens": s.max_total_num_tokens,
+                             "max_running_requests": s.max_running_requests}
     if s.max_running_requests < concurrency and s.requests.binding == "state_pool":
         return Verdict(serves=False, phase="state_pool", why=(
             f"K = {s.max_mamba_cache_size} state slots at S = {s.slots_per_request} admit {s.max_running_requests} "

@@ -74,6 +74,9 @@ def print_explain(r: dict[str, Any], console: Console | None = None) -> None:
             c.print(f"[green bold]on {gpu}: boots and serves[/] - {v['why']}", highlight=False)
         else:
             c.print(f"[red bold]on {gpu}: fails ({v['phase']})[/] - {v['why']}", highlight=False)
+        conf = v.get("confidence")
+        if conf:
+            c.print(f"confidence: [bold]{conf['level']}[/] - {conf['note']}", highlight=False)
     if r.get("error"):
         c.print(f"[red bold]engine refuses to start:[/] {r['error']['message']}")
         c.print(f"  rule: {r['error']['rule']}")

@@ -21,13 +21,23 @@ def print_plan(r: dict[str, Any], console: Console | None = None) -> None:
             c.print(f"  would fit: {ch['change']}", highlight=False)
         if r["cheapest_change"]:
             c.print(f"[bold]cheapest change:[/] {r['cheapest_change']}", highlight=False)
+        for w in r.get("warnings", []):
+            c.print(f"[yellow]warning:[/] {w}", highlight=False)
         return
     c.print(r["command"], markup=False, highlight=False, soft_wrap=True)
     s = r["split"]
-    how = (f"--mamba-full-memory-ratio {s['mamba_full_memory_ratio_text']} (balanced; or "
-           f"--max-mamba-cache-size {s['max_mamba_cache_size_pin']})" if s["kind"] == "ratio"
-           else f"--max-mamba-cache-size {s['max_mamba_cache_size_pin']} (pin)")
-    c.print(f"state pool: {how}; changes: {', '.join(r['changes']) or 'none'}", highlight=False)
+    how = (f"--mamba-full-memory-ratio {s['mamba_full_memory_ratio_text']} ("
+           + ("yours, kept" if s["kept"] else "balanced") + f"; or --max-mamba-cache-size "
+           f"{s['max_mamba_cache_size_pin']})" if s["kind"] == "ratio"
+           else f"--max-mamba-cache-size {s['max_mamba_cache_size_pin']} (pin" + (", yours, kept)" if s["kept"] else ")"))
+    c.print(f"state pool: {how}", highlight=False)
+    print_fraction(r, c)
+    if not r["changes"]:
+        c.print("changes: none (the command serves the target as it is)", highlight=False)
+    for ch in r["changes"]:
+        old = ch["old"] if ch["old"] is not None else "unset"
+        new = ch["new"] if ch["new"] is not None else "removed"
+        c.print(f"  change {ch['flag']}: {old or 'on'} -> {new or 'on'}: {ch['why']}", highlight=False)
     b = r["breakdown"]
     t = Table(title="Memory breakdown (one GPU)", show_header=True, header_style="bold")
     t.add_column("part")
@@ -53,3 +63,25 @@ def print_plan(r: dict[str, Any], console: Console | None = None) -> None:
     c.print("[bold]Boot-log lines to expect (rank 0):[/]")
     for line in r["log_lines"]:
         c.print(f"  {line}", markup=False, highlight=False)
+
+
+def print_fraction(r: dict[str, Any], c: Console) -> None:
+    """The fraction against the engine's default and the evidence ceiling, what the step up buys, the confidence."""
+    m = r["mem_fraction"]
+    if "engine_default" in m:
+        c.print(f"mem fraction: engine default {m['engine_default']}, recommended {m['recommended']}, evidence ceiling "
+                f"{m['ceiling']} ({m['rule']})", highlight=False)
+    elif m.get("user_max") is not None:
+        c.print(f"mem fraction: {m['recommended']} (your --max-mem-fraction)", highlight=False)
+    up = m.get("step_up")
+    if up and "kv_tokens" in up:
+        c.print(f"  the step up from {up['engine_default']} buys {up['kv_tokens']:+,} KV tokens, "
+                f"{up['state_slots']:+,} state slots, {up['requests']:+,} requests"
+                + ("" if up["serves_at_default"] else " (the default does not serve the target)"), highlight=False)
+    elif up:
+        c.print(f"  at the engine default: {up['why']}", highlight=False)
+    conf = r.get("confidence")
+    if conf:
+        c.print(f"confidence: [bold]{conf['level']}[/] - {conf['note']}", highlight=False)
+        if conf["unknowns"]:
+            c.print(f"  unknown: {'; '.join(conf['unknowns'])}", highlight=False)

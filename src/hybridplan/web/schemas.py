@@ -123,23 +123,26 @@ class ExplainRequest(_WithModel):
 
 
 class PlanRequest(_WithModel):
-    """`hybridplan plan --json --model M --gpu G -L L -C C [--quant Q] [--spec S] ... [-- <extra flags>]`."""
+    """`hybridplan plan --json --gpu G -L L -C C -- <launch command>` (`command`), or `plan --json --model M --gpu G
+    -L L -C C [--quant Q] [--spec S] ... [-- <extra flags>]` (`model`)."""
 
-    model: str = Field(min_length=1, max_length=256, description="Model id (catalog, HF cache), an allowed path, or the name `config` is sent under.")
+    command: str | None = Field(None, min_length=1, max_length=MAX_COMMAND_CHARS, description="The launch command to "
+                                "answer with the fewest changes (it names the model with --model-path; every other "
+                                "flag and env assignment is kept unless it must change). Not with `model`.")
+    model: str | None = Field(None, min_length=1, max_length=256, description="Model id (catalog, HF cache), an allowed "
+                              "path, or the name `config` is sent under: plan the catalog's command for it.")
     request_length: int = Field(ge=1, le=MAX_TOKENS, description="Average tokens per request (input + output).")
     concurrency: int = Field(ge=1, le=MAX_CONCURRENCY, description="Concurrent requests to serve.")
     quant: Id | None = Field(None, description="bf16, fp8, nvfp4 or nvfp4-bf16-head: picks the checkpoint.")
     spec: Id | None = Field(None, description="none, mtp (eagle/nextn), dspark, dflash, ngram.")
     draft: str | None = Field(None, max_length=256, description="Draft checkpoint for dspark/dflash/eagle3.")
     tp: int = Field(1, ge=1, le=1024, description="Tensor parallel size.")
-    tune_mrr: bool = Field(False, description="Also try --max-running-requests C.")
-    tune_chunked_prefill: bool = Field(False, description="Also try smaller prefill chunks.")
     max_mem_fraction: float | None = Field(None, gt=0, lt=1, description="Use this --mem-fraction-static instead "
-                                           "of the highest safe estimate.")
+                                           "of the highest safe one within the evidence.")
     pin: bool = Field(False, description="Size the state pool with --max-mamba-cache-size, not a ratio.")
     weights_gib: float | None = Field(None, gt=0, le=MAX_BUDGET_GIB, description="Target weights per GPU (GiB).")
-    extra: str | None = Field(None, max_length=MAX_COMMAND_CHARS, description="Extra env assignments and flags for "
-                              "every candidate (what follows `--`).")
+    extra: str | None = Field(None, max_length=MAX_COMMAND_CHARS, description="With `model`: extra env assignments "
+                              "and flags for the catalog command (what follows `--`).")
     engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
 
 

@@ -213,7 +213,7 @@
 
   // ---- reserved query keys; every other key is a dimension pick (ph:KEY is a placeholder value) ----
   var PLAN_KEYS = {pm: "plan-model", pq: "plan-quant", ps: "plan-spec", pg: "plan-gpu", ptp: "plan-tp", pL: "plan-L",
-                   pC: "plan-C", pmrr: "plan-mrr", ppin: "plan-pin"};
+                   pC: "plan-C", ppin: "plan-pin"};
   var RESERVED = {page: 1, run: 1, L: 1, C: 1, cmd: 1, budget: 1, egpu: 1, ever: 1, lv: 1, ld: 1};
   Object.keys(PLAN_KEYS).forEach(function (k) { RESERVED[k] = 1; });
   function isPick(k) { return !RESERVED[k] && k.indexOf("ph:") !== 0; }
@@ -629,6 +629,8 @@
       stat("max_mamba_cache_size", term("K", "K state slots"), fmtInt(d.max_mamba_cache_size), d.max_mamba_cache_size, {source: "engine rule", note: d.mamba_pool_branch + " branch"}),
       stat("max_total_num_tokens", "KV pool", fmtInt(d.max_total_num_tokens) + " tokens", d.max_total_num_tokens, {source: "engine rule"}),
       stat("max_running_requests", "serves", fmtInt(d.max_running_requests) + " requests", d.max_running_requests, {source: "engine rule", note: "bound by " + d.binding_limit}, "binding")));
+    var conf = confidenceLine("memory-confidence", (d.memory.verdict || {}).confidence);
+    if (conf) out.appendChild(conf);
     (d.memory.warnings || []).forEach(function (w) { out.appendChild(el("div", {class: "alert warn", text: w})); });
     out.appendChild(timelineTable(d.memory.timeline));
   }
@@ -1010,8 +1012,15 @@
   }
 
 
-  // ---- Plan: `plan --json`; it follows the Deploy card and workload until its own fields are edited ----
-  var plan = {follow: true, seq: 0};
+  // a verdict's confidence (planner.evidence): measured, calibrated (margin shown) or extrapolated (what is unknown)
+  function confidenceLine(id, c) {
+    if (!c) return null;
+    return el("p", {id: id, class: "confidence", "data-level": c.level}, el("strong", {text: "Confidence: " + c.level}),
+      " — " + c.note + (c.unknowns && c.unknowns.length ? " Unknown: " + c.unknowns.join("; ") + "." : ""));
+  }
+
+  // ---- Plan: `plan --json`; it follows the Deploy command, card and workload until its own fields are edited ----
+  var plan = {follow: true, seq: 0, command: null, version: null};
   var SPEC_FOR_ALGORITHM = {DSPARK: "dspark", DFLASH: "dflash", NGRAM: "ngram", EAGLE: "mtp", NEXTN: "mtp"};
   function renderPlan(d, gpu) {
     var out = clear($("plan-out"));
@@ -1026,12 +1035,29 @@
       return;
     }
     var s = d.split || {};
-    if ((d.changes || []).length) out.appendChild(el("p", {class: "muted", id: "plan-changes-made", text: "Changes: " + d.changes.join(", ")}));
+    var m = d.mem_fraction || {};
+    var changes = d.changes || [];
+    out.appendChild(el("p", {class: "muted", id: "plan-changes-made"}, changes.length ?
+      "Changes to " + (d.target && d.target.command ? "the Deploy command" : "the catalog command") + ":" :
+      "No changes: the command serves the target as it is."));
+    if (changes.length) {
+      out.appendChild(el("ul", {id: "plan-change-list"}, changes.map(function (c) {
+        return el("li", {"data-flag": c.flag}, el("code", {text: c.flag}), " " + (c.old === null ? "unset" : c.old || "on") +
+          " → " + (c.new === null ? "removed" : c.new || "on") + (c.why ? ": " + c.why : ""));
+      })));
+    }
     out.appendChild(el("h3", {text: "Best command"}));
     out.appendChild(commandBlock("plan-command", d.command, gpu, null));
-    out.appendChild(el("div", {class: "stats", id: "plan-figures"},
+    var up = m.step_up || {};
+    out.appendChild(el("div", {class: "stats", id: "plan-fraction"},
+      isNum(m.engine_default) ? stat("engine_default", "engine default fraction", fmtFrac(m.engine_default), m.engine_default, {source: "engine rule", note: "the release's own --mem-fraction-static for this command"}) : null,
       stat("mem_fraction_static", "--mem-fraction-static", fmtFrac(d.mem_fraction_static), d.mem_fraction_static, {source: "estimate", note: "fits from " + d.min_mem_fraction_static}),
-      s.kind === "ratio" ? stat("mamba_full_memory_ratio", term("ratio", "--mamba-full-memory-ratio"), s.mamba_full_memory_ratio_text, s.mamba_full_memory_ratio, {source: "engine rule", note: "balanced; binding " + s.binding_pool}) : null,
+      isNum(m.ceiling) ? stat("ceiling", "evidence ceiling", fmtFrac(m.ceiling), m.ceiling, {source: "estimate", note: m.rule}) : null,
+      isNum(up.kv_tokens) ? stat("step_up", "the step up buys", (up.kv_tokens >= 0 ? "+" : "") + fmtInt(up.kv_tokens) + " KV tokens, " + (up.state_slots >= 0 ? "+" : "") + fmtInt(up.state_slots) + " slots, " + (up.requests >= 0 ? "+" : "") + fmtInt(up.requests) + " requests", up.kv_tokens, {source: "engine rule", note: up.serves_at_default ? "the default serves the target too" : "the default does not serve the target"}) : null));
+    var conf = confidenceLine("plan-confidence", d.confidence);
+    if (conf) out.appendChild(conf);
+    out.appendChild(el("div", {class: "stats", id: "plan-figures"},
+      s.kind === "ratio" ? stat("mamba_full_memory_ratio", term("ratio", "--mamba-full-memory-ratio"), s.mamba_full_memory_ratio_text, s.mamba_full_memory_ratio, {source: "engine rule", note: (s.kept ? "the command's own" : "balanced") + "; binding " + s.binding_pool}) : null,
       stat("max_mamba_cache_size_pin", term("pin", "--max-mamba-cache-size pin"), fmtInt(s.max_mamba_cache_size_pin), s.max_mamba_cache_size_pin, {source: "engine rule"}),
       stat("max_mamba_cache_size", term("K", "K state slots"), fmtInt(d.max_mamba_cache_size), d.max_mamba_cache_size, {source: "engine rule"}),
       stat("max_total_num_tokens", "KV pool", fmtInt(d.max_total_num_tokens) + " tokens", d.max_total_num_tokens, {source: "engine rule"}),
@@ -1047,10 +1073,16 @@
     }
   }
   function planBody() {
+    if (plan.follow && plan.command) {  // the Deploy command itself, answered with the fewest changes
+      var cmd = {command: plan.command, gpu: $("plan-gpu").value || null, request_length: wholeNumber($("plan-L"), "L"),
+                 concurrency: wholeNumber($("plan-C"), "C"), pin: $("plan-pin").checked};
+      if (plan.version) cmd.engine_version = plan.version;
+      return cmd.request_length === null || cmd.concurrency === null ? null : cmd;
+    }
     var body = {model: $("plan-model").value.trim(), gpu: $("plan-gpu").value || null,
                 quant: $("plan-quant").value || null, spec: $("plan-spec").value || null,
                 tp: wholeNumber($("plan-tp"), "TP"), request_length: wholeNumber($("plan-L"), "L"),
-                concurrency: wholeNumber($("plan-C"), "C"), tune_mrr: $("plan-mrr").checked, pin: $("plan-pin").checked};
+                concurrency: wholeNumber($("plan-C"), "C"), pin: $("plan-pin").checked};
     if (body.tp === null || body.request_length === null || body.concurrency === null) return null;
     if (!body.model) { fieldError($("plan-model"), "model: a catalog id or Hub id"); return null; }
     fieldError($("plan-model"), null);
@@ -1063,11 +1095,11 @@
     Object.keys(PLAN_KEYS).forEach(function (k) { q[k] = null; });
     if (!plan.follow) {
       q = {pm: body.model, pq: body.quant, ps: body.spec, pg: body.gpu, ptp: body.tp === 1 ? null : body.tp,
-           pL: body.request_length, pC: body.concurrency, pmrr: body.tune_mrr, ppin: body.pin};
+           pL: body.request_length, pC: body.concurrency, ppin: body.pin};
     }
     setParams(q);
   }
-  function runPlan(retry) {
+  function runPlan() {
     var body = planBody();
     if (!body) return Promise.resolve();
     if (!body.gpu) { fieldError($("plan-gpu"), "GPU: pick a card"); return Promise.resolve(); }
@@ -1087,18 +1119,14 @@
       }
       showError($("plan-error"), null);
       fieldError($("plan-model"), null);
-      // following the Deploy state, open where something fits: also try --max-running-requests C
-      if (!res.data.fits && plan.follow && !body.tune_mrr && retry !== false) {
-        $("plan-mrr").checked = true;
-        return runPlan(false);
-      }
       renderPlan(res.data, body.gpu);
       return null;
     });
   }
-  // Plan's fields from the Deploy state: the page's model, the card, TP and speculative decoding of the command
+  // Plan's fields from the Deploy state: the Deploy command itself (node 0's view, as Memory and Calculator see it),
+  // its card and the Calculator's L and C; the model, TP and speculative fields show what it names
   function followPlan() {
-    if (!plan.follow || !S.analysis || !S.analysis.cell) return Promise.resolve();
+    if (!plan.follow || !S.analysis || !S.analysis.cell || S.analysis.redirect) return Promise.resolve();
     var hw = hardware();
     if (!hw.gpu) return Promise.resolve();
     var args = (S.explain || {}).args || {};
@@ -1113,9 +1141,10 @@
     $("plan-tp").value = val("tp_size") || 1;
     $("plan-L").value = S.L || pageL() || "";
     $("plan-C").value = S.C !== null ? S.C : S.served !== null ? S.served : pageC() || "";
-    $("plan-mrr").checked = false;
-    $("plan-pin").checked = (S.analysis.flags || []).some(function (f) { return f.indexOf("--max-mamba-cache-size") === 0; });
-    $("plan-follow").textContent = "Plan follows the Deploy selection (" + (hw.label || hw.gpu) + ", L and C of the Calculator). Edit a field to plan something else.";
+    $("plan-pin").checked = false;  // the command's own ratio or pin is kept when it serves
+    plan.command = commandOf(S.analysis);
+    plan.version = S.analysis.engine_version || null;
+    $("plan-follow").textContent = "Plan answers the Deploy command (" + (hw.label || hw.gpu) + ", L and C of the Calculator) with the fewest changes. Edit a field to plan something else.";
     $("plan-refollow").hidden = true;
     return runPlan();
   }
@@ -1149,9 +1178,8 @@
       var n = intParam(p[0], p[1]);
       if (n !== null) $(PLAN_KEYS[p[0]]).value = n;
     });
-    $("plan-mrr").checked = params.get("pmrr") === "1";
     $("plan-pin").checked = params.get("ppin") === "1";
-    runPlan(false);
+    runPlan();
   }
 
   function initCatalogs() {
