@@ -333,6 +333,6 @@ def rule_text() -> list[str]:
         f"model, for a command at least as demanding (prefill chunk, request cap, graph batch size), {FAIL_STEP:g} "
         "below its fraction: one step for the unknown shortfall, one for the margin.",
         "- `--max-mem-fraction` replaces the ceiling for a user who wants more and knows why.", "",
-        "Every verdict carries a confidence: **measured** (a launch of this command on this card, fraction "
-        "included), **calibrated** (the fraction sits inside a comparable launch's support; the margin below it "
+        "Every verdict carries a confidence: **measured** (a launch of this command on this card, under the "
+        "release or build profile modelled, fraction included), **calibrated** (the fraction sits inside a comparable launch's support; the margin below it "
         "is shown) or **extrapolated** (the distance to the nearest launch and what no launch covers).", ""]
