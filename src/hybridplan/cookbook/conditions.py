@@ -42,7 +42,7 @@ class Equals(_Cond):
     def holds(self, sel: Selection) -> bool:
         return all(sel.get(d) == v for d, v in self.equals.items())
 
-    def refs(self):
+    def refs(self) -> Iterator[tuple[str, str, str]]:
         return (("id", d, v) for d, v in self.equals.items())
 
 
@@ -52,7 +52,7 @@ class In(_Cond):
     def holds(self, sel: Selection) -> bool:
         return all(sel.get(d) in vs for d, vs in self.in_.items())
 
-    def refs(self):
+    def refs(self) -> Iterator[tuple[str, str, str]]:
         return (("id", d, v) for d, vs in self.in_.items() for v in vs)
 
 
@@ -62,7 +62,7 @@ class Prefix(_Cond):
     def holds(self, sel: Selection) -> bool:
         return all(str(sel.get(d, "")).startswith(p) for d, p in self.prefix.items())
 
-    def refs(self):
+    def refs(self) -> Iterator[tuple[str, str, str]]:
         return (("prefix", d, p) for d, p in self.prefix.items())
 
 
@@ -72,7 +72,7 @@ class Not(_Cond):
     def holds(self, sel: Selection) -> bool:
         return not evaluate(self.not_, sel)
 
-    def refs(self):
+    def refs(self) -> Iterator[tuple[str, str, str]]:
         return refs(self.not_)
 
 
@@ -82,7 +82,7 @@ class All(_Cond):
     def holds(self, sel: Selection) -> bool:
         return all(evaluate(c, sel) for c in self.all)
 
-    def refs(self):
+    def refs(self) -> Iterator[tuple[str, str, str]]:
         return (r for c in self.all for r in refs(c))
 
 
@@ -92,7 +92,7 @@ class AnyOf(_Cond):
     def holds(self, sel: Selection) -> bool:
         return any(evaluate(c, sel) for c in self.any)
 
-    def refs(self):
+    def refs(self) -> Iterator[tuple[str, str, str]]:
         return (r for c in self.any for r in refs(c))
 
 
@@ -101,7 +101,9 @@ def _tag(value: Any) -> str | None:
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, _Cond):
-        return {Equals: "equals", In: "in", Prefix: "prefix", Not: "not", All: "all", AnyOf: "any"}[type(value)]
+        tags: dict[type[_Cond], str] = {Equals: "equals", In: "in", Prefix: "prefix", Not: "not", All: "all",
+                                        AnyOf: "any"}
+        return tags[type(value)]
     if isinstance(value, dict) and len(value) == 1:
         key = next(iter(value))
         return key if key in _KEYS else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 from hybridplan.cookbook import selection as S
 from hybridplan.cookbook.render import Rendered, render_landed, resolve_selection
@@ -17,18 +17,18 @@ def selection_space(page: Page) -> Iterator[dict[str, str]]:
 Resolution = tuple[dict[str, str], list[S.Reseat]]  # resolve_selection's answer
 
 
-def _resolve_space(page: Page) -> tuple[dict[tuple, list[dict[str, str]]], dict[tuple, Resolution]]:
+def _resolve_space(page: Page) -> tuple[dict[tuple[Any, ...], list[dict[str, str]]], dict[tuple[Any, ...], Resolution]]:
     """Landed selection -> the raw picks that land on it (first-seen order), and each raw pick combination's
     resolution keyed by its items (in order)."""
-    land: dict[tuple, list[dict[str, str]]] = {}
-    seen: dict[tuple, Resolution] = {}
+    land: dict[tuple[Any, ...], list[dict[str, str]]] = {}
+    seen: dict[tuple[Any, ...], Resolution] = {}
     for picks in selection_space(page):
         res = seen[tuple(picks.items())] = resolve_selection(page, picks)
         land.setdefault(tuple(res[0].items()), []).append(picks)
     return land, seen
 
 
-def landings(page: Page) -> Iterator[tuple[tuple, list[dict[str, str]], Resolution]]:
+def landings(page: Page) -> Iterator[tuple[tuple[Any, ...], list[dict[str, str]], Resolution]]:
     """(landed selection, the raw picks landing there, its own resolution: what render(page, landed) starts from);
     a selection that is itself a pick combination was resolved already, the rest are resolved here."""
     land, seen = _resolve_space(page)
@@ -36,7 +36,7 @@ def landings(page: Page) -> Iterator[tuple[tuple, list[dict[str, str]], Resoluti
         yield key, picks, seen.get(key) or resolve_selection(page, dict(key))
 
 
-def page_summary(page: Page) -> dict:
+def page_summary(page: Page) -> dict[str, Any]:
     """What `cookbook list` shows for a page (no rendering)."""
     statuses = {c.cell.verification.status for c in page.lookup}
     return {"id": page.id, "model": page.model, "source": page.source, "engine_version": page.engine_version,
@@ -46,14 +46,14 @@ def page_summary(page: Page) -> dict:
             "statuses": sorted(statuses)}
 
 
-def listing() -> dict:
+def listing() -> dict[str, Any]:
     """`cookbook list --json` (and the web's /api/pages): every bundled page's summary."""
     from hybridplan.cookbook.pages import bundled_ids, load_page
 
     return {"pages": [page_summary(load_page(pid)) for pid in bundled_ids()]}
 
 
-def entry(r: Rendered, picks: int) -> dict:
+def entry(r: Rendered, picks: int) -> dict[str, Any]:
     """One matrix row: the landed selection, its command, badge, warnings and greyed options with reasons."""
     greyed = {d: [{"id": o.id, "reason": o.reason} for o in opts if o.disabled] for d, opts in r.options.items()}
     return {"selection": r.selection, "picks_landing_here": picks, "cell": r.cell, "badge": r.badge,
@@ -62,7 +62,7 @@ def entry(r: Rendered, picks: int) -> dict:
             "greyed": {d: v for d, v in greyed.items() if v}}
 
 
-def matrix(page: Page, *, docker: bool = False, pin_ratio: bool = True) -> dict:
+def matrix(page: Page, *, docker: bool = False, pin_ratio: bool = True) -> dict[str, Any]:
     """Every reachable selection rendered (pip or docker form), with how many raw pick combinations land there."""
     land = list(landings(page))
     rows = [entry(render_landed(page, *res, docker=docker, pin_ratio=pin_ratio, panel=False), len(picks)) for _, picks, res in land]

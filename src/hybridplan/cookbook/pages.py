@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -20,10 +21,13 @@ from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_YAML_BYTES
 from hybridplan.textfile import read_text
 
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
 HARDWARE_FILE = "_hardware.yaml"
 
 
-def _dir():
+def _dir() -> Traversable:
     return resources.files("hybridplan") / "data" / "cookbooks"
 
 
@@ -39,7 +43,7 @@ def hardware_catalog() -> tuple[Hardware, ...]:
         raise BadInput(f"{HARDWARE_FILE}: {dotted(first.loc)}: {first.message}") from None
 
 
-def _listed(data: dict, key: str) -> list:
+def _listed(data: dict[str, Any], key: str) -> list[Any]:
     """A list-valued key, or [] when it is absent or of another type (the schema reports the type)."""
     value = data.get(key)
     return value if isinstance(value, list) else []
@@ -52,7 +56,7 @@ def docs_shared_hardware() -> frozenset[str]:
     return frozenset(str(h) for h in (data or {}).get("docs_shared_catalog", []))
 
 
-def _merge_hardware(data: dict, catalog: tuple[Hardware, ...]) -> dict:
+def _merge_hardware(data: dict[str, Any], catalog: tuple[Hardware, ...]) -> dict[str, Any]:
     """Resolve `supported_hardware` against the catalog plus the page's own entries (page entries win),
     in catalog order then page order; unknown ids and malformed entries are left for the validator to report."""
     supported = data.get("supported_hardware")
@@ -61,7 +65,7 @@ def _merge_hardware(data: dict, catalog: tuple[Hardware, ...]) -> dict:
     own = [h for h in _listed(data, "hardware") if isinstance(h, dict) and isinstance(h.get("id"), str)]
     malformed = [h for h in _listed(data, "hardware") if not (isinstance(h, dict) and isinstance(h.get("id"), str))]
     own_ids = {h.get("id") for h in own}
-    merged: list[dict] = []
+    merged: list[dict[str, Any]] = []
     for h in catalog:
         if h.id in supported and h.id not in own_ids:
             merged.append(h.model_dump(exclude_defaults=True))
@@ -140,7 +144,7 @@ def bundled_ids() -> list[str]:
     return sorted(p.name[:-5] for p in _dir().iterdir() if p.name.endswith(".yaml") and not p.name.startswith("_"))
 
 
-def bundled_path(page_id: str):
+def bundled_path(page_id: str) -> Traversable:
     return _dir() / f"{page_id}.yaml"
 
 

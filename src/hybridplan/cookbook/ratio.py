@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from hybridplan.engine.command import LaunchCommand
 from hybridplan.errors import HybridPlanError
@@ -28,9 +29,9 @@ class RatioResult:
     slots_per_request: int | None
     draft_states_per_request: int | None
     error: str | None = None
-    detail: dict = field(default_factory=dict, compare=False)
+    detail: dict[str, Any] = field(default_factory=dict, compare=False)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"mamba_full_memory_ratio": self.value, "text": self.text, "docs_calculator_text": self.docs_text,
                 "max_mamba_cache_size_pin": self.pin,
                 "slots_per_request": self.slots_per_request,

@@ -41,7 +41,7 @@ class Record(BaseModel):
     note: str = ""
 
     @model_validator(mode="after")
-    def _phase_only_for_failures(self):
+    def _phase_only_for_failures(self) -> Record:
         if self.phase is not None and self.outcome != "failed":
             raise ValueError("phase is only given for a failed record")
         return self

@@ -13,10 +13,10 @@ import json
 import os
 from dataclasses import dataclass
 from itertools import product
-from typing import Sequence
+from typing import Any, Sequence
 
 Point = tuple[int, ...]
-Cond = object  # YAML form: True/False or a one-key mapping (hybridplan.cookbook.conditions)
+Cond = bool | dict[str, Any]  # YAML form: True/False or a one-key mapping (hybridplan.cookbook.conditions)
 EXHAUSTIVE_AXES = 4  # above this many relevant dims, split on the most decisive dim only
 
 
@@ -69,7 +69,8 @@ def _all(parts: list[Cond]) -> Cond:
             merged.update(p["equals"])
         else:
             rest.append(p)
-    flat = ([{"equals": merged}] if merged else []) + rest
+    head: list[Cond] = [{"equals": merged}] if merged else []
+    flat = head + rest
     return True if not flat else flat[0] if len(flat) == 1 else {"all": flat}
 
 
@@ -107,7 +108,7 @@ def _member(dim: str, names: Sequence[str], allowed: Sequence[str], excluded: Se
 class _Solver:
     def __init__(self, space: Space):
         self.space = space
-        self.memo: dict = {}
+        self.memo: dict[tuple[tuple[int, ...], frozenset[tuple[Point, bool]]], Cond] = {}
 
     def best(self, axes: tuple[int, ...], table: dict[Point, bool]) -> Cond:
         """The smallest condition found that agrees with `table` (points over `axes`; absent points are free)."""
@@ -123,7 +124,7 @@ class _Solver:
             self.memo[key] = pos if _cost(pos) <= _cost(neg) + 1 else _not(neg)
         return self.memo[key]
 
-    def _relevant(self, axes, table):
+    def _relevant(self, axes: tuple[int, ...], table: dict[Point, bool]) -> tuple[tuple[int, ...], dict[Point, bool]]:
         """Drop the dims the function does not depend on (on the points it cares about)."""
         keep = list(range(len(axes)))
         for k in range(len(axes)):
@@ -136,7 +137,7 @@ class _Solver:
             proj[tuple(p[j] for j in keep)] = v
         return tuple(axes[j] for j in keep), proj
 
-    def _groups(self, axes, table, k):
+    def _groups(self, axes: tuple[int, ...], table: dict[Point, bool], k: int) -> list[tuple[list[int], dict[Point, bool]]]:
         """Options of axis k grouped by compatible sub-functions (greedy), each with its merged sub-table."""
         cof: dict[int, dict[Point, bool]] = {}
         for p, v in table.items():
@@ -152,7 +153,7 @@ class _Solver:
                 groups.append(([opt], dict(sub)))
         return groups
 
-    def _split(self, axes, table) -> Cond:
+    def _split(self, axes: tuple[int, ...], table: dict[Point, bool]) -> Cond:
         if len(axes) == 1:
             return self._single(axes[0], table)
         ks = list(range(len(axes)))
@@ -180,9 +181,10 @@ class _Solver:
             cand = _any(terms)
             if best is None or _cost(cand) < _cost(best):
                 best = cand
+        assert best is not None  # two axes or more: ks is never empty
         return best
 
-    def _single(self, axis: int, table) -> Cond:
+    def _single(self, axis: int, table: dict[Point, bool]) -> Cond:
         dim, allowed = self.space.dims[axis], self.space.options[axis]
         yes = [allowed[p[0]] for p, v in table.items() if v]
         no = [allowed[p[0]] for p, v in table.items() if not v]
@@ -249,7 +251,7 @@ def _key(c: Cond) -> str:
     return json.dumps(c, sort_keys=True)
 
 
-def items(space: Space, value_at: dict[Point, list[str]]) -> list:
+def items(space: Space, value_at: dict[Point, list[str]]) -> list[Any]:
     """Items (strings and {when, then, else} branches) that expand to `value_at[p]` at every given point."""
     distinct: list[list[str]] = []
     for v in value_at.values():
@@ -271,7 +273,7 @@ def items(space: Space, value_at: dict[Point, list[str]]) -> list:
             runs[-1][1].append(s)
         else:
             runs.append((table, [s]))
-    out: list = []
+    out: list[Any] = []
     prev: dict[Point, bool] | None = None
     for table, strings in runs:
         cond = solver.best(axes, table)
@@ -286,7 +288,7 @@ def items(space: Space, value_at: dict[Point, list[str]]) -> list:
     return out
 
 
-def expand(space: Space, its: list, point: Point) -> list[str]:
+def expand(space: Space, its: list[Any], point: Point) -> list[str]:
     """The strings `its` gives at a point (for checking recovered items)."""
     out: list[str] = []
     for it in its:

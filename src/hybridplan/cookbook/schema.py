@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass
 from itertools import product
-from typing import Annotated, Literal, Mapping, Optional, Union
+from typing import Annotated, Any, Literal, Mapping, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_validator, model_validator
 
@@ -61,9 +61,9 @@ def expand(items: list[Item], sel: Selection) -> list[str]:
     return out
 
 
-def every_string(items: list[Item]) -> list[tuple[tuple, str]]:
+def every_string(items: list[Item]) -> list[tuple[tuple[Any, ...], str]]:
     """Every string in every branch, with its location below the list (for static checks)."""
-    out: list[tuple[tuple, str]] = []
+    out: list[tuple[tuple[Any, ...], str]] = []
     for i, it in enumerate(items):
         if isinstance(it, str):
             out.append(((i,), it))
@@ -96,7 +96,7 @@ class Option(Model):
 
     @field_validator("disabled", mode="before")
     @classmethod
-    def _one_rule(cls, v):
+    def _one_rule(cls, v: Any) -> Any:
         return [v] if isinstance(v, dict) else v
 
     def disabled_reason(self, sel: Selection) -> str | None:
@@ -118,7 +118,7 @@ class Dimension(Model):
     strip: list[Item] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _unique(self):
+    def _unique(self) -> Dimension:
         ids = [o.id for o in self.options]
         dup = sorted({i for i in ids if ids.count(i) > 1})
         if dup:
@@ -150,7 +150,7 @@ class Workload(Model):
 
     @field_validator("concurrency", mode="before")
     @classmethod
-    def _listify(cls, v):
+    def _listify(cls, v: Any) -> Any:
         return [v] if isinstance(v, int) else v
 
 
@@ -319,7 +319,7 @@ class _CellIndex:
 
     dims: tuple[str, ...]
     above: Mapping[str, tuple[str, ...]]
-    prefixes: frozenset[tuple]
+    prefixes: frozenset[tuple[Any, ...]]
 
 
 @dataclass(frozen=True)
@@ -393,8 +393,8 @@ class Page(Model):
     _lookup: tuple[CellRef, ...] = PrivateAttr(default=())
     _index: _CellIndex = PrivateAttr(default_factory=lambda: _CellIndex((), {}, frozenset()))
 
-    def model_post_init(self, __context) -> None:
-        refs = []
+    def model_post_init(self, __context: Any) -> None:
+        refs: list[CellRef] = []
         for i, cell in enumerate(self.cells):
             keys = list(cell.match)
             values = [v if isinstance(v, list) else [v] for v in cell.match.values()]
@@ -408,13 +408,14 @@ class Page(Model):
     def has_cell_with(self, dim: str, option: str, sel: Mapping[str, str]) -> bool:
         """Whether some cell matches `option` on `dim` and agrees with `sel` on every dim above it (isEnabled's cell
         scan, one set probe)."""
-        ix = self.__pydantic_private__["_index"]  # a slot read: `self._index` goes through pydantic's __getattr__
+        ix: _CellIndex = self.__pydantic_private__["_index"]  # type: ignore[index]  # a slot read: `self._index` goes through pydantic's __getattr__
         return (dim, option, tuple(sel.get(h) for h in ix.above[dim])) in ix.prefixes
 
     @property
     def lookup(self) -> tuple[CellRef, ...]:
         """Every concrete cell in declaration order (list-valued matches expanded); the first match wins."""
-        return self.__pydantic_private__["_lookup"]  # a slot read (hot: every snap and find_cell)
+        lookup: tuple[CellRef, ...] = self.__pydantic_private__["_lookup"]  # type: ignore[index]  # a slot read (hot: every snap and find_cell)
+        return lookup
 
     @field_validator("cells")
     @classmethod
@@ -427,7 +428,7 @@ class Page(Model):
         return cells
 
     @model_validator(mode="after")
-    def _dims(self):
+    def _dims(self) -> Page:
         ids = ["hw"] + [d.id for d in self.match_dims] + [d.id for d in self.overlay_dims]
         dup = sorted({i for i in ids if ids.count(i) > 1})
         if dup:
@@ -448,7 +449,7 @@ class Page(Model):
     @property
     def dims(self) -> list[str]:
         """Match dimensions in priority order, hw first (a lower one adapts to a higher one)."""
-        return list(self.__pydantic_private__["_index"].dims)
+        return list(self.__pydantic_private__["_index"].dims)  # type: ignore[index]
 
     def dimension(self, dim: str) -> Dimension | None:
         return next((d for d in self.match_dims + self.overlay_dims if d.id == dim), None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Mapping
+from typing import Any, Mapping
 
 from hybridplan.cookbook.conditions import evaluate
 from hybridplan.cookbook.schema import CellRef, Dimension, Option, Page
@@ -35,7 +35,7 @@ class OptionState:
     disabled: bool
     reason: str | None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "label": self.label, "disabled": self.disabled, "reason": self.reason}
 
 
@@ -46,7 +46,7 @@ class Reseat:
     to: str
     reason: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"dim": self.dim, "from": self.from_, "to": self.to, "reason": self.reason}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import ValidationError
@@ -19,12 +20,21 @@ class Unreadable(BadInput):
 class SchemaError:
     """One schema violation: where (location path and line) and what."""
 
-    loc: tuple
+    loc: tuple[Any, ...]
     line: int | None
     message: str
 
 
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser and composer when PyYAML has them
+if TYPE_CHECKING:
+    _Base = yaml.SafeLoader
+else:
+    _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser and composer when PyYAML has them
+
+
+def _refused(problem: str, event: yaml.Event) -> yaml.composer.ComposerError:
+    """The composer's error for a document `_bounded` refuses, at the event's mark."""
+    # libyaml's events carry yaml._yaml.Mark, which the stubs do not list for the error; it only formats the mark
+    return yaml.composer.ComposerError(None, None, problem, event.start_mark)  # type: ignore[arg-type]
 
 
 def _bounded(text: str) -> None:
@@ -32,22 +42,20 @@ def _bounded(text: str) -> None:
     its event stream (libyaml's iterative parser), before anything is composed or built: linear in the text."""
     aliases = 0
     sizes: dict[str, int] = {}  # anchor -> nodes under it, aliases expanded
-    stack: list[list] = [[None, 0]]  # open collections: [anchor, nodes so far]
+    stack: list[list[Any]] = [[None, 0]]  # open collections: [anchor, nodes so far]
     for event in yaml.parse(text, Loader=_Base):
         if isinstance(event, yaml.AliasEvent):
             aliases += 1
             if aliases > MAX_YAML_ALIASES:
-                raise yaml.composer.ComposerError(None, None, f"more than {MAX_YAML_ALIASES} aliases",
-                                                  event.start_mark)
-            stack[-1][1] += sizes.get(event.anchor, 1)
+                raise _refused(f"more than {MAX_YAML_ALIASES} aliases", event)
+            stack[-1][1] += sizes.get(event.anchor or "", 1)
         elif isinstance(event, yaml.ScalarEvent):
             stack[-1][1] += 1
             if event.anchor:
                 sizes[event.anchor] = 1
         elif isinstance(event, yaml.CollectionStartEvent):
             if len(stack) > MAX_YAML_DEPTH:
-                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels",
-                                                  event.start_mark)
+                raise _refused(f"nested deeper than {MAX_YAML_DEPTH} levels", event)
             stack.append([event.anchor, 1])
         elif isinstance(event, yaml.CollectionEndEvent):
             anchor, size = stack.pop()
@@ -57,16 +65,15 @@ def _bounded(text: str) -> None:
         else:
             continue
         if stack[-1][1] > MAX_YAML_NODES:  # a closed collection's nodes are in its parent's count
-            raise yaml.composer.ComposerError(None, None, f"more than {MAX_YAML_NODES:,} nodes once aliases are "
-                                              "expanded", event.start_mark)
+            raise _refused(f"more than {MAX_YAML_NODES:,} nodes once aliases are expanded", event)
 
 
 class _Loader(_Base):
     """The safe loader (libyaml's where PyYAML has it) that refuses duplicate mapping keys (PyYAML silently keeps the
     last one); `_bounded` has already bounded aliases, nesting and the expanded size."""
 
-    def construct_mapping(self, node, deep=False):
-        seen: dict = {}
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[str, Any] = {}
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 continue  # `<<: *anchor` keys may be overridden by explicit ones
@@ -88,7 +95,7 @@ class SourceMap:
     origin: str
     root: yaml.Node | None
 
-    def line(self, loc: tuple) -> int | None:
+    def line(self, loc: tuple[Any, ...]) -> int | None:
         """1-based line of the deepest node the path reaches (unknown path elements, e.g. union tags, are skipped)."""
         node = self.root
         if node is None:
@@ -103,7 +110,7 @@ class SourceMap:
         return node.start_mark.line + 1
 
 
-def parse_yaml(text: str, origin: str) -> tuple[object, SourceMap]:
+def parse_yaml(text: str, origin: str) -> tuple[Any, SourceMap]:
     """The data and its source map; YAML syntax errors and duplicate keys raise Unreadable with the line."""
     try:
         _bounded(text)
@@ -125,7 +132,7 @@ def parse_yaml(text: str, origin: str) -> tuple[object, SourceMap]:
     return data, SourceMap(origin=origin, root=node)
 
 
-def dotted(loc: tuple) -> str:
+def dotted(loc: tuple[Any, ...]) -> str:
     """`cells[3].match.quant` from ('cells', 3, 'match', 'quant')."""
     out = ""
     for part in loc:
@@ -147,9 +154,9 @@ def schema_errors(exc: ValidationError, src: SourceMap) -> list[SchemaError]:
     return out
 
 
-def _readable_loc(loc: tuple) -> tuple:
+def _readable_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     """Drop pydantic's union tags (a condition's `in` appears twice: tag, then field)."""
-    out: list = []
+    out: list[Any] = []
     for part in loc:
         if out and part == out[-1] and isinstance(part, str):
             continue

@@ -3,7 +3,7 @@ multi-node header (cookbook-semantics §3.7)."""
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 from hybridplan.cookbook.compose import flag_value
 from hybridplan.cookbook.conditions import evaluate
@@ -74,10 +74,10 @@ def hint_lines(hints: list[str]) -> list[str]:
     return [f"# {h}" if h else "#" for h in hints]
 
 
-def benchmark_lines(page: Page, measurements: list, values: Mapping[str, str]) -> list[dict]:
+def benchmark_lines(page: Page, measurements: list[Any], values: Mapping[str, str]) -> list[dict[str, Any]]:
     """The speed command that reproduces each measured workload at each concurrency (the Reproduce modal)."""
     tmpl = page.benchmark_commands.speed
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     if not tmpl:
         return out
     for m in measurements:
