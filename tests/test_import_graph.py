@@ -46,9 +46,9 @@ def _hits(modules: set[str], prefixes: tuple[str, ...]) -> list[str]:
     (["explain", "--json", "--pool-budget-gib", "66.5", *EXPLAIN], "hybridplan.commands.explain",
      ("pydantic", "hybridplan.models.config_schema", "hybridplan.hardware", "hybridplan.planner")),
     (["explain", "--json", "--gpu", "h200", *EXPLAIN], "hybridplan.commands.explain",
-     ("hybridplan.models.config_schema", "hybridplan.planner.plan")),
-    (["ratio", "--json", "-L", "8192", "-C", "8", *EXPLAIN], "hybridplan.commands.ratio",
      ("hybridplan.models.config_schema",)),
+    (["ratio", "--json", "-L", "8192", "-C", "8", *EXPLAIN], "hybridplan.commands.ratio",
+     ("pydantic", "hybridplan.models.config_schema")),
     (["models", "--json"], "hybridplan.commands.models", ("pydantic",)),
 ])
 def test_a_json_answer_imports_only_what_it_needs(argv, own, also_never):

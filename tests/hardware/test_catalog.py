@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
 
 from hybridplan.errors import BadInput
-from hybridplan.hardware.catalog import GPU, catalog, custom, from_options, lookup
+from hybridplan.hardware.catalog import GPU, catalog, custom, from_options, lookup, parse
 
 REQUIRED = ("rtx5090", "rtx4090", "rtx3090", "rtx-pro-6000", "l40s", "a100-40gb", "a100-80gb", "h100-80gb", "h200",
             "b200", "b300", "gb200", "gb300", "dgx-spark", "mi300x", "mi325x", "mi355x")
@@ -65,8 +64,35 @@ def test_unknown_gpu_is_bad_input():
 
 
 def test_records_are_validated():
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValueError):
         GPU(id="x", name="x", vendor="intel", device="cuda", arch="?", memory_mib=1, memory_source="observed", nominal_gb=1)
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValueError):
         GPU(id="x", name="x", vendor="nvidia", device="cuda", arch="?", sm=7, memory_mib=1, memory_source="observed",
             nominal_gb=1)
+
+
+CARD = {"id": "x1", "name": "X", "vendor": "nvidia", "device": "cuda", "arch": "?", "sm": 90, "memory_mib": 81559,
+        "memory_source": "observed", "nominal_gb": 80}
+
+
+def test_a_card_is_its_file_entry():
+    gpus, index = parse({"gpus": [{**CARD, "aliases": ["x-one"]}]})
+    assert index["x-one"] is gpus[0] and gpus[0].nominal_gb == 80.0 and isinstance(gpus[0].nominal_gb, float)
+    assert gpus[0].aliases == ("x-one",)
+
+
+@pytest.mark.parametrize("data,message", [
+    ([CARD], "gpus.yaml: must be a mapping with one key"),
+    ({"gpus": [{**CARD, "memory": 1}]}, "gpus.yaml: gpus.0.memory: not a field of a card"),
+    ({"gpus": [{k: v for k, v in CARD.items() if k != "memory_mib"}]}, "gpus.yaml: gpus.0.memory_mib: missing"),
+    ({"gpus": [{**CARD, "memory_mib": 0}]}, "gpus.yaml: gpus.0.memory_mib: must be a positive integer, got 0"),
+    ({"gpus": [{**CARD, "vendor": "intel"}]}, "gpus.yaml: gpus.0.vendor: must be one of nvidia, amd, got 'intel'"),
+    ({"gpus": [{**CARD, "id": "X 1"}]}, "gpus.yaml: gpus.0.id: must be lower-case"),
+    ({"gpus": [{**CARD, "nominal_gb": "80"}]}, "gpus.yaml: gpus.0.nominal_gb: must be a positive number"),
+    ({"gpus": [CARD, {**CARD, "id": "x2", "aliases": ["x1"]}]}, "gpus.yaml: id or alias 'x1' is used twice"),
+    ({"gpus": [{**CARD, "id": "custom"}]}, "gpus.yaml: id or alias 'custom' is used twice or reserved"),
+])
+def test_a_malformed_catalog_names_the_entry_and_field(data, message):
+    with pytest.raises(BadInput) as exc:
+        parse(data)
+    assert exc.value.message.startswith(message), exc.value.message

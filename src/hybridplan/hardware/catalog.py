@@ -1,13 +1,16 @@
-"""The GPU catalog (data/gpus.yaml), validated at load; ids, aliases and the Platform the engine would detect."""
+"""The GPU catalog (data/gpus.yaml), validated at load; ids, aliases and the Platform the engine would detect.
+
+A card is a frozen dataclass that checks its own fields (no pydantic: `explain --gpu` starts without it).
+"""
 
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal, Optional
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hybridplan.engine.args import Platform
 from hybridplan.errors import BadInput
@@ -15,37 +18,59 @@ from hybridplan.errors import BadInput
 MIB = 1 << 20
 GIB = 1 << 30
 GENERIC_ID = "custom"  # the id of a card known only by its memory; no catalog entry may take it
+_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
+_CHOICES = {"vendor": ("nvidia", "amd"), "device": ("cuda", "hip"), "memory_source": ("observed", "assumed", "input")}
 
 
-class GPU(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class GPU:
     """One card: what `get_device_memory_capacity` reports (MiB) and what the silicon supports."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    id: str
     name: str
     vendor: Literal["nvidia", "amd"]
     device: Literal["cuda", "hip"]
     arch: str
     sm: Optional[int] = None  # compute capability x10 (CUDA only)
     gfx: Optional[str] = None  # ROCm target (AMD only)
-    memory_mib: int = Field(gt=0)
+    memory_mib: int
     memory_source: Literal["observed", "assumed", "input"]
     # what torch.cuda.mem_get_info() reports as the total (the engine's P is measured against it): below memory.total
     # by the driver's reservation; observed values cite a public log line ("total capacity of X GiB")
-    torch_total_mib: Optional[int] = Field(default=None, gt=0)
+    torch_total_mib: Optional[int] = None
     torch_total_source: str = ""
-    nominal_gb: float = Field(gt=0)
+    nominal_gb: float
     unified: bool = False
     aliases: tuple[str, ...] = ()
     notes: str = ""
 
-    @field_validator("sm")
-    @classmethod
-    def _sm_range(cls, v: Optional[int]) -> Optional[int]:
-        if v is not None and not 30 <= v <= 200:
-            raise ValueError(f"sm {v} is not a compute capability x10")
-        return v
+    def __post_init__(self) -> None:
+        """Each field of the right type and range (ValueError naming it); nominal_gb a float, aliases a tuple."""
+        for name in ("id", "name", "arch", "torch_total_source", "notes", *_CHOICES):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name}: must be a string")
+        for name, choices in _CHOICES.items():
+            if getattr(self, name) not in choices:
+                raise ValueError(f"{name}: must be one of {', '.join(choices)}, got {getattr(self, name)!r}")
+        if not _ID.fullmatch(self.id):
+            raise ValueError(f"id: must be lower-case letters, digits and '-', got {self.id!r}")
+        if self.gfx is not None and not isinstance(self.gfx, str):
+            raise ValueError("gfx: must be a string")
+        if self.sm is not None and not (_whole(self.sm) and 30 <= self.sm <= 200):
+            raise ValueError(f"sm: {self.sm} is not a compute capability x10")
+        if not (_whole(self.memory_mib) and self.memory_mib > 0):
+            raise ValueError(f"memory_mib: must be a positive integer, got {self.memory_mib!r}")
+        if self.torch_total_mib is not None and not (_whole(self.torch_total_mib) and self.torch_total_mib > 0):
+            raise ValueError(f"torch_total_mib: must be a positive integer, got {self.torch_total_mib!r}")
+        gb = self.nominal_gb
+        if isinstance(gb, bool) or not isinstance(gb, (int, float)) or not (math.isfinite(gb) and gb > 0):
+            raise ValueError(f"nominal_gb: must be a positive number, got {gb!r}")
+        if not isinstance(self.unified, bool):
+            raise ValueError("unified: must be true or false")
+        if not isinstance(self.aliases, (list, tuple)) or not all(isinstance(a, str) for a in self.aliases):
+            raise ValueError("aliases: must be a list of strings")
+        object.__setattr__(self, "nominal_gb", float(gb))
+        object.__setattr__(self, "aliases", tuple(self.aliases))
 
     @property
     def memory_bytes(self) -> int:
@@ -95,40 +120,59 @@ class GPU(BaseModel):
         """The same card with its memory overridden by the user (`--gpu-memory-gib`)."""
         if not math.isfinite(gib) or gib <= 0:
             raise BadInput(f"--gpu-memory-gib must be a positive number, got {gib}")
-        return self.model_copy(update={"memory_mib": int(round(gib * 1024)), "memory_source": "input",
-                                       "torch_total_mib": None, "torch_total_source": ""})
+        return replace(self, memory_mib=int(round(gib * 1024)), memory_source="input", torch_total_mib=None,
+                       torch_total_source="")
 
     def as_dict(self) -> dict[str, Any]:
-        out = self.model_dump()
+        out = asdict(self)
         out["memory_gib"] = self.memory_gib
         out["fp4_tensor_cores"] = self.fp4_tensor_cores
         out["fp8_tensor_cores"] = self.fp8_tensor_cores
         return out
 
 
-class _Catalog(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    gpus: list[GPU]
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @lru_cache(maxsize=1)
 def _load() -> tuple[tuple[GPU, ...], dict[str, GPU]]:
-    """The GPUs in file order and an index by id and alias. A malformed data file is a BadInput."""
+    """data/gpus.yaml, read once."""
     import yaml
 
     text = (resources.files("hybridplan") / "data" / "gpus.yaml").read_text()
-    try:
-        cat = _Catalog.model_validate(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))  # libyaml
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise BadInput(f"gpus.yaml: {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
+    return parse(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))  # libyaml
+
+
+def parse(data: object) -> tuple[tuple[GPU, ...], dict[str, GPU]]:
+    """gpus.yaml's document as the GPUs in file order and an index by id and alias; a malformed one is a BadInput
+    naming the entry and the field."""
+    if not isinstance(data, dict) or set(data) != {"gpus"} or not isinstance(data["gpus"], list):
+        raise BadInput("gpus.yaml: must be a mapping with one key, `gpus`, a list of cards")
+    gpus = tuple(_card(i, entry) for i, entry in enumerate(data["gpus"]))
     index: dict[str, GPU] = {}
-    for gpu in cat.gpus:
+    for gpu in gpus:
         for key in (gpu.id, *gpu.aliases):
             if key in index or key == GENERIC_ID:
                 raise BadInput(f"gpus.yaml: id or alias {key!r} is used twice or reserved")
             index[key] = gpu
-    return tuple(cat.gpus), index
+    return gpus, index
+
+
+def _card(i: int, entry: object) -> GPU:
+    """One entry of gpus.yaml as a GPU; what is wrong with it, naming the entry and the field."""
+    if not isinstance(entry, dict):
+        raise BadInput(f"gpus.yaml: gpus.{i}: must be a mapping")
+    unknown = sorted(str(k) for k in entry if k not in {f.name for f in fields(GPU)})
+    if unknown:
+        raise BadInput(f"gpus.yaml: gpus.{i}.{unknown[0]}: not a field of a card")
+    missing = [f.name for f in fields(GPU) if f.name not in entry and f.default is MISSING]
+    if missing:
+        raise BadInput(f"gpus.yaml: gpus.{i}.{missing[0]}: missing")
+    try:
+        return GPU(**entry)
+    except ValueError as exc:
+        raise BadInput(f"gpus.yaml: gpus.{i}.{exc}") from None
 
 
 def catalog() -> tuple[GPU, ...]:
