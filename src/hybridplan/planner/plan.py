@@ -507,7 +507,7 @@ class Planner:
         try:
             s = rt.pool_split(at, tl.budget, at.args)
         except EngineRefusal as exc:
-            out.update({"serves_at_default": False, "why": f"the engine refuses at the default: {exc.message}"})
+            out.update({"serves_at_default": False, "why": f"the engine refuses: {exc.message}"})
             return out
         mine = best.split.sizing
         served = min(s["max_mamba_cache_size"] // g.S, s["max_total_num_tokens"] * max(1, g.dcp)
@@ -611,8 +611,8 @@ def _changes(pl: Planner, best: Outcome) -> list[dict[str, Any]]:
     b = best.bound
     why["mem_fraction_static"] = (
         f"your --max-mem-fraction {pl.t.max_mem_fraction}" if pl.t.max_mem_fraction is not None or b is None else
-        f"the highest the model says is safe within the evidence: engine default {b.engine_default}, ceiling "
-        f"{b.ceiling} ({b.rule})")
+        f"the highest the model says is safe, within the evidence ceiling {b.ceiling} (engine default "
+        f"{b.engine_default}; mem_fraction.rule says why)")
     s = best.split
     assert s is not None
     why["mamba_full_memory_ratio"] = (f"balances the state and KV pools for {pl.t.request_length:,}-token requests"

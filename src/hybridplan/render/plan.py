@@ -79,7 +79,7 @@ def print_fraction(r: dict[str, Any], c: Console) -> None:
                 f"{up['state_slots']:+,} state slots, {up['requests']:+,} requests"
                 + ("" if up["serves_at_default"] else " (the default does not serve the target)"), highlight=False)
     elif up:
-        c.print(f"  at the engine default: {up['why']}", highlight=False)
+        c.print(f"  at the engine default {up['engine_default']}: {up['why']}", highlight=False)
     conf = r.get("confidence")
     if conf:
         c.print(f"confidence: [bold]{conf['level']}[/] - {conf['note']}", highlight=False)
