@@ -78,9 +78,9 @@ def one(path: Path, origin: str = "", prettier: str | None = None) -> dict:
     t = time.perf_counter()
     try:
         ev = evaluate_file(path)
+        imp = import_evaluation(ev)
     except BadInput as exc:
         return {"page": str(path), "origin": origin, "status": "unreadable", "why": exc.message}
-    imp = import_evaluation(ev)
     row = {"page": str(path), "origin": origin, "node": ev.node, "selections": ev.selections, "compared": imp.compared,
            "import_exact": imp.exact, "ratio_divergences": imp.ratio_divergences, "findings": imp.findings[:5],
            "docs_rules": docs_rules(ev)}
@@ -160,7 +160,8 @@ def main() -> int:
     else:
         for r in rows:
             print(f"{r['status']:10} {r['page']}  {r.get('compared', 0)} selections  {r.get('seconds', '')} s")
-            for f in r.get("findings", []) + r.get("docs_rules", []) + r.get("data_differences", []):
+            for f in ([r["why"]] if "why" in r else []) + r.get("findings", []) + r.get("docs_rules", []) + \
+                    r.get("data_differences", []):
                 print(f"    {f}")
     return 0 if all(r["status"] == "exact" for r in rows) else 1
 

@@ -89,6 +89,11 @@ export const config = {
   showPlaygroundLink: true,
 
   playgroundFeatures: {
+    attention: {
+      knobs: [
+        { id: "tp", label: "TP", values: [null, 8, { value: 16, get disable() { return config.pipelinedRules; } }] },
+      ],
+    },
     flagSelects: [
       {
         id: "prefixCache", title: "Prefix Cache",

@@ -37,6 +37,8 @@ function enumerate(config, maxSelections) {
     } else {
       res = {};
       for (const key of Object.keys(value)) {
+        const desc = Object.getOwnPropertyDescriptor(value, key);
+        if (desc && typeof desc.get === "function") { res[key] = { $getter: String(desc.get) }; continue; }
         let v;
         try { v = value[key]; } catch (e) { res[key] = { $error: String(e && e.message) }; continue; }
         res[key] = plain(v, path.concat([key]), depth + 1);
