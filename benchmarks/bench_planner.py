@@ -15,8 +15,8 @@ import time
 PLANS = {
     "rtx5090 nvfp4 dflash C1": dict(model="Qwen/Qwen3.8-27B", quant="nvfp4", gpu="rtx5090", request_length=9216,
                                     concurrency=1, spec="dflash"),
-    "h200 fp8 mtp C64 (tuned)": dict(model="Qwen/Qwen3.8-27B", quant="fp8", gpu="h200", request_length=5120,
-                                     concurrency=64, spec="mtp", tune_mrr=True, tune_chunked_prefill=True),
+    "h200 fp8 mtp C64 (request cap searched)": dict(model="Qwen/Qwen3.8-27B", quant="fp8", gpu="h200",
+                                                    request_length=5120, concurrency=64, spec="mtp"),
     "rtx5090 bf16 (nothing fits)": dict(model="Qwen/Qwen3.8-27B", gpu="rtx5090", request_length=9216, concurrency=1),
 }
 RATIO = ("python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B --speculative-algorithm DSPARK "

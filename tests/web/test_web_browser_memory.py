@@ -57,15 +57,21 @@ def test_explain_on_a_gpu_draws_the_picture(page, cli_json):
 
 
 def test_plan_panel_shows_the_cli_plan(page, cli_json, screenshot):
-    page.goto(page.base + "/?pm=Qwen/Qwen3.8-27B&pq=nvfp4&ps=dflash&pg=rtx5090&pL=9216&pC=1&pmrr=1")
+    page.goto(page.base + "/?pm=Qwen/Qwen3.8-27B&pq=nvfp4&ps=dflash&pg=rtx5090&pL=9216&pC=1")
     page.wait_for_selector("#plan-command")
-    assert page.is_checked("#plan-mrr")  # Plan's options come from the link too
     code, expected = cli_json("plan", "--json", "--model", "Qwen/Qwen3.8-27B", "--quant", "nvfp4", "--spec", "dflash",
-                              "--gpu", "rtx5090", "-L", "9216", "-C", "1", "--tune-mrr")
+                              "--gpu", "rtx5090", "-L", "9216", "-C", "1")
     assert code == 0
     assert page.inner_text("#plan-command") == expected["command"]
-    assert float(page.get_attribute('#plan-figures [data-key="mem_fraction_static"]', "data-value")) == \
+    assert float(page.get_attribute('#plan-fraction [data-key="mem_fraction_static"]', "data-value")) == \
         expected["mem_fraction_static"]
+    # the engine's default beside the recommendation, the evidence ceiling and the confidence
+    assert float(page.get_attribute('#plan-fraction [data-key="engine_default"]', "data-value")) == \
+        expected["mem_fraction"]["engine_default"]
+    assert float(page.get_attribute('#plan-fraction [data-key="ceiling"]', "data-value")) == 0.88
+    assert page.get_attribute("#plan-confidence", "data-level") == expected["confidence"]["level"]
+    assert page.locator("#plan-change-list li").evaluate_all("els => els.map(e => e.dataset.flag)") == \
+        [c["flag"] for c in expected["changes"]]
     assert int(page.get_attribute('#plan-figures [data-key="max_running_requests"]', "data-value")) == \
         expected["max_running_requests"]
     shown = _segments(page, "memory-plan")
@@ -73,7 +79,6 @@ def test_plan_panel_shows_the_cli_plan(page, cli_json, screenshot):
     screenshot(page, "plan")
     # nothing fits: why, in numbers, and what to change
     page.fill("#plan-C", "64")
-    page.uncheck("#plan-mrr")
     page.select_option("#plan-quant", "")
     page.select_option("#plan-spec", "")
     page.click("#plan-run")
@@ -81,3 +86,25 @@ def test_plan_panel_shows_the_cli_plan(page, cli_json, screenshot):
     _, none = cli_json("plan", "--json", "--model", "Qwen/Qwen3.8-27B", "--gpu", "rtx5090", "-L", "9216", "-C", "64")
     assert none["why"] in page.inner_text("#plan-why")
     assert page.locator("#plan-changes li").all_inner_texts() == [c["change"] for c in none["changes_that_fit"]]
+
+
+def test_plan_answers_the_deploy_command_of_the_selection(page, cli_json):
+    """The default page opens on qwen3.8-27b H200 FP8: Plan answers that very Deploy command at the Calculator's L
+    and C, changes nothing, and shows the cell's ratio 4.59 and the Calculator's pin; the Memory picture's verdict and
+    Plan carry the same confidence."""
+    page.goto(page.base + "/")
+    page.wait_for_selector("#plan-command")
+    page.wait_for_selector("#calc-answer")
+    assert "answers the Deploy command" in page.inner_text("#plan-follow")
+    assert page.inner_text("#plan-changes-made") == "No changes: the command serves the target as it is."
+    deploy = " ".join(page.inner_text("#deploy-command").replace("\\\n", " ").split())
+    plan = " ".join(page.inner_text("#plan-command").split())
+    for flag in ("--kv-cache-dtype fp8_e4m3", "--mamba-ssm-dtype float32", "--chunked-prefill-size 32768",
+                 "--mamba-full-memory-ratio 4.59"):
+        assert flag in deploy and flag in plan
+    ratio = page.get_attribute('#plan-figures [data-key="mamba_full_memory_ratio"]', "data-value")
+    assert float(ratio) == 4.59
+    assert page.get_attribute('#plan-figures [data-key="max_mamba_cache_size_pin"]', "data-value") == \
+        page.get_attribute('#calc-answer [data-key="max_mamba_cache_size_pin"]', "data-value")
+    assert page.get_attribute("#plan-confidence", "data-level") == \
+        page.get_attribute("#memory-confidence", "data-level")
