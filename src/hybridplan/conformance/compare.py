@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from hybridplan.engine import for_version
 
+from hybridplan.conformance.oracle_schema import SECTIONS, OracleError, Result
+
 if TYPE_CHECKING:
     from hybridplan.conformance.scenarios import Scenario
 
@@ -57,7 +59,6 @@ RULES: dict[str, str] = {
     "sizing.max_running_requests": f"{E}.sizing.resolve_max_num_reqs",
     "error": "(the refusal)",
 }
-SECTIONS = ("resolved", "geometry", "kv", "sizing")
 
 
 def rule_for(field: str) -> str:
@@ -81,23 +82,23 @@ class Drift:
                 "rule": self.rule}
 
 
-def _error_drift(sid: str, eng: dict[str, Any] | None, mod: dict[str, Any] | None) -> list[Drift]:
+def _error_drift(sid: str, eng: OracleError | None, mod: OracleError | None) -> list[Drift]:
     if eng is None and mod is None:
         return []
     if eng is None or mod is None:
-        rule = (mod or {}).get("rule") or rule_for(f"{(eng or mod or {})['stage']}")
+        rule = (mod.get("rule") if mod is not None else None) or rule_for((eng or mod or {"stage": "?"})["stage"])
         return [Drift(scenario=sid, field="error", engine=eng, hybridplan=mod, rule=rule)]
     out: list[Drift] = []
     same_type = eng["type"] == mod["type"]
     # argparse errors are compared by kind only: the engine prints usage text, hybridplan one line
     same_message = eng["stage"] == "parse" or eng["message"] == mod["message"]
     if not (same_type and same_message):
-        out.append(Drift(scenario=sid, field="error", engine={k: eng[k] for k in ("type", "message")},
-                         hybridplan={k: mod[k] for k in ("type", "message")}, rule=mod.get("rule") or "?"))
+        out.append(Drift(scenario=sid, field="error", engine={"type": eng["type"], "message": eng["message"]},
+                         hybridplan={"type": mod["type"], "message": mod["message"]}, rule=mod.get("rule") or "?"))
     return out
 
 
-def compare(engine: dict[str, Any], model: dict[str, Any]) -> list[Drift]:
+def compare(engine: Result, model: Result) -> list[Drift]:
     """Every field the engine reported that hybridplan disagrees on (fields hybridplan does not hold are skipped)."""
     sid = engine.get("id", "?")
     drifts = _error_drift(sid, engine.get("error"), model.get("error"))
@@ -114,7 +115,7 @@ def compare(engine: dict[str, Any], model: dict[str, Any]) -> list[Drift]:
     return drifts
 
 
-def outcome(result: dict[str, Any]) -> str:
+def outcome(result: Result) -> str:
     """How a scenario ended on the engine side: the _handle_max_mamba_cache branch, or the refusal."""
     err = result.get("error")
     if err:
@@ -125,12 +126,12 @@ def outcome(result: dict[str, Any]) -> str:
     return "no-budget"
 
 
-def tally(scenarios: Iterable[Scenario], engine: dict[str, dict[str, Any]], families: dict[str, str]) -> dict[str, Counter[str]]:
+def tally(scenarios: Iterable[Scenario], engine: dict[str, Result], families: dict[str, str]) -> dict[str, Counter[str]]:
     """Counters per family, per engine outcome (branch or refusal), per sampled tag, and the scenarios whose
     --mem-fraction-static the engine defaulted, by GPU, attention DP and multimodality."""
     out: dict[str, Counter[str]] = {"family": Counter(), "outcome": Counter(), "tag": Counter(), "default_mfs": Counter()}
     for sc in scenarios:
-        result = engine.get(sc.id, {"error": {"stage": "missing", "type": "?"}})
+        result = engine.get(sc.id) or {"id": sc.id, "error": {"stage": "missing", "type": "?", "message": ""}}
         out["family"][families.get(sc.model, "?")] += 1
         out["outcome"][outcome(result)] += 1
         for tag in sc.tags:

@@ -8,11 +8,12 @@ from typing import Any, Callable, Sequence
 
 from hybridplan.conformance.compare import Drift, compare
 from hybridplan.conformance.model_side import predict
+from hybridplan.conformance.oracle_schema import Header, Result
 from hybridplan.conformance.scenarios import Scenario
 from hybridplan.engine import SUPPORTED
 from hybridplan.engine import release_of
 
-Predictor = Callable[[Scenario, str], dict[str, Any]]
+Predictor = Callable[[Scenario, str], Result]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,7 +41,7 @@ class Match:
                 "first_drift": self.drifts[0].as_dict() if self.drifts else None, "summary": self.summary}
 
 
-def match(header: dict[str, Any], scenarios: Sequence[Scenario], results: dict[str, dict[str, Any]],
+def match(header: Header, scenarios: Sequence[Scenario], results: dict[str, Result],
           predictor: Predictor = predict) -> Match:
     """Compare the driver's `results` with hybridplan's model of the reported release, else of every release
     (ties go to the reported release, then the newest)."""

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-
-from typing import Any
-
+from hybridplan.conformance.oracle_schema import OracleError, Result
 from hybridplan.conformance.scenarios import Scenario
 from hybridplan.engine import for_version
 from hybridplan.engine.args import Platform
@@ -20,16 +18,16 @@ RESOLVED = (
 )
 
 
-def _refusal(stage: str, exc: EngineRefusal) -> dict[str, Any]:
+def _refusal(stage: str, exc: EngineRefusal) -> OracleError:
     return {"stage": stage, "type": exc.kind, "message": exc.message, "rule": exc.rule}
 
 
-def predict(sc: Scenario, version: str | None = None) -> dict[str, Any]:
+def predict(sc: Scenario, version: str | None = None) -> Result:
     """What hybridplan's model of release `version` (default the newest) says the engine holds and allocates for this
     scenario (the driver's result schema)."""
     from hybridplan.loading import load
 
-    out: dict[str, Any] = {"id": sc.id}
+    out: Result = {"id": sc.id}
     cmd = LaunchCommand(env=sc.env, argv=sc.argv)
     try:
         loaded = load(cmd, platform=Platform(device="cuda", sm=90, gpu_memory_mib=sc.gpu_mib), version=version)

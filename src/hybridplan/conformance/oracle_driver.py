@@ -24,12 +24,16 @@ import logging
 import os
 import sys
 import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the typed boundary with hybridplan (never imported at run time: this is the engine's interpreter)
+    from hybridplan.conformance.oracle_schema import Header, OracleError, Result, ScenarioPayload
 
 # Import-only dependencies: imported at module level by sglang/transformers, never called on the sizing paths.
 STUB_PACKAGES = ("torchvision", "tvm_ffi", "sentencepiece", "gguf", "sgl_kernel")
 # Per release, import-only packages its modules import unconditionally (stubbed only there: a stub answers
 # find_spec, so where the engine merely probes for a package the stub would change its choices).
-RELEASE_STUBS = {v: ("flashinfer",) for v in ("0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22")}
+RELEASE_STUBS: dict[str, tuple[str, ...]] = {v: ("flashinfer",) for v in ("0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22")}
 GPU_MIB = int(os.environ.get("ORACLE_GPU_MIB", "143771"))  # the stand-in GPU of a scenario that names none
 _GPU = {"mib": GPU_MIB}  # the stand-in GPU of the scenario being run
 
@@ -135,7 +139,7 @@ def _plain(value):
     return str(value).replace("torch.", "")
 
 
-def _error(stage: str, exc: BaseException) -> dict:
+def _error(stage: str, exc: BaseException) -> OracleError:
     if os.environ.get("ORACLE_TRACEBACK"):
         import traceback
 
@@ -146,7 +150,23 @@ def _error(stage: str, exc: BaseException) -> dict:
 
 
 class Engine:
-    """The engine's modules, imported once."""
+    """The engine's modules, imported once (the names below are set from __init__'s imports)."""
+
+    resolution_result: Any
+    mambaish_config: Any
+    LoadConfig: Any
+    AttentionArch: Any
+    ModelConfig: Any
+    get_pp_indices: Any
+    kvc_mod: Any
+    kv_cache_dtype: Any
+    is_post_capture_kv_active: Any
+    ModelLayerInfo: Any
+    resolve_spec_aux_hidden_state_config: Any
+    create_memory_pool_configurator: Any
+    rc: Any
+    prepare_server_args: Any
+    SpeculativeAlgorithm: Any
 
     def __init__(self):
         import torch
@@ -188,8 +208,8 @@ class Engine:
 
     # ------------------------------------------------------------------------------------------ one scenario
 
-    def run(self, sc: dict) -> dict:
-        out: dict = {"id": sc["id"]}
+    def run(self, sc: ScenarioPayload) -> Result:
+        out: Result = {"id": sc["id"]}
         try:
             server_args = self.prepare_server_args(list(sc["argv"]))
         except SystemExit as exc:  # argparse exits
@@ -224,9 +244,10 @@ class Engine:
         except Exception as exc:
             out["error"] = _error("kv", exc)
             return out
-        if sc.get("available_gib") is not None:
+        available, pre_load = sc.get("available_gib"), sc.get("pre_load_gib")
+        if available is not None:
             try:
-                out["sizing"] = self.size(kvcs, sc["available_gib"], sc["pre_load_gib"])
+                out["sizing"] = self.size(kvcs, available, pre_load)
             except Exception as exc:
                 out["error"] = _error("sizing", exc)
                 out["sizing"] = {"S": self._safe_ratio(kvcs[0])}
@@ -289,7 +310,7 @@ class Engine:
         finally:
             self.kvc_mod.HybridReqToTokenPool = real
 
-    def geometry(self, model_config, sc: dict) -> dict:
+    def geometry(self, model_config, sc: ScenarioPayload) -> dict:
         """ModelConfig fields and mambaish_config(...).mamba2_cache_params."""
         mamba = self.mambaish_config(model_config)
         params = mamba.mamba2_cache_params
@@ -388,7 +409,7 @@ class Engine:
         except Exception:
             return None
 
-    def size(self, kvcs: list, available_gib: float, pre_load_gib: float) -> dict:
+    def size(self, kvcs: list, available_gib: float, pre_load_gib: float | None) -> dict:
         """_resolve_memory_pool_config with the profile stood in: budget, K, T, max running requests."""
         kvc = kvcs[0]
         self.kvc_mod.get_available_gpu_memory = lambda *a, **k: available_gib
@@ -439,7 +460,7 @@ def main() -> int:
         release = version("sglang")
     except PackageNotFoundError:
         release = None
-    sys.meta_path.insert(0, _StubFinder(STUB_PACKAGES + RELEASE_STUBS.get(release, ())))
+    sys.meta_path.insert(0, _StubFinder(STUB_PACKAGES + (RELEASE_STUBS.get(release, ()) if release else ())))
     real_stdout = sys.stdout
     sys.stdout = sys.stderr  # engine prints go to stderr; stdout carries only JSON lines
     try:
@@ -449,22 +470,24 @@ def main() -> int:
         # scenario; the stand-in GPU's numbers do not depend on it
         gc.freeze()
     except Exception as exc:  # no usable engine in this interpreter
-        real_stdout.write(json.dumps({"header": True, "engine": None, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
+        failed: Header = {"header": True, "engine": None, "error": f"{type(exc).__name__}: {exc}"}
+        real_stdout.write(json.dumps(failed) + "\n")
         return 2
-    real_stdout.write(json.dumps({"header": True, "engine": "sglang", "version": engine.version,
-                                  "gpu_mib": GPU_MIB, "python": sys.version.split()[0]}) + "\n")
+    header: Header = {"header": True, "engine": "sglang", "version": engine.version, "gpu_mib": GPU_MIB,
+                      "python": sys.version.split()[0]}
+    real_stdout.write(json.dumps(header) + "\n")
     real_stdout.flush()
     base_env = dict(os.environ)
     for line in sys.stdin:
         if not line.strip():
             continue
-        sc = json.loads(line)
+        sc: ScenarioPayload = json.loads(line)
         _reset_env(base_env, sc.get("env", {}))
         _GPU["mib"] = int(sc.get("gpu_mib") or GPU_MIB)
         try:
             result = engine.run(sc)
         except Exception as exc:  # the driver itself failed on this scenario
-            result = {"id": sc.get("id"), "error": _error("driver", exc)}
+            result = {"id": sc["id"], "error": _error("driver", exc)}
         real_stdout.write(json.dumps(result, default=str) + "\n")
         real_stdout.flush()
     gc.unfreeze()  # so shutdown frees the engine's objects as usual

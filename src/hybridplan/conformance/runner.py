@@ -15,6 +15,7 @@ from hybridplan.conformance.compare import Drift, compare, tally
 from hybridplan.conformance.fixtures import materialize
 from hybridplan.conformance.match import Match, match
 from hybridplan.conformance.model_side import predict
+from hybridplan.conformance.oracle_schema import Header, Result
 from hybridplan.conformance.scenarios import Scenario, default_fraction_grid, generate, release_scenarios
 
 class NoEngine(Exception):
@@ -23,7 +24,7 @@ class NoEngine(Exception):
 
 @dataclass(frozen=True, kw_only=True)
 class Report:
-    engine: dict[str, Any]  # the driver's header: version, python, gpu_mib
+    engine: Header  # the driver's header: version, python, gpu_mib
     scenarios: list[Scenario]
     drifts: list[Drift]
     counts: dict[str, Counter[str]] = field(default_factory=dict)
@@ -67,7 +68,7 @@ def release_pythonpath(python: str, version: str) -> str | None:
 
 
 def run_oracle(python: str, scenarios: list[Scenario], timeout: float = 1800,
-               workers: int | None = None, pythonpath: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+               workers: int | None = None, pythonpath: str | None = None) -> tuple[Header, dict[str, Result]]:
     """(header, {scenario id: engine result}) from the driver run by `python` (with `pythonpath`: another release),
     the batch dealt round-robin over `workers` driver processes running at once (each pays the engine's import
     once)."""
@@ -90,20 +91,17 @@ def run_oracle(python: str, scenarios: list[Scenario], timeout: float = 1800,
                 proc.kill()
                 proc.wait()
             raise NoEngine(f"cannot run the oracle with {python}: {exc}") from None
-        header: dict[str, Any] = {}
-        results: dict[str, Any] = {}
-        for base, proc in procs:
-            h, r = _read_driver(python, proc.returncode, base.with_suffix(".out").read_text(),
-                                base.with_suffix(".err").read_text())
-            header = header or h
-            results.update(r)
+        read = [_read_driver(python, proc.returncode, base.with_suffix(".out").read_text(),
+                             base.with_suffix(".err").read_text()) for base, proc in procs]
+        header = read[0][0]  # every worker runs the same interpreter
+        results = {sid: r for _, part in read for sid, r in part.items()}
     missing = [sc.id for sc in scenarios if sc.id not in results]
     if missing:
         raise NoEngine(f"the oracle stopped after {len(results)} of {len(scenarios)} scenarios")
     return header, results
 
 
-def _read_driver(python: str, returncode: int, stdout: str, stderr: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def _read_driver(python: str, returncode: int, stdout: str, stderr: str) -> tuple[Header, dict[str, Result]]:
     """One driver process's header and results; NoEngine where it did not run or stopped early."""
     lines = [json.loads(line) for line in stdout.splitlines() if line.strip()]
     tail = " | ".join(stderr.strip().splitlines()[-3:])

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from hybridplan.conformance.fixtures import ModelDir
+from hybridplan.conformance.oracle_schema import ScenarioPayload
 
 GIB_PER_MIB = 1 / 1024
 H200_MIB = 143771  # the card the memory profiles are drawn for; other cards scale them
@@ -57,7 +58,7 @@ class Scenario:
     gpu_mib: int = H200_MIB  # the stand-in GPU's memory.total
     tags: tuple[str, ...] = ()  # what was sampled, for the tally
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> ScenarioPayload:
         """The JSON object the oracle driver reads."""
         return {"id": self.id, "argv": list(self.argv), "env": dict(self.env), "available_gib": self.available_gib,
                 "pre_load_gib": self.pre_load_gib, "record_len": self.record_len, "gpu_mib": self.gpu_mib}
