@@ -34,23 +34,25 @@ def _engine(version: str) -> Any:
 
 
 def scenarios(version: str) -> list[dict[str, Any]]:
-    """The grid (two points in nine: every value of every axis, 320 scenarios): models x TP x KV dtype x state dtype
-    x prefix caching x block size x length x available KV memory; each with the driver's payload and hybridplan's
+    """The grid (two points in thirty: every value of every axis, 308 scenarios): models x TP x KV dtype x state dtype
+    x prefix caching x block size x length x available KV memory x MTP x sm (FlashInfer GDN checkpoints on sm90); each with the driver's payload and hybridplan's
     prediction."""
     from hybridplan.models.loader import load_model
 
     engine = _engine(version)
     out = []
-    grid = itertools.product(MODELS, (1, 2, 4), ("auto", "fp8"), ("auto", "float32"), (True, False), (None, 64),
-                             (None, 4096, -1), (6, 40))
-    for n, (model, tp, kv, ssm, pc, block, length, gib) in enumerate(grid):
-        if n % 9 not in (0, 4):
+    grid = [g for g in itertools.product(MODELS, (1, 2, 4), ("auto", "fp8"), ("auto", "float32"), (True, False),
+                                         (None, 64), (None, 4096, -1), (6, 40), (0, 3), (90, 120))
+            if not (g[8] and "Nemotron" in g[0])]  # MTP is modelled on the GDN hybrids
+    for n, (model, tp, kv, ssm, pc, block, length, gib, mtp, sm) in enumerate(grid):
+        if n % 30 not in (0, 17):
             continue
         text = f"vllm serve {model} -tp {tp} --kv-cache-dtype {kv} --mamba-ssm-cache-dtype {ssm} " + \
             ("--enable-prefix-caching" if pc else "--disable-prefix-caching") + \
-            (f" --block-size {block}" if block else "") + (f" --max-model-len {length}" if length else "")
+            (f" --block-size {block}" if block else "") + (f" --max-model-len {length}" if length else "") + \
+            (f" --speculative-config '{{\"method\": \"mtp\", \"num_speculative_tokens\": {mtp}}}'" if mtp else "")
         geo = load_model(model)
-        args = engine.resolve(engine.parse_command(text), geo)
+        args = engine.resolve(engine.parse_command(text), geo, sm)
         sid = f"s{n}"
         out.append({"id": sid, "command": text, "payload": payload(sid, args, geo, gib << 30),
                     "predicted": predict(sid, engine, args, geo, gib << 30)})
@@ -69,7 +71,8 @@ def payload(sid: str, args: Any, geo: Any, memory: int) -> dict[str, Any]:
             "num_speculative_tokens": args.num_speculative_tokens, "model_dtype": args.model_dtype,
             "architecture": geo.architecture, "mixer": mixer,
             "attn": {"total_kv_heads": geo.kv.total_kv_heads, "head_dim": geo.kv.head_dim},
-            "layers": ["attention" if i in attn else "mamba" for i in sorted(attn | set(geo.linear_layer_ids))],
+            "layers": ["attention" if i in attn else "mamba" for i in sorted(attn | set(geo.linear_layer_ids))]
+            + ["attention"] * args.draft_attention_layers,
             "cache": {"block_size": args.block_size, "kv_cache_dtype": args.kv_cache_dtype,
                       "enable_prefix_caching": args.enable_prefix_caching, "mamba_block_size": args.mamba_block_size,
                       "mamba_cache_dtype": args.mamba_cache_dtype, "mamba_ssm_cache_dtype": args.mamba_ssm_cache_dtype},

@@ -15,10 +15,10 @@ ENGINE = for_engine("vllm", "0.33.0")
 GIB = 1 << 30
 
 
-def _plan(text: str, gib: float):
+def _plan(text: str, gib: float, sm: int = 90):
     cmd = ENGINE.parse_command(text)
     geo = load_model(cmd.values["model"])
-    return ENGINE.plan(ENGINE.resolve(cmd, geo), geo, int(gib * GIB))
+    return ENGINE.plan(ENGINE.resolve(cmd, geo, sm), geo, int(gib * GIB))
 
 
 def test_the_three_launch_forms_parse_alike():
@@ -90,3 +90,18 @@ def test_more_memory_never_serves_less(gib, extra):
     a, b = _plan("vllm serve Qwen/Qwen3.5-27B", gib), _plan("vllm serve Qwen/Qwen3.5-27B", gib + extra)
     assert b.num_blocks >= a.num_blocks and b.kv_cache_tokens >= a.kv_cache_tokens
     assert a.kv_cache_tokens == int(a.num_blocks / a.blocks_per_request * a.max_model_len)
+
+
+def test_mtp_drafter_joins_the_attention_group_and_the_state_pages():
+    """club-3090#594 (2x RTX 3090, TP2, fp8 KV, MTP 3): vLLM logged 300,220 tokens, 1.15x from 5.33 GiB."""
+    p = _plan("vllm serve Qwen/Qwen3.6-27B --dtype bfloat16 -tp 2 --max-model-len 262144 --kv-cache-dtype fp8 "
+              "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'", 5.33, sm=86)
+    assert [(g.kind, g.layers) for g in p.groups] == [("mamba", 16)] * 3 + [("attention", 17)]
+    assert p.conv_shape == (6, 5120) and p.block_size == 1600  # conv window K-1+3 rows; the page it forces
+    assert p.state_pages_per_request == 3 * (2 + 3)  # align: 2 + num_speculative_blocks (no checkpoint on sm86)
+    assert (p.kv_cache_tokens, round(p.max_concurrency, 2)) == (300220, 1.15)
+
+
+def test_other_drafters_are_refused_by_name():
+    with pytest.raises(BadInput, match="method 'dflash' on gdn is not modelled yet"):
+        _plan("vllm serve Qwen/Qwen3.5-27B --speculative-config '{\"method\": \"dflash\", \"model\": \"x\"}'", 40)

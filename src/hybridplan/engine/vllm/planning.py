@@ -50,6 +50,7 @@ class VllmArgs:
     gpu_memory_utilization: float
     kv_cache_memory_bytes: int | None
     num_speculative_tokens: int
+    draft_attention_layers: int  # the MTP drafter's full-attention layers, KV cache layers like the target's
     gdn_prefill_checkpoints: bool  # FlashInfer GDN prefill (sm90) exports align-mode checkpoints
     is_mamba2: bool  # MambaMixer2 layers (they always export prefill checkpoints)
     notes: tuple[str, ...] = ()
@@ -136,8 +137,7 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90) 
     length = geo.context_length if mml is None or auto_fit else int(mml)
     if length < 1:
         raise BadInput("--max-model-len: must be a positive length or -1/auto")
-    spec = values.get("speculative_config") or {}
-    n_spec = int(spec.get("num_speculative_tokens", 0) or 0) if isinstance(spec, dict) else 0
+    n_spec, draft_layers = _speculative(values.get("speculative_config"), geo)
     notes = ("--mamba-cache-mode is deprecated in 0.33.0 and has no effect "
              "(engine/arg_utils.py::_MAMBA_CACHE_MODE_DEPRECATION_MESSAGE)",) if "mamba_cache_mode" in values else ()
     return VllmArgs(
@@ -151,7 +151,29 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90) 
         max_num_batched_tokens=values.get("max_num_batched_tokens"),
         gpu_memory_utilization=float(values.get("gpu_memory_utilization", 0.92)),
         kv_cache_memory_bytes=values.get("kv_cache_memory_bytes"), num_speculative_tokens=n_spec,
+        draft_attention_layers=draft_layers,
         gdn_prefill_checkpoints=geo.family == "gdn" and sm == 90, is_mamba2=geo.family == "mamba2", notes=notes)
+
+
+# config/speculative.py MTP methods whose drafter is the checkpoint's own MTP block (one full-attention decoder
+# layer for Qwen3-Next / Qwen3.5: mtp_num_hidden_layers = 1 in every bundled config)
+_MTP_METHODS = ("mtp", "qwen3_next_mtp", "qwen3_5_mtp")
+
+
+def _speculative(spec: Any, geo: ModelGeometry) -> tuple[int, int]:
+    """(num_speculative_tokens, the drafter's attention layers) from --speculative-config."""
+    if not spec:
+        return 0, 0
+    if not isinstance(spec, dict):
+        raise BadInput("--speculative-config: a JSON object is expected")
+    method = str(spec.get("method", ""))
+    if method not in _MTP_METHODS or geo.family != "gdn":
+        raise BadInput(f"--speculative-config: method {method!r} on {geo.family} is not modelled yet "
+                       "(MTP on GDN hybrids is)")
+    n = spec.get("num_speculative_tokens", 1)
+    if not isinstance(n, int) or not 1 <= n <= 64:
+        raise BadInput("--speculative-config: num_speculative_tokens must be an integer in 1..64")
+    return n, 1
 
 
 def _divide(a: int, b: int) -> int:
@@ -253,7 +275,7 @@ def plan(args: VllmArgs, geo: ModelGeometry, available_memory: int) -> KVPlan:
     attn_1 = attn_page_bytes_per_token(args, geo)
     block, mamba_block, checkpoint = hybrid_block_size(args, attn_1, state_page)
     page = block * attn_1
-    groups = _groups(len(geo.full_attention_layer_ids), len(geo.linear_layer_ids))
+    groups = _groups(len(geo.full_attention_layer_ids) + args.draft_attention_layers, len(geo.linear_layer_ids))
     # MambaSpec.max_memory_usage_bytes: align keeps 2 + spec + checkpoint pages, none 1 + spec
     state_pages = (2 + args.num_speculative_tokens + (checkpoint is not None)) if args.mamba_cache_mode == "align" \
         else 1 + args.num_speculative_tokens
