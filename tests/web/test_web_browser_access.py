@@ -92,7 +92,7 @@ def test_glossary_popovers_open_and_close_by_keyboard(page):
 def test_numbers_are_formatted_with_the_exact_value_on_hover(page):
     page.goto(page.base + f"/?page={QWEN}")
     _settled(page)
-    frac = page.locator('#plan-figures [data-key="mem_fraction_static"]')
+    frac = page.locator('#plan-fraction [data-key="mem_fraction_static"]')
     raw = float(frac.get_attribute("data-value"))
     shown = frac.locator(".v").inner_text()
     assert len(shown.split(".")[1]) in (2, 3) and float(shown) == pytest.approx(raw, abs=5e-4)
