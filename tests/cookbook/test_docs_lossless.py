@@ -119,6 +119,7 @@ BASE = (PAGES / "toy_helpers.jsx").read_text()
 @pytest.mark.parametrize("old, new, named", [
     ('  modelName: "Toy-Helpers",', '  modelName: "Toy-Helpers",\n  ...{ extra: 1 },', "a spread"),
     ('label: "Low-Latency"', 'label: String("Low-Latency")', "a name, call or expression"),
+    ('label: "Low-Latency"', 'label: "Low-" + 1', "an expression (only string literals may be joined"),
     ('export const config = {', 'const BASE = ["--tp-size 8"];\nexport const config = {',
      "code outside the single `export const config` literal"),
     ('  github: {', '  ["git" + "hub"]: 1,\n  github: {', "a computed key"),

@@ -137,6 +137,20 @@ class _Scanner:
                 return None
         return v
 
+    def concatenation(self, path: tuple[str | int, ...]) -> None:
+        """`"a " + "b"` (a long string split over lines): string literals joined by `+` are one value."""
+        while True:
+            end = self.i
+            self.skip()
+            if not self.t.startswith("+", self.i) or self.t.startswith("++", self.i):
+                self.i = end  # what follows the value (comments included) belongs to the next slot
+                return
+            self.i += 1
+            self.skip()
+            if self.t[self.i:self.i + 1] not in ("\"", "'", "`"):
+                raise self.refuse("an expression (only string literals may be joined with `+`)", path)
+            self.string(path)
+
     def function(self, path: tuple[str | int, ...]) -> str | None:
         """The source of the function the sandbox found at `path`, if any."""
         v = self._at(path)
@@ -158,6 +172,7 @@ class _Scanner:
             return self.container(path, "array", "]")
         if c in "\"'`":
             self.string(path)
+            self.concatenation(path)
             return Value("scalar", start, self.i)
         if t.startswith("...", start):
             raise self.refuse("a spread", path)

@@ -52,7 +52,9 @@ export const config = {
           id: "mtp",
           label: "MTP",
           disabled: (s) => config.isPipelined(s),
-          disableReason: "This recipe is pipelined and MTP needs one pipeline stage.",
+          disableReason:
+            "This recipe is pipelined " +
+            "and MTP needs one pipeline stage.",
           flags: ["--speculative-algorithm EAGLE", "--speculative-num-steps 3"],
         },
       ],
