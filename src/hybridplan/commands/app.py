@@ -7,17 +7,20 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, Callable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence
 
 import typer
 from typer.core import TyperGroup
 
 from hybridplan.commands.coercion import install as install_plain_coercion
 
+if TYPE_CHECKING:
+    from hybridplan.engine.command import LaunchCommand
+
 try:  # typer >= 0.20 vendors click
     from typer._click import exceptions as click_errors
 except ImportError:  # pragma: no cover - older typer runs on click itself
-    from click import exceptions as click_errors
+    from click import exceptions as click_errors  # type: ignore[no-redef]
 
 
 def _wants_json(argv: Sequence[str]) -> bool:
@@ -41,11 +44,13 @@ class _Group(TyperGroup):
     """The root command: usage errors become one line on stderr (a JSON `error` object on stdout under --json), exit 2."""
 
     def main(self, args: Optional[Sequence[str]] = None, prog_name: Optional[str] = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+             complete_var: Optional[str] = None, standalone_mode: bool = True, windows_expand_args: bool = True,
+             **extra: Any) -> Any:
         argv = sys.argv[1:] if args is None else list(args)
         install_plain_coercion(self)
         try:
-            code = super().main(args=argv, prog_name=prog_name, standalone_mode=False, **extra)
+            code = super().main(args=argv, prog_name=prog_name, complete_var=complete_var, standalone_mode=False,
+                                windows_expand_args=windows_expand_args, **extra)
         except click_errors.ClickException as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":  # `hybridplan` or a group alone: its help
                 exc.show()
@@ -94,7 +99,7 @@ def run_guarded(fn: Callable[[], Optional[int]], as_json: bool) -> None:
     raise typer.Exit(code)
 
 
-def command_tokens(command: Optional[List[str]]):
+def command_tokens(command: Optional[List[str]]) -> LaunchCommand:
     """The launch command after `--`: a token list, or one quoted string."""
     from hybridplan.engine.command import parse_command
     from hybridplan.errors import BadInput

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from hybridplan.cookbook import engine_view
 from hybridplan.cookbook.compose import MULTI_NODE_FLAGS, family
@@ -20,7 +20,11 @@ from hybridplan.cookbook import selection as S
 from hybridplan.cookbook.render import Rendered, compose_cell
 from hybridplan.cookbook.schema import Page
 from hybridplan.cookbook.text import first_match, placeholder_values
+from hybridplan.engine.command import LaunchCommand
 from hybridplan.errors import EngineRefusal, HybridPlanError
+
+if TYPE_CHECKING:
+    from hybridplan.planner.verdict import Verdict
 
 GIB = 1 << 30
 
@@ -38,12 +42,12 @@ class Fit:
     max_running_requests: int = 0
     binding: str = ""
     pinned_mrr: int | None = None  # --max-running-requests as the recipe pins it (per attention-DP rank)
-    verdict: object = None  # planner.verdict.Verdict for one request of the page's length
+    verdict: Verdict | None = None  # for one request of the page's length
     note: str = ""
 
 
 @lru_cache(maxsize=4096)
-def size_on_gpu(command, gpu_id: str, version: str, request_tokens: int = 1) -> Fit:
+def size_on_gpu(command: LaunchCommand, gpu_id: str, version: str, request_tokens: int = 1) -> Fit:
     """Size the pools of a command on a catalog GPU, and predict whether one request of `request_tokens` serves."""
     from hybridplan.hardware.catalog import lookup
     from hybridplan.planner.timeline import for_loaded
@@ -72,11 +76,12 @@ def request_tokens(page: Page, r: Rendered) -> int:
     """One request's tokens: the measured workload (ISL + OSL) if a record covers the selection, else the page's L."""
     for m in (r.verification or {}).get("measurements", []):
         if m.get("workload"):
-            return m["workload"]["isl"] + m["workload"]["osl"]
+            return int(m["workload"]["isl"] + m["workload"]["osl"])
     return page.workload.request_length if page.workload else 1
 
 
-def _engine_command(flags, env, values: Mapping[str, str]):
+def _engine_command(flags: list[str] | tuple[str, ...], env: list[str] | tuple[str, ...],
+                    values: Mapping[str, str]) -> LaunchCommand:
     """The command the engine model sizes: the multi-node trio is dropped (it does not change one rank's pools, and
     its values are placeholders for the user)."""
     single = [f for f in flags if family(f) not in MULTI_NODE_FLAGS]
@@ -111,7 +116,8 @@ def check_rendered(page: Page, r: Rendered) -> list[tuple[str, str, str]]:
     v = fit.verdict
     if v is not None and not v.serves:
         conf = f"; confidence {v.confidence.level}: {v.confidence.note}" if v.confidence is not None else ""
-        out.append((severity, "pin-fit", f"on {fit.gpu} {what} fails {PHASE_WORDS[v.phase]} ({v.phase}): {v.why} "
+        phase = v.phase or "unknown"  # a failing verdict names its phase
+        out.append((severity, "pin-fit", f"on {fit.gpu} {what} fails {PHASE_WORDS.get(phase, phase)} ({phase}): {v.why} "
                     f"({fit.note}; a request of {L:,} tokens{conf})"))
     return out
 
@@ -124,10 +130,11 @@ def check_records(page: Page) -> list[tuple[str, str, str]]:
     gpus = {h.id: h.gpu for h in page.hardware}
     out = []
     for rec in page.records:
-        if gpus.get(rec.hw) is None:
+        gpu = gpus.get(rec.hw)
+        if gpu is None:
             out.append(("error", "record", f"record {rec.id}: hardware {rec.hw!r} is not one of the page's cards"))
             continue
-        out += [("error", "record", c.message()) for c in check(rec, gpus[rec.hw], page.engine_version)
+        out += [("error", "record", c.message()) for c in check(rec, gpu, page.engine_version)
                 if not c.agrees]
     return out
 
@@ -144,7 +151,7 @@ def _greyed(page: Page) -> list[dict[str, str]]:
     return out
 
 
-def check_greyed(page: Page) -> list[tuple[str, str, str, dict]]:
+def check_greyed(page: Page) -> list[tuple[str, str, str, dict[str, Any]]]:
     """Greyed combinations the engine model says fit with a same-hardware cell's flags: unmeasured, possibly
     reachable (info). The probe uses the first cell of that hardware, the combination's model name and the overlay
     defaults."""

@@ -11,7 +11,7 @@ from rich.table import Table
 if TYPE_CHECKING:
     from hybridplan.cookbook.docs_import import Imported
     from hybridplan.cookbook.render import Rendered
-    from hybridplan.cookbook.validate import Report
+    from hybridplan.cookbook.validate import Finding, Report
 
 BADGE_STYLE = {"verified": "green", "in-progress": "blue", "unverified": "yellow"}
 
@@ -178,7 +178,7 @@ def print_matrix(m: dict[str, Any], console: Console | None = None) -> None:
             c.print(f"  {dim}={oid}: {reason} ({n})", highlight=False)
 
 
-def _selection(f) -> str:
+def _selection(f: Finding) -> str:
     return " (" + " ".join(f"{k}={v}" for k, v in f.selection.items()) + ")" if f.selection else ""
 
 
