@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -118,6 +120,11 @@ def test_too_much_state_says_so_in_numbers_and_names_the_cheapest_change():
     slack = r["why"].split("its ")[1]
     assert float(slack.split(" GiB slack")[0]) >= float(slack.split("an estimated ")[1].split(" GiB")[0])
     assert r["cheapest_change"] == r["changes_that_fit"][0]["change"]
+    # the cheapest change names only the knobs it needs: planning the changed target takes exactly those
+    m = re.fullmatch(r"concurrency (\d+) \(from 8\)(?:, with (.*))?", r["cheapest_change"])
+    assert m is not None
+    smaller = plan(Target(**base, concurrency=int(m.group(1))))
+    assert smaller["fits"] and smaller["search_changes"] == (m.group(2).split(", ") if m.group(2) else [])
 
 
 def test_unknown_quant_without_a_checkpoint_is_estimated_and_said():

@@ -553,29 +553,43 @@ def _largest_fit(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
     return best
 
 
+def _needed(pl: Planner, args: EngineArgs | None, *, gpu: GPU | None = None, L: int | None = None,
+            C: int | None = None) -> str:
+    """", with <knobs>": the cheapest knobs the changed target still needs (empty when it needs none)."""
+    for c in candidates(knobs(args, pl.reg, C or pl.t.concurrency)):
+        if pl.evaluate(c, gpu=gpu, L=L, C=C).fits:
+            return ", with " + ", ".join(c.changes) if c.changes else ""
+    return ""
+
+
 def _cheapest_changes(pl: Planner, base: Outcome, loosest: Candidate) -> list[dict[str, Any]]:
-    """When no combination of the knobs fits: the target or the setup that would, each with every knob available
-    (the loosest candidate), cheapest first: a shorter L, a smaller C, another checkpoint, a larger card."""
+    """When no combination of the knobs fits: the target or the setup that would, cheapest first (a shorter L, a
+    smaller C, another checkpoint, a larger card), each found with every knob available (the loosest candidate) and
+    named with only the knobs it then needs."""
     t = pl.t
+    args = pl.base_args()
     out: list[dict[str, Any]] = []
     if base.needs is not None and base.reason and "KV pool" in base.reason:
         L = _largest_fit(1, t.request_length - 1, lambda n: pl.evaluate(loosest, L=n).fits)
         if L >= 1:
-            out.append({"change": f"request length {L:,} tokens (from {t.request_length:,})", "cost": 5.0})
+            out.append({"change": f"request length {L:,} tokens (from {t.request_length:,})"
+                                  + _needed(pl, args, L=L), "cost": 5.0})
     C = _largest_fit(1, t.concurrency - 1, lambda n: pl.evaluate(loosest, C=n).fits)
     if C >= 1:
-        out.append({"change": f"concurrency {C} (from {t.concurrency})", "cost": 5.5})
+        out.append({"change": f"concurrency {C} (from {t.concurrency})" + _needed(pl, args, C=C), "cost": 5.5})
     if t.command is None:
         for quant in ("fp8", "nvfp4-bf16-head", "nvfp4"):
             ck = checkpoint_for(t.model, quant)
             if quant != t.quant and not ck.estimated_quant and pl.ckpt.ref != ck.ref:
                 other = Planner(replace(t, quant=quant))
                 if other.evaluate(Candidate(knobs=loosest.knobs)).fits:
-                    out.append({"change": f"the {quant} checkpoint {ck.ref}", "cost": 5.8})
+                    out.append({"change": f"the {quant} checkpoint {ck.ref}" + _needed(other, other.base_args()),
+                                "cost": 5.8})
                     break
     for gpu in sorted(catalog(), key=lambda g: g.memory_mib):
         if gpu.memory_mib > t.gpu.memory_mib and gpu.vendor == t.gpu.vendor and pl.evaluate(loosest, gpu=gpu).fits:
-            out.append({"change": f"a larger card: {gpu.id} ({gpu.memory_gib:.1f} GiB)", "cost": 6.0})
+            out.append({"change": f"a larger card: {gpu.id} ({gpu.memory_gib:.1f} GiB)" + _needed(pl, args, gpu=gpu),
+                        "cost": 6.0})
             break
     return sorted(out, key=lambda d: d["cost"])
 
