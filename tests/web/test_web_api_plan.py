@@ -50,6 +50,9 @@ def test_nothing_fits_says_why_and_what_to_change(client):
 
 @pytest.mark.parametrize("body,needle", [
     ({"model": "Qwen/Qwen3.8-27B", "request_length": 10, "concurrency": 1}, "plan needs a GPU"),
+    ({"gpu": "h200", "request_length": 10, "concurrency": 1}, "plan needs --model or a launch command"),
+    ({"command": "--kv-cache-dtype fp8_e4m3", "gpu": "h200", "request_length": 10, "concurrency": 1},
+     "plan needs --model or a launch command"),
     ({"model": "Qwen/Qwen3.8-27B", "gpu": "h200", "request_length": 10, "concurrency": 1, "tp": 0}, "tp: Input should"),
     ({"model": "Qwen/Qwen3.8-27B", "gpu": "h200", "request_length": 10, "concurrency": 1, "max_mem_fraction": 1.5},
      "max_mem_fraction: Input should be less than 1"),

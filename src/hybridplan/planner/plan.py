@@ -107,20 +107,20 @@ def target_from_options(*, model: str | None, gpu: str | None, gpu_memory_gib: f
     given = extra.strip() if isinstance(extra, str) else extra
     parsed = parse_command(extra if isinstance(extra, str) else list(extra)) if extra is not None and given else None
     command_model = _model_of(parsed, version) if parsed is not None else None
-    common = dict(gpu=card, request_length=request_length, concurrency=concurrency, max_mem_fraction=max_mem_fraction,
-                  use_pin=pin, weights_gib=weights_gib, hub=hub, version=version, measured=measured,
-                  evidence=evidence)
     if command_model is not None:
-        assert parsed is not None
         for name, v in (("--model", model), ("--quant", quant), ("--spec", spec), ("--draft", draft)):
             if v is not None:
                 raise BadInput(f"{name}: the launch command after `--` already names the model and its setup; "
                                f"give {name} only without a command")
-        return Target(model=command_model, command=parsed, **common)  # type: ignore[arg-type]
-    if model is None:
+    elif model is None:
         raise BadInput("plan needs --model or a launch command with --model-path after `--`")
-    return Target(model=model, quant=quant, spec=spec, draft=draft, tp=tp, extra_flags=parsed.argv if parsed else (),
-                  env=parsed.env if parsed else (), **common)  # type: ignore[arg-type]
+    t = Target(model=command_model or model or "", gpu=card, request_length=request_length, concurrency=concurrency,
+               max_mem_fraction=max_mem_fraction, use_pin=pin, weights_gib=weights_gib, hub=hub, version=version,
+               measured=measured, evidence=evidence)
+    if command_model is not None:
+        return replace(t, command=parsed)
+    return replace(t, quant=quant, spec=spec, draft=draft, tp=tp, extra_flags=parsed.argv if parsed else (),
+                   env=parsed.env if parsed else ())
 
 
 @dataclass(frozen=True, kw_only=True)
