@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from hybridplan.cookbook.record_evidence import page_evidence
+from hybridplan.evidence_sources import all_evidence
 from hybridplan.hardware.catalog import lookup
 from hybridplan.loading import load
 from hybridplan.planner import evidence as ev
-from hybridplan.verify.log_evidence import log_evidence
 
 SEED = ("--model-path RadixArk/Qwen3.8-27B-NVFP4 --speculative-algorithm DFLASH --speculative-draft-model-path "
         "incoai/Qwen3.8-27B-DFlash2 --max-running-requests 1 --mamba-ssm-dtype bfloat16")
-SOURCE = ev.combine(page_evidence, log_evidence)
+SOURCE = all_evidence
 
 
 def probe(command: str, gpu: str, concurrency: int, version: str | None = None) -> tuple[ev.Probe, float]:

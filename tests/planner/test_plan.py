@@ -9,15 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hybridplan.cookbook.record_checks import measured_failure
-from hybridplan.cookbook.record_evidence import page_evidence
 from hybridplan.errors import BadInput
 from hybridplan.explain import explain
+from hybridplan.evidence_sources import all_evidence
 from hybridplan.hardware.catalog import lookup
-from hybridplan.planner.evidence import NO_EVIDENCE_FLOOR, NO_EVIDENCE_STEP, combine
+from hybridplan.planner.evidence import NO_EVIDENCE_FLOOR, NO_EVIDENCE_STEP
 from hybridplan.planner.plan import Target, candidates, knobs, plan
-from hybridplan.verify.log_evidence import log_evidence
 
-EVIDENCE = combine(page_evidence, log_evidence)  # what the CLI and the web hand in
+EVIDENCE = all_evidence  # what the CLI and the web hand in
 
 
 def check_against_explain(r: dict, gpu: str, C: int, L: int) -> dict:

@@ -44,16 +44,11 @@ def explain(
             from hybridplan.hardware.catalog import from_options
 
             card = from_options(gpu, gpu_memory_gib)
-        evidence = None
-        if card is not None:  # the measured launches a verdict on the card rests on (its confidence)
-            from hybridplan.cookbook.record_evidence import page_evidence
-            from hybridplan.planner.evidence import combine
-            from hybridplan.verify.log_evidence import log_evidence
+        from hybridplan.evidence_sources import all_evidence
 
-            evidence = combine(page_evidence, log_evidence)
         result = run(command_tokens(command), budget=pool_budget_gib, version=engine_version, gpu=card,
                      available_gib=available_gib, pre_load_gib=pre_load_gib, weights_gib=weights_gib, hub=hub,
-                     evidence=evidence)
+                     evidence=all_evidence)
         if as_json:
             emit_json(result)
         else:

@@ -44,16 +44,14 @@ def plan(
 
     def body() -> int:
         from hybridplan.cookbook.record_checks import measured_failure
-        from hybridplan.cookbook.record_evidence import page_evidence
-        from hybridplan.planner.evidence import combine
+        from hybridplan.evidence_sources import all_evidence
         from hybridplan.planner.plan import plan as run, target_from_options
-        from hybridplan.verify.log_evidence import log_evidence
 
         target = target_from_options(model=model, gpu=gpu, gpu_memory_gib=gpu_memory_gib,
                                      request_length=request_length, concurrency=concurrency, quant=quant, spec=spec,
                                      draft=draft, tp=tp, extra=extra, max_mem_fraction=max_mem_fraction,
                                      pin=pin, weights_gib=weights_gib, hub=hub, version=engine_version,
-                                     measured=measured_failure, evidence=combine(page_evidence, log_evidence))
+                                     measured=measured_failure, evidence=all_evidence)
         result = run(target)
         result["warnings"].extend(
             DEPRECATED.format(flag=flag) for flag, on in (("--tune-mrr", tune_mrr),

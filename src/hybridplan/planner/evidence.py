@@ -3,7 +3,7 @@ rest on.
 
 Evidence points (a cookbook page's `records:`, the public boot logs, launch reports) reach the planner from its caller
 as an `EvidenceSource`; the planner never reads them itself (layers: commands|web hand in the lookup, as they hand in
-`FailureLookup`). The rule, written out in docs/calibration.md ("Margin rule"):
+`FailureLookup`; hybridplan.evidence_sources lists every source). The rule, in docs/calibration.md ("Margin rule"):
 
 - the baseline is the engine's own default fraction for the command (the release's rule);
 - without comparable evidence the fraction stays within max(engine default + 0.05, 0.90);
@@ -77,13 +77,6 @@ class EvidencePoint:
 
 # (card, engine version) -> the launches measured on that card or on cards of its architecture
 EvidenceSource = Callable[[GPU, str], Sequence[EvidencePoint]]
-
-
-def combine(*sources: EvidenceSource) -> EvidenceSource:
-    """One source answering with every given source's points, in order."""
-    def all_points(gpu: GPU, version: str) -> Sequence[EvidencePoint]:
-        return tuple(p for s in sources for p in s(gpu, version))
-    return all_points
 
 
 def model_key(args: EngineArgs | Mapping[str, Any]) -> str:

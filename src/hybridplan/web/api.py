@@ -84,16 +84,14 @@ def explain(req: ExplainRequest, request: Request) -> CliJSON:
     from hybridplan.explain import explain as run
     from hybridplan.hardware.catalog import from_options
 
-    from hybridplan.cookbook.record_evidence import page_evidence
-    from hybridplan.planner.evidence import combine
-    from hybridplan.verify.log_evidence import log_evidence
+    from hybridplan.evidence_sources import all_evidence
 
     command = parse_command(req.command)
     with _sources(request, _command_uploads(req, command)):
         return payload(run(command, budget=req.pool_budget_gib, version=req.engine_version,
                            gpu=from_options(req.gpu, req.gpu_memory_gib), available_gib=req.available_gib,
                            pre_load_gib=req.pre_load_gib, weights_gib=req.weights_gib,
-                           evidence=combine(page_evidence, log_evidence)))
+                           evidence=all_evidence))
 
 
 @router.post("/plan", responses=ERRORS, summary="hybridplan plan --json")
@@ -103,12 +101,10 @@ def plan(req: PlanRequest, request: Request) -> CliJSON:
     breakdown, binding limit and the verdict's confidence; or why nothing fits and the cheapest change that would
     (the `plan --json` object; `fits: false` is the CLI's exit 1, still a 200 answer)."""
     from hybridplan.cookbook.record_checks import measured_failure
-    from hybridplan.cookbook.record_evidence import page_evidence
     from hybridplan.engine.command import parse_command
     from hybridplan.errors import BadInput
-    from hybridplan.planner.evidence import combine
+    from hybridplan.evidence_sources import all_evidence
     from hybridplan.planner.plan import plan as run, target_from_options
-    from hybridplan.verify.log_evidence import log_evidence
 
     if req.command is not None and (req.model is not None or req.extra is not None):
         raise BadInput("command: give the launch command or `model` (with `extra`), not both")
@@ -118,7 +114,7 @@ def plan(req: PlanRequest, request: Request) -> CliJSON:
                                  extra=req.command if req.command is not None else req.extra,
                                  max_mem_fraction=req.max_mem_fraction, pin=req.pin, weights_gib=req.weights_gib,
                                  hub=False, version=req.engine_version, measured=measured_failure,
-                                 evidence=combine(page_evidence, log_evidence))
+                                 evidence=all_evidence)
     uploads = (_command_uploads(req, parse_command(req.command)) if req.command is not None
                else _uploads(req, req.model, req.draft))
     with _sources(request, uploads):
