@@ -17,43 +17,30 @@ from typing import Any
 
 import yaml
 
-from hybridplan.engine import for_engine
 from hybridplan.hardware.catalog import from_options
-from hybridplan.models.loader import load_model
+from hybridplan.verify import vllm_check
+from hybridplan.verify.vllm_check import Prediction
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "vllm_boot_logs.yaml"
 OUT = ROOT / "docs" / "vllm-calibration.md"
-GIB = 2**30
 
 
 @dataclass(frozen=True)
 class Row:
     log: dict[str, Any]
-    tokens: tuple[int, ...]  # every capacity the rounded memory allows
-    concurrency: tuple[str, ...]
-    block_size: int
-    state_pages: int
-    blocks_per_request: int
+    prediction: Prediction
 
     @property
     def reproduced(self) -> bool:
-        return self.log["kv_cache_tokens"] in self.tokens and f"{self.log['max_concurrency']:.2f}" in self.concurrency
+        p = self.prediction
+        return self.log["kv_cache_tokens"] in p.tokens and f"{self.log['max_concurrency']:.2f}" in p.concurrency
 
 
 def predict(log: dict[str, Any]) -> Row:
     """The capacities vLLM 0.33.0 logs for the record's launch, card and rounded available KV memory."""
-    engine: Any = for_engine("vllm", "0.33.0")
-    cmd = engine.parse_command(log["command"])
-    geo = load_model(cmd.values["model"])
-    args = engine.resolve(cmd, geo, from_options(log["gpu"], None).sm)
-    lo = engine.plan(args, geo, int((log["available_kv_gib"] - 0.005) * GIB))
-    hi_bytes = int((log["available_kv_gib"] + 0.005) * GIB) - 1
-    plans = [engine.plan(args, geo, n * lo.bytes_per_block)
-             for n in range(lo.num_blocks, hi_bytes // lo.bytes_per_block + 1)]
-    return Row(log=log, tokens=tuple(p.kv_cache_tokens for p in plans),
-               concurrency=tuple(f"{p.max_concurrency:.2f}" for p in plans), block_size=lo.block_size,
-               state_pages=lo.state_pages_per_request, blocks_per_request=lo.blocks_per_request)
+    return Row(log, vllm_check.predict(log["command"], log["available_kv_gib"], from_options(log["gpu"], None).sm,
+                                       "0.33.0"))
 
 
 def rows() -> list[Row]:
@@ -78,7 +65,7 @@ def render(table: list[Row]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in table:
-        log = r.log
+        log, p = r.log, r.prediction
         link = log["source"].removeprefix("https://github.com/")
         launch = log["command"].removeprefix("vllm serve ")
         result = "reproduced" if r.reproduced else f"differs: {log.get('differs', 'rule not identified')}"
@@ -86,9 +73,9 @@ def render(table: list[Row]) -> str:
             result += f" (assumed: {log['assumed']})"
         lines.append(
             f"| [{link}]({log['source']}) | {log['release']} | {log['gpu']} | `{launch}` | "
-            f"{log['available_kv_gib']} GiB | {' / '.join(f'{t:,}' for t in r.tokens)} | {log['kv_cache_tokens']:,} | "
-            f"{' / '.join(sorted(set(r.concurrency)))}x | {log['max_concurrency']:.2f}x | {r.block_size:,} | "
-            f"{r.state_pages} of {r.blocks_per_request} | {result} |")
+            f"{log['available_kv_gib']} GiB | {' / '.join(f'{t:,}' for t in p.tokens)} | {log['kv_cache_tokens']:,} | "
+            f"{' / '.join(sorted(set(p.concurrency)))}x | {log['max_concurrency']:.2f}x | {p.block_size:,} | "
+            f"{p.state_pages_per_request} of {p.blocks_per_request} | {result} |")
     lines += ["", "Not reproduced yet (difference not identified, kept out of the table): "
               "[noonghunna/club-3090#104](https://github.com/noonghunna/club-3090/issues/104), a v0.20-era boot of the "
               "dual stack (9.84 GiB -> 619,202 tokens logged, 555,042 predicted by the 0.33.0 rules).", ""]

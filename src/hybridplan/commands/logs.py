@@ -61,12 +61,19 @@ def check(
                                               "checked by its own rules; overrides what the log states."),
     engine_version: Optional[str] = opt.ENGINE_VERSION,
     as_json: bool = opt.JSON,
+    engine: str = typer.Option("sglang", "--engine", help="The engine that wrote the log: sglang or vllm."),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help="vLLM: the card the log is from (its compute capability "
+                                      "picks the GDN prefill kernel); default an sm90 card."),
 ) -> None:
     """Predicted vs observed K, KV tokens, state and KV GiB and max running requests, with the rule that explains
     each difference, by the rules of the release the log is from (--engine-version > --log-version > the version
-    the log states > 0.5.23). Exit 1 when a difference stays unexplained."""
+    the log states > 0.5.23). Exit 1 when a difference stays unexplained. `--engine vllm`: the hybrid block size,
+    KV capacity and concurrency from the logged available KV memory (the launch: the log's non-default args line,
+    or the command after `--`)."""
 
     def body() -> int:
+        if engine == "vllm":
+            return _check_vllm(log, command, engine_version, gpu, as_json)
         from hybridplan.verify.check import check_log
 
         boot = read_log(log)
@@ -75,3 +82,24 @@ def check(
         return 0 if result["explained"] else 1
 
     run_guarded(body, as_json)
+
+
+def _check_vllm(log: Path, command: Optional[List[str]], version: Optional[str], gpu: Optional[str],
+                as_json: bool) -> int:
+    """`logs check --engine vllm`: exit 1 when a logged number is not predicted."""
+    import shlex
+
+    from hybridplan.textfile import read_bytes
+    from hybridplan.verify.logparse import MAX_LOG_BYTES
+    from hybridplan.verify.vllm_check import check_vllm_log
+
+    sm = 90
+    if gpu is not None:
+        from hybridplan.hardware.catalog import from_options
+
+        sm = from_options(gpu, None).sm
+    text = read_bytes(log, limit=MAX_LOG_BYTES).decode(errors="replace")
+    launch = (command[0] if len(command) == 1 else shlex.join(command)) if command else None
+    result = check_vllm_log(text, launch, sm=sm, version=version)
+    emit_result(result, as_json, "vllm.print_vllm_check")
+    return 0 if result["explained"] else 1

@@ -32,3 +32,21 @@ def print_vllm_explain(d: dict[str, Any], console: Console | None = None) -> Non
         c.print(f"  [dim]predicted log:[/dim] {line}")
     for note in r["notes"]:
         c.print(f"  [yellow]note:[/yellow] {note}")
+
+
+def print_vllm_check(d: dict[str, Any], console: Console | None = None) -> None:
+    """`logs check --engine vllm`: predicted vs logged, with the rule behind each difference."""
+    c = console or Console()
+    c.print(f"[bold]vLLM log[/bold] (release {d['log_release'] or 'not stated'}), checked by hybridplan's vLLM model "
+            f"on sm{d['sm']} from {d['available_kv_gib']} GiB of available KV memory")
+    t = Table(show_header=True, header_style="bold")
+    for col in ("quantity", "predicted", "logged", ""):
+        t.add_column(col)
+    for row in d["checks"]:
+        pred = row["predicted"]
+        shown = " / ".join(f"{x:,}" if isinstance(x, int) else str(x) for x in pred) if isinstance(pred, list) \
+            else f"{pred:,}"
+        t.add_row(row["quantity"], shown, f"{row['logged']:,}" if isinstance(row["logged"], int) else row["logged"],
+                  "ok" if row["match"] else f"differs: {row['rule']}")
+    c.print(t)
+    c.print("explained" if d["explained"] else "[red]not explained[/red]")

@@ -35,3 +35,36 @@ def test_refusals_and_bad_input_exit_codes(cli, cli_json):
     code, out, err = cli("explain", "--engine", "vllm", "--engine-version", "0.10.0", "--kv-memory-gib", "4", "--",
                          "vllm", "serve", "Qwen/Qwen3.5-27B")
     assert code == 2 and "vLLM 0.10.0 is not modelled" in err
+
+
+LOG_652 = """\
+(APIServer pid=1) INFO 07-09 02:56:25 [api_utils.py:273] non-default args: {'model_tag': 'Qwen/Qwen3.6-35B-A3B', \
+'dtype': 'bfloat16', 'max_model_len': 131072, 'kv_cache_dtype': 'fp8', 'enable_prefix_caching': True, \
+'max_num_batched_tokens': 8192, 'max_num_seqs': 1, 'enable_chunked_prefill': True}
+(EngineCore pid=107) INFO 07-09 02:56:41 [core.py:114] Initializing a V1 LLM engine (v0.24.0) with config: model=x
+(EngineCore pid=107) INFO 07-09 02:58:11 [gpu_worker.py:508] Available KV cache memory: 6.01 GiB
+(EngineCore pid=107) INFO 07-09 02:58:11 [kv_cache_utils.py:2146] GPU KV cache size: 569,878 tokens
+(EngineCore pid=107) INFO 07-09 02:58:11 [kv_cache_utils.py:2147] Maximum concurrency for 131,072 tokens per \
+request: 4.35x
+"""  # club-3090#652 (RTX 5090), its model path mapped to the catalog id
+
+
+def test_logs_check_reads_a_vllm_boot_log(cli_json, tmp_path):
+    log = tmp_path / "vllm.log"
+    log.write_text(LOG_652)
+    code, d = cli_json("logs", "check", "--engine", "vllm", "--gpu", "rtx5090", "--json", str(log))
+    assert code == 0 and d["explained"] and d["log_release"] == "0.24.0"
+    assert [(c["quantity"], c["match"]) for c in d["checks"]] == [
+        ("max_model_len", True), ("kv_cache_tokens", True), ("max_concurrency", True)]
+    # on an sm90 card FlashInfer's GDN prefill checkpoints would raise the block: vLLM would log fewer tokens
+    code, d = cli_json("logs", "check", "--engine", "vllm", "--json", str(log))
+    assert code == 1 and not d["explained"]
+    tokens = next(c for c in d["checks"] if c["quantity"] == "kv_cache_tokens")
+    assert tokens["predicted"] == [542492] and tokens["rule"].endswith("get_kv_cache_capacity")
+
+
+def test_logs_check_names_what_is_missing(cli, tmp_path):
+    log = tmp_path / "vllm.log"
+    log.write_text("INFO GPU KV cache size: 1,000 tokens\n")
+    code, out, err = cli("logs", "check", "--engine", "vllm", str(log))
+    assert code == 2 and "non-default args" in err and "Traceback" not in err

@@ -1,0 +1,118 @@
+"""A vLLM boot log held against hybridplan's vLLM model: the launch (its `non-default args: {...}` line, or the
+command given), the logged `Available KV cache memory`, and what vLLM then logged (the hybrid block size, the KV
+capacity and the concurrency), each predicted or the rule that differs named."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from hybridplan.errors import BadInput
+
+GIB = 2**30
+_AVAILABLE = re.compile(r"Available KV cache memory: ([0-9.]+) GiB")
+_TOKENS = re.compile(r"GPU KV cache size: ([0-9,]+) tokens")
+_CONCURRENCY = re.compile(r"Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x")
+_BLOCK = re.compile(r"Setting attention block size to (\d+) tokens")
+_ARGS = re.compile(r"non-default args: \{.*\}")
+_RELEASE = re.compile(r"LLM engine \(v([0-9][^)\s]*)\)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class VllmLog:
+    """The numbers a vLLM boot log states (None where it does not)."""
+
+    available_kv_gib: float | None  # the smallest worker's (get_kv_cache_configs plans every rank to the smallest)
+    kv_cache_tokens: int | None
+    max_model_len: int | None
+    max_concurrency: float | None
+    block_size: int | None  # the hybrid block size the platform set
+    non_default_args: str | None
+    release: str | None
+
+
+def parse_vllm_log(text: str) -> VllmLog:
+    """The boot log's capacity lines (vllm/v1/worker/gpu_worker.py, v1/core/kv_cache_utils.py::
+    update_kv_cache_capacity, platforms/interface.py::_align_hybrid_block_size, the API server's args line)."""
+    avail = [float(m) for m in _AVAILABLE.findall(text)]
+    tokens = _TOKENS.search(text)
+    conc = _CONCURRENCY.search(text)
+    block = _BLOCK.search(text)
+    args = _ARGS.search(text)
+    release = _RELEASE.search(text)
+    return VllmLog(available_kv_gib=min(avail) if avail else None,
+                   kv_cache_tokens=int(tokens.group(1).replace(",", "")) if tokens else None,
+                   max_model_len=int(conc.group(1).replace(",", "")) if conc else None,
+                   max_concurrency=float(conc.group(2)) if conc else None,
+                   block_size=int(block.group(1)) if block else None,
+                   non_default_args=args.group(0) if args else None,
+                   release=release.group(1) if release else None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Prediction:
+    """Every capacity vLLM logs for a pool in the rounded GiB interval [gib - 0.005, gib + 0.005)."""
+
+    tokens: tuple[int, ...]
+    concurrency: tuple[str, ...]  # as the log prints it (%.2f)
+    block_size: int
+    max_model_len: int
+    state_pages_per_request: int
+    blocks_per_request: int
+
+
+def predict(command_text: str, gib: float, sm: int | None, version: str | None = None) -> Prediction:
+    """The engine's plans for each block count the rounded available memory allows."""
+    from hybridplan.engine import for_engine
+    from hybridplan.models.loader import load_model
+
+    engine: Any = for_engine("vllm", version)
+    cmd = engine.parse_command(command_text)
+    if not cmd.values.get("model"):
+        raise BadInput("the vLLM launch names no model")
+    geo = load_model(str(cmd.values["model"]))
+    args = engine.resolve(cmd, geo, sm)
+    lo = engine.plan(args, geo, int((gib - 0.005) * GIB))
+    hi = int((gib + 0.005) * GIB) - 1
+    plans = [engine.plan(args, geo, n * lo.bytes_per_block) for n in range(lo.num_blocks, hi // lo.bytes_per_block + 1)]
+    return Prediction(tokens=tuple(p.kv_cache_tokens for p in plans),
+                      concurrency=tuple(f"{p.max_concurrency:.2f}" for p in plans), block_size=lo.block_size,
+                      max_model_len=lo.max_model_len, state_pages_per_request=lo.state_pages_per_request,
+                      blocks_per_request=lo.blocks_per_request)
+
+
+_RULES = {
+    "block_size": "platforms/interface.py::Platform._align_hybrid_block_size",
+    "max_model_len": "v1/core/kv_cache_planning.py::_auto_fit_max_model_len",
+    "kv_cache_tokens": "v1/core/kv_cache_planning.py::get_kv_cache_configs -> kv_cache_utils.py::get_kv_cache_capacity",
+    "max_concurrency": "v1/core/kv_cache_utils.py::get_max_concurrency_for_kv_cache_config",
+}
+
+
+def check_vllm_log(text: str, command_text: str | None, *, sm: int | None = 90,
+                   version: str | None = None) -> dict[str, Any]:
+    """Predicted vs logged for each number the log states; `explained` when every one matches."""
+    log = parse_vllm_log(text)
+    launch = command_text or log.non_default_args
+    if launch is None:
+        raise BadInput("the log has no `non-default args: {...}` line: give the launch command after `--`")
+    if log.available_kv_gib is None:
+        raise BadInput("the log has no `Available KV cache memory: X GiB` line")
+    p = predict(launch, log.available_kv_gib, sm, version)
+    rows: list[tuple[str, Any, Any, bool]] = []
+    if log.block_size is not None:
+        rows.append(("block_size", p.block_size, log.block_size, p.block_size == log.block_size))
+    if log.max_model_len is not None:
+        rows.append(("max_model_len", p.max_model_len, log.max_model_len, p.max_model_len == log.max_model_len))
+    if log.kv_cache_tokens is not None:
+        rows.append(("kv_cache_tokens", list(p.tokens), log.kv_cache_tokens, log.kv_cache_tokens in p.tokens))
+    if log.max_concurrency is not None:
+        logged = f"{log.max_concurrency:.2f}"
+        rows.append(("max_concurrency", sorted(set(p.concurrency)), logged, logged in p.concurrency))
+    checks = [{"quantity": q, "predicted": pred, "logged": got, "match": ok} | ({} if ok else {"rule": _RULES[q]})
+              for q, pred, got, ok in rows]
+    return {"engine": "vllm", "log_release": log.release, "launch": launch, "sm": sm,
+            "available_kv_gib": log.available_kv_gib, "state_pages_per_request": p.state_pages_per_request,
+            "blocks_per_request": p.blocks_per_request, "checks": checks,
+            "explained": bool(checks) and all(c["match"] for c in checks)}
