@@ -1,4 +1,5 @@
-"""A page without an engine_version is modelled by the release its build is (data/sglang_builds.yaml)."""
+"""A page without an engine_version is modelled by the release its build is, or the named build profile of a build that
+is no release (data/sglang_builds.yaml, engine/behaviours.py PROFILES)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def _page(text: str, commit: str | None, engine_version: str | None = None):
 def test_the_table_places_the_qwen38_build_between_two_releases():
     qwen = find("1cf2b8c")
     assert qwen is not None and qwen is find(FULL)
-    assert (qwen.release, qwen.after, qwen.before) == (None, "0.5.17", "0.5.18") and qwen.sources
+    assert (qwen.release, qwen.profile, qwen.after, qwen.before) == (None, "1cf2b8c", "0.5.17", "0.5.18")
+    assert qwen.sources
     assert find("71de97b2").release == "0.5.18" and find("12771786").release == "0.5.19"
     assert find("abcdef1") is None and find("main") is None
     assert len({b.commit for b in builds()}) == len(builds())
@@ -40,7 +42,9 @@ def test_the_table_places_the_qwen38_build_between_two_releases():
 @pytest.mark.parametrize("build, version, says", [
     ("71de97b2", "0.5.18", "build 71de97b2 is sglang 0.5.18 (sglang_builds.yaml): modelled by its rules"),
     ("v0.5.20", "0.5.20", "build v0.5.20 is sglang 0.5.20: modelled by its rules"),
-    ("1cf2b8c", "0.5.23", "build 1cf2b8c is a dev build between 0.5.17 and 0.5.18, no modelled release"),
+    ("1cf2b8c", "1cf2b8c", "build 1cf2b8c is a dev build between 0.5.17 and 0.5.18, not a release "
+                           "(sglang_builds.yaml): modelled as build profile 1cf2b8c, sglang 0.5.18's rules with "
+                           "dspark_markov_rank_in_dflash_config=True"),
     ("abcdef1", "0.5.23", "build abcdef1: not in sglang_builds.yaml; modelled as 0.5.23"),
     ("0.5.17", "0.5.23", "predates the modelled range"),
     (None, "0.5.23", "the page names no build and no engine_version: modelled as 0.5.23"),
@@ -50,13 +54,16 @@ def test_a_build_maps_to_the_release_that_models_it(build, version, says):
     assert got == version and says in note
 
 
-GOOD = {"commit": "abcdef1", "release": None, "after": None, "before": None, "sources": ["s"], "note": ""}
+GOOD = {"commit": "abcdef1", "release": None, "profile": None, "after": None, "before": None, "sources": ["s"],
+        "note": ""}
 
 
 @pytest.mark.parametrize("entry, field", [
     ({**GOOD, "commit": "XYZ"}, r"builds\[0\]\.commit"),
     ({**GOOD, "release": "0.5.17"}, r"builds\[0\]\.release"),
     ({**GOOD, "sources": []}, r"builds\[0\]\.sources"),
+    ({**GOOD, "profile": "9.9.9"}, r"builds\[0\]\.profile"),
+    ({**GOOD, "release": "0.5.18", "profile": "1cf2b8c"}, r"builds\[0\]\.profile"),
     ({"commit": "abcdef1", "release": None}, r"builds\[0\]: expected exactly"),
 ])
 def test_a_malformed_table_entry_names_its_field(entry, field):
@@ -84,8 +91,18 @@ def test_an_explicit_engine_version_wins_over_the_build():
     assert render(page, EAGLE_H200).engine_version == "0.5.21"
 
 
-def test_a_dev_build_page_is_modelled_as_the_default_and_says_so():
+def test_a_dev_build_page_is_modelled_by_its_profile_and_says_so():
     page = _page(PAGE, FULL)
-    assert page.engine_version == "0.5.23"
-    assert "dev build between 0.5.17 and 0.5.18" in page.engine_version_note
-    assert page.engine_version_note in render(page, EAGLE_H200).notes
+    assert page.engine_version == "1cf2b8c"  # not silently the newest release
+    assert "dev build between 0.5.17 and 0.5.18, not a release" in page.engine_version_note
+    r = render(page, EAGLE_H200)
+    assert r.engine_version == "1cf2b8c" and page.engine_version_note in r.notes
+
+
+def test_a_dev_build_without_a_profile_says_the_newest_release_is_an_assumption(monkeypatch):
+    import hybridplan.cookbook.builds as b
+
+    table = parse({"builds": [{**GOOD, "after": "0.5.20", "before": "0.5.21"}]})
+    monkeypatch.setattr(b, "builds", lambda: table)
+    version, note = page_version("abcdef1")
+    assert version == "0.5.23" and "between 0.5.20 and 0.5.21" in note and "which it may not be" in note

@@ -65,7 +65,7 @@ def test_check_exit_codes(cli, tmp_path):
     good = tmp_path / "good.yaml"
     good.write_text(PAGE)
     bad = tmp_path / "bad.yaml"
-    bad.write_text(PAGE.replace("--cuda-graph-max-bs-decode 1", "--cuda-graph-max-bs 1"))
+    bad.write_text(PAGE.replace("--cuda-graph-max-bs-decode 1", "--cuda-graph-decode-bs 1"))
     code, out, _ = cli("cookbook", "check", str(good))
     assert code == 0 and "0 error, 0 warning" in out
     code, out, _ = cli("cookbook", "check", str(good), str(bad))
@@ -113,7 +113,7 @@ def test_engine_version_models_a_page_with_another_release(cli_json):
     picks = ["--hw", "rtx5090", "--quant", "nvfp4-fp4-head", "--spec", "dspark"]
     code, own = cli_json("cookbook", "render", "qwen3.8-27b", *picks, "--json")
     code_old, old = cli_json("cookbook", "render", "qwen3.8-27b", *picks, "--engine-version", "0.5.19", "--json")
-    assert code == code_old == 0 and own["engine_version"] == "0.5.23" and old["engine_version"] == "0.5.19"
+    assert code == code_old == 0 and own["engine_version"] == "1cf2b8c" and old["engine_version"] == "0.5.19"
     code, report = cli_json("cookbook", "check", "qwen3.8-27b", "--engine-version", "0.5.19", "--json")
     assert any("markov_rank" in f["message"] for f in report["findings"])
     code, report = cli_json("cookbook", "check", "qwen3.8-27b", "--json")

@@ -119,7 +119,8 @@ def test_playground_env_rides_with_the_effective_command_only(qwen, cli_json):
     assert r.effective["env"] == [SKIP_LOCK] and r.ratio["effective"]["slots_per_request"] == 3
     # each side is what `hybridplan ratio` answers for that side's command
     for side in (base, eff):
-        code, q = cli_json("ratio", "--json", "-L", "5120", "-C", "64", "--", *shlex.split(side["command"]))
+        code, q = cli_json("ratio", "--json", "-L", "5120", "-C", "64", "--engine-version", qwen.engine_version, "--",
+                           *shlex.split(side["command"]))
         assert code == 0 and q == side["ratio"]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hybridplan.cookbook import Delta, load_page, render
+from hybridplan.cookbook.pages import at_version
 
 QWEN_SLOT = 153_944_064  # fp32 state bytes per slot (48 GDN layers); §7.2: never the 154.7 MB of dividing by 191
 
@@ -39,11 +40,15 @@ def test_h200_eagle_worked_example_and_the_pin_counts_s_only(page):
 
 
 def test_replayssm_prices_no_verify_states(page):
-    """§7.1a: with --enable-linear-replayssm-spec, D = 0 (the docs counted D = 4 and doubled the state pool)."""
-    r = render(page, {"hw": "rtx6000", "quant": "fp8", "spec": "eagle"})
+    """§7.1a: with --enable-linear-replayssm-spec, D = 0 (the docs counted D = 4 and doubled the state pool). The
+    page's build (profile 1cf2b8c, 0.5.18's rule) charges the ReplaySSM ring on every state slot, so its balanced
+    ratio prices the ring too; from 0.5.20 the ring is a fixed reservation and the ratio is the docs' own 4.59."""
+    sel = {"hw": "rtx6000", "quant": "fp8", "spec": "eagle"}
+    r = render(page, sel)
     assert "--enable-linear-replayssm-spec" in r.flags
     assert r.ratio["base"]["draft_states_per_request"] == 0
-    assert ratio_flags(r) == ["--mamba-full-memory-ratio 4.59"]
+    assert ratio_flags(r) == ["--mamba-full-memory-ratio 4.68"]
+    assert ratio_flags(render(at_version(page, "0.5.23"), sel)) == ["--mamba-full-memory-ratio 4.59"]
 
 
 def test_dspark_d_is_gamma_plus_one(page):

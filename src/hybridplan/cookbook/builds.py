@@ -1,5 +1,5 @@
-"""Which sglang release a page's build is (data/sglang_builds.yaml), and so which release models a page that pins a
-build without an explicit engine_version."""
+"""Which sglang release a page's build is (data/sglang_builds.yaml), and so which release (or named build profile,
+engine/behaviours.py PROFILES) models a page that pins a build without an explicit engine_version."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Optional
 
-from hybridplan.engine import DEFAULT, SUPPORTED
+from hybridplan.engine import DEFAULT, SUPPORTED, release_of
+from hybridplan.engine.behaviours import profile as build_profile
 from hybridplan.errors import BadInput
-from hybridplan.engine import release_of
 
 _HEX = re.compile(r"[0-9a-f]{7,40}")
 _FILE = "sglang_builds.yaml"
@@ -19,10 +19,12 @@ _FILE = "sglang_builds.yaml"
 
 @dataclass(frozen=True, kw_only=True)
 class Build:
-    """One build commit: the modelled release it is (None: no release), the releases around it, and the sources."""
+    """One build commit: the modelled release it is (None: no release), the build profile that models it when it is
+    no release, the releases around it, and the sources."""
 
     commit: str
     release: Optional[str]
+    profile: Optional[str]
     after: Optional[str]
     before: Optional[str]
     sources: tuple[str, ...]
@@ -44,15 +46,19 @@ def parse(data: Any) -> tuple[Build, ...]:
     out = []
     for i, raw in enumerate(data["builds"]):
         where = f"{_FILE}: builds[{i}]"
-        if not isinstance(raw, dict) or set(raw) != {"commit", "release", "after", "before", "sources", "note"}:
-            raise BadInput(f"{where}: expected exactly commit, release, after, before, sources, note")
+        if not isinstance(raw, dict) or set(raw) != {"commit", "release", "profile", "after", "before", "sources",
+                                                     "note"}:
+            raise BadInput(f"{where}: expected exactly commit, release, profile, after, before, sources, note")
         if not isinstance(raw["commit"], str) or not _HEX.fullmatch(raw["commit"]):
             raise BadInput(f"{where}.commit: {raw['commit']!r} is not 7 to 40 lowercase hex digits")
         if raw["release"] is not None and raw["release"] not in SUPPORTED:
             raise BadInput(f"{where}.release: {raw['release']!r} is not a modelled release ({', '.join(SUPPORTED)})")
+        if raw["profile"] is not None and (raw["release"] is not None or build_profile(str(raw["profile"])) is None):
+            raise BadInput(f"{where}.profile: {raw['profile']!r} is not a build profile (engine/behaviours.py PROFILES) "
+                           "or the build is a release")
         if not raw["sources"] or not all(isinstance(s, str) and s for s in raw["sources"]):
             raise BadInput(f"{where}.sources: at least one source")
-        out.append(Build(commit=raw["commit"], release=raw["release"], after=raw["after"], before=raw["before"],
+        out.append(Build(commit=raw["commit"], release=raw["release"], profile=raw["profile"], after=raw["after"], before=raw["before"],
                          sources=tuple(raw["sources"]), note=str(raw["note"])))
     return tuple(out)
 
@@ -81,8 +87,14 @@ def page_version(build: str | None) -> tuple[str, str]:
     known = find(build)
     if known is not None and known.release is not None:
         return known.release, f"build {build} is sglang {known.release} ({_FILE}): modelled by its rules"
+    if known is not None and known.profile is not None:
+        p = build_profile(known.profile)
+        assert p is not None  # parse() checked it
+        return p.name, (f"build {build} is {known.where()}, not a release ({_FILE}): modelled as build profile "
+                        f"{p.name}, {p.describe()}")
     if known is not None:
-        return DEFAULT, f"build {build} is {known.where()}, no modelled release ({_FILE}): modelled as {DEFAULT}"
+        return DEFAULT, (f"build {build} is {known.where()}, no modelled release and no build profile ({_FILE}): "
+                         f"modelled as {DEFAULT}, the newest release, which it may not be")
     release, why = release_of(build)
     if release is not None:
         return release, f"build {build} is sglang {release}: modelled by its rules"

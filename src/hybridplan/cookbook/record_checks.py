@@ -112,7 +112,8 @@ def bounds(failed_args: EngineArgs, failed_phase: str | None, args: EngineArgs) 
 
 @lru_cache(maxsize=64)
 def _failed_launches(gpu_id: str, version: str) -> tuple[tuple[Record, str, EngineArgs], ...]:
-    """Every failed launch recorded on a card by the bundled pages of an engine version, resolved once."""
+    """Every failed launch recorded on a card by the bundled pages, resolved once by `version`'s rules: a failure
+    measured on a page's build bounds the same command under any modelled release (the card ran out all the same)."""
     from hybridplan.cookbook.pages import bundled_ids, load_page
     from hybridplan.errors import HybridPlanError
     from hybridplan.hardware.catalog import lookup
@@ -122,8 +123,6 @@ def _failed_launches(gpu_id: str, version: str) -> tuple[tuple[Record, str, Engi
     out: list[tuple[Record, str, EngineArgs]] = []
     for pid in bundled_ids():
         page = load_page(pid)
-        if page.engine_version != version:
-            continue
         gpus = {h.id: h.gpu for h in page.hardware}
         for r in page.records:
             if r.outcome != "failed" or gpus.get(r.hw) != gpu_id:

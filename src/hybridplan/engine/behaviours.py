@@ -8,6 +8,11 @@ Flags a release lacks or parses differently are data too: engine/flag_history.js
 --attn-dp-size (0.5.22) is only that: before it, --enable-dp-attention --dp N gives the same widths. Not switches
 either: changes inside what hybridplan does not model (the fused draft entry of --enable-unified-memory, 0.5.23).
 scripts/check_behaviours.py re-reads each cited change from the unpacked releases (maintainers; needs the wheels).
+
+A build between releases is no release: it is a named profile (`PROFILES`), a release's switches and flag registry
+with the overrides the build's own measurements show, each with its evidence. `switches(name)` folds the base
+release and applies them; a profile never silently becomes the newest release. Conformance covers the releases only
+(there is no oracle for a dev build).
 """
 
 from __future__ import annotations
@@ -212,26 +217,90 @@ CHANGES: tuple[Change, ...] = (
 _ACCUMULATE = ("mamba_radix_cache_archs", "mamba_extra_buffer_archs", "multimodal_breakable_graph_archs")
 
 
+@dataclass(frozen=True)
+class Override:
+    """One switch a build sets unlike its base release, with what shows it."""
+
+    switch: str
+    value: object
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A build between releases: `base`'s switches and flag registry, with `overrides` where its measurements differ."""
+
+    name: str  # what --engine-version and a page's build name it by (the short commit)
+    base: str
+    overrides: tuple[Override, ...]
+    source: str  # where the build is described
+
+    def describe(self) -> str:
+        """'sglang 0.5.18's rules with a, b as build 1cf2b8c measured them' (the modelling, in one line)."""
+        changed = ", ".join(f"{o.switch}={o.value!r}" for o in self.overrides)
+        return f"sglang {self.base}'s rules" + (f" with {changed}" if changed else "") + f" (build {self.name})"
+
+
+_PAGE_1CF2B8C = "docs/src/snippets/configs/Qwen/qwen3.8-27b.jsx @ 00ac710 (pins measured on 1cf2b8c)"
+
+PROFILES: tuple[Profile, ...] = (
+    # the Qwen3.8-27B cookbook's build (data/sglang_builds.yaml): a dev build between 0.5.17 and 0.5.18. Its measured
+    # defaults are 0.5.18's, not 0.5.23's: a 2048-token default prefill chunk on the 32 GB RTX 5090 (20-35 GiB tier;
+    # 0.5.20 raised it to 4096) and a default decode graph set that --max-running-requests 1 does not cap (0.5.22
+    # caps it). It ran the nested DSpark draft config, which 0.5.18 refuses.
+    Profile("1cf2b8c", "0.5.18", (
+        Override("dspark_markov_rank_in_dflash_config", True,
+                 f"{_PAGE_1CF2B8C}: the DSPARK cells with RadixArk/Qwen3.8-27B-DSpark (markov_rank under "
+                 "dflash_config) served on every SM120 card and GB10"),
+    ), "https://github.com/sgl-project/sglang/pull/35825 (the page unified on 1cf2b8c and re-measured every pin)"),
+)
+"""The named build profiles. The switches a profile keeps from its base are checked against the build's records too:
+mid_tier_chunk_and_graph (2048, 24, 80) - the DFLASH2 bf16 pin's comment, "a prefill chunk smaller than the engine
+default: at 0.91 the pools fit but a 2048-token chunk's activations do not"; decode_graph_capped_by_mrr False - the
+RTX 5090 cell's comment, "--cuda-graph-max-bs-decode 1 also protects the token pool (default capture set costs
+39,247 -> 37,347 and K 8 -> 7)" at --max-running-requests 1 (tests/engine/test_profiles.py)."""
+
+_BY_NAME = {p.name: p for p in PROFILES}
+
+
 def _key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split("."))
 
 
+def profile(name: str) -> Profile | None:
+    """The build profile of that name, or None for a release (or an unknown name)."""
+    return _BY_NAME.get(name)
+
+
 def check_version(version: str) -> str:
-    """The version itself, or BadInput naming the supported ones."""
-    if version not in VERSIONS:
-        raise BadInput(f"unsupported engine version {version!r}; supported: {', '.join(VERSIONS)}")
+    """The version (a release or a build profile's name) itself, or BadInput naming the supported ones."""
+    if version not in VERSIONS and version not in _BY_NAME:
+        raise BadInput(f"unsupported engine version {version!r}; supported: {', '.join(VERSIONS)}"
+                       + (f"; build profiles: {', '.join(_BY_NAME)}" if _BY_NAME else ""))
     return version
+
+
+def base_release(version: str) -> str:
+    """The release whose flag registry a version parses with: itself, or a profile's base."""
+    p = _BY_NAME.get(check_version(version))
+    return p.base if p is not None else version
 
 
 @lru_cache(maxsize=None)
 def switches(version: str) -> Switches:
-    """Every switch's value in `version`: the history folded up to that release."""
+    """Every switch's value in `version`: the history folded up to that release; a profile's overrides on top."""
+    release = base_release(version)
     values: dict[str, object] = {}
     for ch in CHANGES:
-        if _key(ch.release) > _key(check_version(version)):
+        if _key(ch.release) > _key(release):
             continue
         old = values.get(ch.switch)
         values[ch.switch] = old | ch.value if ch.switch in _ACCUMULATE and old is not None else ch.value  # type: ignore[operator]
+    p = _BY_NAME.get(version)
+    for o in p.overrides if p is not None else ():
+        if o.switch not in values:
+            raise KeyError(o.switch)
+        values[o.switch] = o.value
     return Switches(version=version, **values)  # type: ignore[arg-type]
 
 
@@ -242,7 +311,7 @@ def changes_in(version: str) -> tuple[Change, ...]:
 
 def rule_for(version: str, switch: str) -> Change:
     """The change that gave `switch` its value in `version` (for accumulating lists: the last addition)."""
-    found = [ch for ch in CHANGES if ch.switch == switch and _key(ch.release) <= _key(check_version(version))]
+    found = [ch for ch in CHANGES if ch.switch == switch and _key(ch.release) <= _key(base_release(version))]
     if not found:
         raise KeyError(switch)
     return found[-1]

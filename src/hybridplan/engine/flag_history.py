@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from hybridplan.engine.behaviours import VERSIONS, check_version
+from hybridplan.engine.behaviours import VERSIONS, base_release, check_version
 from hybridplan.engine.flags import FlagRegistry, ParsedFlags, parse_argv, registry_from_json
 from hybridplan.errors import BadInput
 
@@ -40,18 +40,18 @@ def _base() -> dict[str, Any]:
 @lru_cache(maxsize=None)
 def registry_json(version: str) -> dict[str, Any]:
     """The flag registry of `version`, shaped like flags.json (engine, version, prog, allow_abbrev, flags)."""
-    check_version(version)
+    release = base_release(version)  # a build profile parses with its base release's flags
     base, hist = _base(), history()
     flags = {_key(f): f for f in base["flags"]}
     for step in reversed(hist["releases"]):
-        if VERSIONS.index(step["to"]) <= VERSIONS.index(version):
+        if VERSIONS.index(step["to"]) <= VERSIONS.index(release):
             break
         for f in step["added"]:
             flags.pop(_key(f), None)
         for f in step["removed"] + step["changed"]:
             flags[_key(f)] = f
     ordered = sorted(flags.values(), key=lambda f: (f["dest"], f["options"][0] if f["options"] else ""))
-    return {**base, "version": version, "allow_abbrev": hist["allow_abbrev"][version], "flags": ordered}
+    return {**base, "version": version, "allow_abbrev": hist["allow_abbrev"][release], "flags": ordered}
 
 
 @lru_cache(maxsize=None)
