@@ -261,6 +261,17 @@ def test_bad_uploads_are_400s_naming_the_field(client, extra, needle):
     assert res.status_code == 400 and res.json()["error"]["message"].startswith(needle)
 
 
+def test_an_upload_with_an_integer_past_pythons_conversion_limit_names_the_field(client):
+    """json.loads raises inside FastAPI on 5,000 digits; the answer still names the field, and the server goes on."""
+    body = json.dumps({"command": "--model-path my-model", **SIZED,
+                       "config": {**catalog_config(), "num_hidden_layers": 271828182}})
+    res = client.post("/api/explain", content=body.replace("271828182", "9" * 5000),
+                      headers={"content-type": "application/json"})
+    msg = res.json()["error"]["message"]
+    assert res.status_code == 400 and msg.startswith("request body: `config.num_hidden_layers`: an integer of 5,000")
+    assert client.post("/api/explain", json={"command": f"--model-path {MODEL}", **SIZED}).status_code == 200
+
+
 # -- Host header -------------------------------------------------------------------------------------------------
 
 

@@ -47,6 +47,18 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "; ".join(dict.fromkeys(parts)) or "invalid request"
 
 
+BODY_UNPARSED = "There was an error parsing the body"  # fastapi.routing's answer when json.loads itself raised
+
+
+async def _name_the_bad_number(request: Request) -> None:
+    """Re-read a body FastAPI could not parse with the bounded parser, which names the field: json.loads raises
+    on an integer past Python's 4,300-digit conversion limit without saying where (the body is cached and bounded)."""
+    from hybridplan.jsontext import parse_json
+
+    body = await request.body()
+    parse_json(body.decode("utf-8", errors="replace"), origin="request body", what="JSON")
+
+
 class GuardedRoute(APIRoute):
     """An API route whose unexpected exceptions are answered as bad input (400, one generic line), the traceback
     logged here: an endpoint's exception comes from what the request asked for, never a 500 to the client."""
@@ -57,7 +69,11 @@ class GuardedRoute(APIRoute):
         async def guarded(request: Request) -> Response:
             try:
                 return await handler(request)
-            except (HybridPlanError, RequestValidationError, StarletteHTTPException):
+            except StarletteHTTPException as exc:
+                if exc.status_code == 400 and exc.detail == BODY_UNPARSED:
+                    await _name_the_bad_number(request)
+                raise
+            except (HybridPlanError, RequestValidationError):
                 raise
             except Exception:
                 log.exception("unexpected error on %s %s", request.method, request.url.path)
