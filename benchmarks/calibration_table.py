@@ -48,7 +48,9 @@ def public_table() -> list[str]:
            "(`explain --gpu`), and from the log's own P and A (the engine rule alone). A dash: the log does not show "
            "it, or the model is not in the catalog. The model is sglang 0.5.23's: logs of other releases differ where "
            "the releases do (e.g. 0.5.19 loads the Qwen3.5 MTP head's own embedding and lm_head, ~2.2 GiB per rank at "
-           "TP2, which 0.5.23 shares with the target: the RTX 3090 FP8 rows).", "",
+           "TP2, which 0.5.23 shares with the target: the RTX 3090 FP8 rows). The qwen3.8-27b page's DSPARK pools on "
+           "build 1cf2b8c are sized by rules that build shares with 0.5.23 (build profile 1cf2b8c differs in the "
+           "prefill chunk and graph defaults, not in the pool split).", "",
            "| log | card | sglang | model | visible | P | weights | capture | K | KV tokens | K (log's P, A) | "
            "KV (log's P, A) |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]

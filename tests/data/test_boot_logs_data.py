@@ -11,7 +11,7 @@ from hybridplan.verify.public_logs import PHASES, load, parse
 
 LOGS = load()
 CARD_IDS = {g.id for g in catalog()}
-MIN_RECORDS = 26  # the issue-10 target is 25; raise this as records are added
+MIN_RECORDS = 28  # the issue-10 target is 25; raise this as records are added
 
 
 def test_enough_records_on_enough_cards():

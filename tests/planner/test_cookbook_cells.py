@@ -33,6 +33,7 @@ def measured_selections() -> list[dict]:
         if s["badge"] in ("verified", "in-progress"):
             out.append({"label": " ".join(s["selection"][d] for d in ("hw", "quant", "spec", "tier", "ssm-dtype")),
                         "gpu": gpus[s["selection"]["hw"]], "flags": s["flags"], "env": s["env"],
+                        "version": page.engine_version,
                         "tokens": request_tokens(page, render(page, s["selection"]))})
     return out
 
@@ -43,7 +44,7 @@ def test_every_measured_pin_serves_on_its_card():
     misjudged = []
     for s in sels:
         card = lookup(s["gpu"])
-        loaded = load(launch_command(s["flags"], s["env"], {}), platform=card.platform())
+        loaded = load(launch_command(s["flags"], s["env"], {}), platform=card.platform(), version=s["version"])
         tl, _ = for_loaded(loaded, gpu=card)
         v = predict(loaded, tl, request_tokens=s["tokens"])
         if not v.serves:
@@ -104,7 +105,7 @@ def test_bf16_and_fp8_weights_leave_nothing_on_the_rtx5090(quant):
     # the page: "the BF16 (~54 GB) and FP8 (~28.5 GB) checkpoints leave no memory for the pools (FP8 measured:
     # negative total_rest_memory at every mem fraction)"
     t = _target(quant)
-    assert not Planner(t).evaluate(candidates(t, 1)[0]).fits
+    assert not Planner(t).evaluate(candidates([])[0]).fits
 
 
 @pytest.mark.parametrize("quant, spec, tier", [("nvfp4-bf16-head", "dflash", "extra_buffer_lazy"),
@@ -113,4 +114,4 @@ def test_bf16_and_fp8_weights_leave_nothing_on_the_rtx5090(quant):
 def test_greyed_fp32_combinations_do_not_fit(quant, spec, tier):
     # the page greys these out: "no fp32 GDN state pool that also leaves room for prefill graph capture"
     t = _target(quant, spec, "--mamba-radix-cache-strategy", tier, "--mamba-ssm-dtype", "float32")
-    assert not Planner(t).evaluate(candidates(t, 1)[0]).fits
+    assert not Planner(t).evaluate(candidates([])[0]).fits

@@ -138,6 +138,8 @@ PUBLIC = {
     "club3090-qwen38-27b-int4-tp2-rtx3090-ssm-bf16": "0.5.19",
     "club3090-qwen38-27b-int4-tp2-rtx3090-k63": "0.5.19", "club3090-qwen38-27b-int4-tp2-rtx3090-k20": "0.5.20",
     "sglang-33713-qwen38-27b-int4-tp2-rtx3090": "0.5.19",
+    # build 1cf2b8c is no release (its build profile models the page, data/sglang_builds.yaml)
+    "qwen38-27b-cookbook-dspark-fp32-ll-rtx5090": None, "qwen38-27b-cookbook-dspark-fp32-ht-rtx5090": None,
 }
 
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from hybridplan.hardware.catalog import lookup
+from hybridplan.planner.constants import constants_for
 from hybridplan.verify.calibrate import STRICT_GIB, calibrate
 from hybridplan.verify.logparse import parse_log
 from hybridplan.verify.store import Store
@@ -36,9 +37,10 @@ def test_context_and_headroom_from_a_mem_fraction_sweep():
     g = calibrate(runs)["gpus"]["rtx5090"]
     visible = lookup("rtx5090").torch_total_mib / 1024  # 31.36 GiB: what torch sees, not memory.total
     assert g["context_gib"]["fitted"]["one_rank"] == pytest.approx(visible - 30.84, abs=1e-4)
-    assert g["context_gib"]["planner"]["one_rank"] == pytest.approx(0.40)
+    planner = constants_for("rtx5090").context_gib_single  # the card's measured term (data/planner_constants.yaml)
+    assert g["context_gib"]["planner"]["one_rank"] == pytest.approx(planner)
     err = g["error"]
-    assert err["pre_load_gib_mae"][0] == pytest.approx(abs(visible - 0.40 - 30.84), abs=1e-4)
+    assert err["pre_load_gib_mae"][0] == pytest.approx(abs(visible - planner - 30.84), abs=1e-4)
     assert err["pre_load_gib_mae"][1] == pytest.approx(0.0, abs=1e-4)
     # the true headroom lies in (30.84 x 0.06, 30.84 x 0.10]: the offset puts the planner just above the failure
     head = g["headroom"]

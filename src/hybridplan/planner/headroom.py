@@ -272,7 +272,9 @@ def _activation_parts(args: EngineArgs, geo: ModelGeometry, widths: ModelWidths,
     draft_extend, dnote = 0, ""
     if algo in DFLASH_FAMILY:  # the DFlash/DSpark draft runs its context pass eagerly (no draft prefill graph)
         d = draft_widths or widths
-        per = ab * (n_aux * widths.hidden + 2 * d.hidden + 2 * d.attn_kv_heads * d.attn_head_dim)
+        # the target layers' hidden states it reads, its own residual stream and its widest layer (its MLP)
+        widest = max(_attention_bytes(d, args["attn_tp_size"], ab, True), _mlp_bytes(d, args["tp_size"], ab))
+        per = ab * n_aux * widths.hidden + 3 * d.hidden * ab + widest
         draft_extend, dnote = T * per, f"; {algo} draft extend {T:,} tokens x {per / 1024:.0f} KiB"
     out.append(Part(name="eager_activations", label="eager activations", source=Source.ESTIMATE,
                     nbytes=int((max(eager_prefill, eager_decode) + draft_extend) * frag),
