@@ -171,7 +171,7 @@ def knobs(args: EngineArgs | None, reg: FlagRegistry, concurrency: int) -> list[
     option = "--cuda-graph-max-bs-decode" if reg.knows("--cuda-graph-max-bs-decode") else "--cuda-graph-max-bs"
     if reg.knows(option) and (gbs is None or gbs > concurrency):
         graph.append(Knob(label=f"{option} {concurrency}", cost=0.3, sets=((option, str(concurrency)),),
-                          why=f"capture decode graphs up to {concurrency} requests, not {gbs}: less graph memory"))
+                          why=f"capture decode graphs up to {_requests(concurrency)}, not {gbs}: less graph memory"))
     chunk: list[Knob | None] = [None]
     now = a("chunked_prefill_size")
     for c in CHUNKS:
@@ -523,6 +523,10 @@ class Planner:
         return out
 
 
+def _requests(n: int) -> str:
+    return f"{n} request{'s' if n != 1 else ''}"
+
+
 def _float(text: str | None) -> float | None:
     try:
         return float(text) if text else None
@@ -626,12 +630,12 @@ def _changes(pl: Planner, best: Outcome) -> list[dict[str, Any]]:
     why["mem_fraction_static"] = (
         f"your --max-mem-fraction {pl.t.max_mem_fraction}" if pl.t.max_mem_fraction is not None or b is None else
         f"the highest the model says is safe, within the evidence ceiling {b.ceiling} (engine default "
-        f"{b.engine_default}; mem_fraction.rule says why)")
+        f"{b.engine_default})")
     s = best.split
     assert s is not None
     why["mamba_full_memory_ratio"] = (f"balances the state and KV pools for {pl.t.request_length:,}-token requests"
                                       if s.kind == "ratio" else "the pin replaces the ratio")
-    why["max_mamba_cache_size"] = (f"{s.pin} state slots admit {pl.t.concurrency} requests (no ratio balances them)"
+    why["max_mamba_cache_size"] = (f"{s.pin} state slots admit {_requests(pl.t.concurrency)} (no ratio balances them)"
                                    if s.kind == "pin" else "")
     out = []
     options = (tok.partition("=")[0] for tok in base + final if tok.startswith("--"))

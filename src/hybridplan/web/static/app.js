@@ -1016,7 +1016,7 @@
   function confidenceLine(id, c) {
     if (!c) return null;
     return el("p", {id: id, class: "confidence", "data-level": c.level}, el("strong", {text: "Confidence: " + c.level}),
-      " — " + c.note + (c.unknowns && c.unknowns.length ? " Unknown: " + c.unknowns.join("; ") + "." : ""));
+      " — " + c.note + "." + (c.unknowns && c.unknowns.length ? " Unknown: " + c.unknowns.join("; ") + "." : ""));
   }
 
   // ---- Plan: `plan --json`; it follows the Deploy command, card and workload until its own fields are edited ----
@@ -1053,7 +1053,8 @@
       isNum(m.engine_default) ? stat("engine_default", "engine default fraction", fmtFrac(m.engine_default), m.engine_default, {source: "engine rule", note: "the release's own --mem-fraction-static for this command"}) : null,
       stat("mem_fraction_static", "--mem-fraction-static", fmtFrac(d.mem_fraction_static), d.mem_fraction_static, {source: "estimate", note: "fits from " + d.min_mem_fraction_static}),
       isNum(m.ceiling) ? stat("ceiling", "evidence ceiling", fmtFrac(m.ceiling), m.ceiling, {source: "estimate", note: m.rule}) : null,
-      isNum(up.kv_tokens) ? stat("step_up", "the step up buys", (up.kv_tokens >= 0 ? "+" : "") + fmtInt(up.kv_tokens) + " KV tokens, " + (up.state_slots >= 0 ? "+" : "") + fmtInt(up.state_slots) + " slots, " + (up.requests >= 0 ? "+" : "") + fmtInt(up.requests) + " requests", up.kv_tokens, {source: "engine rule", note: up.serves_at_default ? "the default serves the target too" : "the default does not serve the target"}) : null));
+      isNum(up.kv_tokens) ? stat("step_up", "the step up buys", (up.kv_tokens >= 0 ? "+" : "") + fmtInt(up.kv_tokens) + " KV tokens, " + (up.state_slots >= 0 ? "+" : "") + fmtInt(up.state_slots) + " slots, " + (up.requests >= 0 ? "+" : "") + fmtInt(up.requests) + " requests", up.kv_tokens, {source: "engine rule", note: up.serves_at_default ? "the default serves the target too" : "the default does not serve the target"}) :
+        up.why ? stat("step_up", "at the engine default", "does not start", null, {source: "engine rule", note: up.why}) : null));
     var conf = confidenceLine("plan-confidence", d.confidence);
     if (conf) out.appendChild(conf);
     out.appendChild(el("div", {class: "stats", id: "plan-figures"},
