@@ -13,8 +13,9 @@ def print_plan(r: dict[str, Any], console: Console | None = None) -> None:
     """The command (or why nothing fits and the cheapest change), the memory breakdown, K, KV tokens and the margin."""
     c = console or Console()
     tgt = r["target"]
+    setup = "your command" if tgt.get("command") else f"spec {tgt['spec'] or 'none'}"
     c.print(f"[bold]{tgt['model']}[/] ({tgt['quant'] or 'as given'}) on {tgt['gpu']['name']}: {tgt['concurrency']} "
-            f"x {tgt['request_length']:,}-token requests, spec {tgt['spec'] or 'none'}")
+            f"x {tgt['request_length']:,}-token requests, {setup}")
     if not r["fits"]:
         c.print(f"[red bold]nothing fits:[/] {r['why']}", highlight=False)
         for ch in r["changes_that_fit"]:
