@@ -10,8 +10,8 @@ as an `EvidenceSource`; the planner never reads them itself (layers: commands|we
 - a launch that served on the same card, or a smaller card of the same architecture (its fraction left less slack),
   supports its own fraction less STEP per unit of distance, where distance adds CLASS for the other card, OTHER_MODEL
   for another checkpoint (or speculative setup) and TP size, and log2 of how far the command's prefill chunk,
-  request cap and CUDA-graph batch size exceed the launch's (smaller is inside the evidence); beyond MAX_DISTANCE a
-  launch is not evidence;
+  request cap and CUDA-graph batch size exceed the launch's (smaller is inside the evidence; an unrecorded chunk or
+  cap counts 1); beyond MAX_DISTANCE a launch is not evidence;
 - a launch that ran out of memory at capture or on the first request caps the same card and model, at a command at
   least as demanding, FAIL_STEP below its fraction (one step for the unknown shortfall, one for the margin).
 
@@ -319,8 +319,8 @@ def rule_text() -> list[str]:
         f"memory (its fraction left less slack), supports its fraction less {STEP} per unit of *distance*. Distance "
         f"adds {CLASS:g} for the other card, {OTHER_MODEL:g} for another checkpoint or speculative setup, "
         f"{OTHER_TP:g} for another TP size, and log2 of how far the command's prefill chunk, request cap and "
-        "CUDA-graph batch size exceed the launch's (a smaller value is inside the evidence; a value the launch did "
-        f"not record counts 1). Beyond a distance of {MAX_DISTANCE:g} a launch is not evidence. The ceiling is the "
+        "CUDA-graph batch size exceed the launch's (a smaller value is inside the evidence; a prefill chunk or "
+        "request cap the launch did not record counts 1, a graph batch size counts where both are known). Beyond a distance of {MAX_DISTANCE:g} a launch is not evidence. The ceiling is the "
         "highest fraction any launch supports, or the no-evidence ceiling when that is higher.",
         f"- **A launch that ran out of memory** at graph capture or on its first request caps the same card and "
         f"model, for a command at least as demanding (prefill chunk, request cap, graph batch size), {FAIL_STEP:g} "
