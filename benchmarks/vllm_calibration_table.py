@@ -17,7 +17,6 @@ from typing import Any
 
 import yaml
 
-from hybridplan.hardware.catalog import from_options
 from hybridplan.verify import vllm_check
 from hybridplan.verify.vllm_check import Prediction
 
@@ -39,8 +38,7 @@ class Row:
 
 def predict(log: dict[str, Any]) -> Row:
     """The capacities vLLM 0.33.0 logs for the record's launch, card and rounded available KV memory."""
-    return Row(log, vllm_check.predict(log["command"], log["available_kv_gib"], from_options(log["gpu"], None).sm,
-                                       "0.33.0"))
+    return Row(log, vllm_check.predict(log["command"], log["available_kv_gib"], log["gpu"], "0.33.0"))
 
 
 def rows() -> list[Row]:

@@ -24,13 +24,15 @@ _RULES = {
 }
 
 
-def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float, sm: int | None = 90) -> dict[str, Any]:
+def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float, gpu: str | None = None) -> dict[str, Any]:
     """The plan for a vLLM launch (`vllm serve ...`, the api_server module, or a `non-default args:` line) from the
-    logged `Available KV cache memory` (GiB) on a card of compute capability `sm` (x10; it picks the GDN prefill
-    kernel, whose align-mode checkpoints change the block size); BadInput / EngineRefusal propagate to the guard."""
+    logged `Available KV cache memory` (GiB) on a catalog card (its compute capability picks the GDN prefill kernel,
+    whose align-mode checkpoints change the block size; its memory the batch defaults; none: an sm90 card);
+    BadInput / EngineRefusal propagate to the guard."""
     from hybridplan.engine import for_engine
     from hybridplan.errors import BadInput
     from hybridplan.models.loader import load_model
+    from hybridplan.planner.vllm_plan import card
 
     if not 0 < kv_memory_gib <= MAX_GPU_GIB:
         raise BadInput(f"--kv-memory-gib: {kv_memory_gib:g} is outside 0..{MAX_GPU_GIB:g} (GiB on one GPU)")
@@ -40,14 +42,15 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float, sm: in
     if not model:
         raise BadInput("the vLLM command names no model (`vllm serve MODEL` or --model)")
     geo = load_model(str(model))
-    args = engine.resolve(cmd, geo, sm)
+    c = card(gpu)
+    args = engine.resolve(cmd, geo, c.sm, c.total_memory_bytes, c.name)
     memory = int(kv_memory_gib * 2**30)
     plan = engine.plan(args, geo, memory)
     padded = plan.mamba_page_size_padded
     pct = 100 * (plan.page_bytes - plan.state_page_bytes) / plan.state_page_bytes
     return {
         "engine": {"name": "vllm", "version": engine.version, "rules": engine.rules_package},
-        "platform": {"sm": sm, "gdn_prefill_checkpoints": args.gdn_prefill_checkpoints},
+        "platform": {"gpu": gpu, "sm": c.sm, "gdn_prefill_checkpoints": args.gdn_prefill_checkpoints},
         "model": {"ref": model, "family": geo.family, "architecture": geo.architecture,
                   "state_layers": len(geo.linear_layer_ids), "attention_layers": len(geo.full_attention_layer_ids)},
         "command": {"source": cmd.source, "explicit": cmd.values},

@@ -65,8 +65,7 @@ def explain(
 
 def _explain_other(engine: str, command: Optional[List[str]], version: Optional[str], kv_memory_gib: Optional[float],
                    gpu: Optional[str], as_json: bool) -> int:
-    """`explain --engine vllm`: the plan from the logged available KV memory (--gpu: the card's compute capability;
-    default sm90)."""
+    """`explain --engine vllm`: the plan from the logged available KV memory (--gpu: the card; default sm90)."""
     import shlex
 
     from hybridplan.errors import BadInput
@@ -80,13 +79,8 @@ def _explain_other(engine: str, command: Optional[List[str]], version: Optional[
         raise BadInput("--kv-memory-gib: required with --engine vllm (the boot log's 'Available KV cache memory')")
     from hybridplan.vllm_explain import explain_vllm
 
-    sm = 90
-    if gpu is not None:
-        from hybridplan.hardware.catalog import from_options
-
-        sm = from_options(gpu, None).sm
     text = command[0] if len(command) == 1 else shlex.join(command)
-    result = explain_vllm(text, version=version, kv_memory_gib=kv_memory_gib, sm=sm)
+    result = explain_vllm(text, version=version, kv_memory_gib=kv_memory_gib, gpu=gpu)
     if as_json:
         emit_json(result)
     else:

@@ -93,13 +93,8 @@ def _check_vllm(log: Path, command: Optional[List[str]], version: Optional[str],
     from hybridplan.verify.logparse import MAX_LOG_BYTES
     from hybridplan.verify.vllm_check import check_vllm_log
 
-    sm = 90
-    if gpu is not None:
-        from hybridplan.hardware.catalog import from_options
-
-        sm = from_options(gpu, None).sm
     text = read_bytes(log, limit=MAX_LOG_BYTES).decode(errors="replace")
     launch = (command[0] if len(command) == 1 else shlex.join(command)) if command else None
-    result = check_vllm_log(text, launch, sm=sm, version=version)
+    result = check_vllm_log(text, launch, gpu=gpu, version=version)
     emit_result(result, as_json, "vllm.print_vllm_check")
     return 0 if result["explained"] else 1

@@ -37,12 +37,21 @@ def plan(
     hub: bool = opt.HUB,
     as_json: bool = opt.JSON,
     engine_version: Optional[str] = opt.ENGINE_VERSION,
+    engine: str = typer.Option("sglang", "--engine", help="The engine the launch is for: sglang or vllm."),
+    kv_memory_gib: Optional[float] = typer.Option(None, "--kv-memory-gib", callback=opt.FREE_GIB_CHECK,
+                                                  help="vLLM: the measured boot's 'Available KV cache memory', GiB."),
+    max_util: float = typer.Option(0.95, "--max-util", help="vLLM: the highest --gpu-memory-utilization to propose."),
 ) -> None:
     """The fewest changes to a launch command (yours after `--`, or the catalog's for --model) that serve C requests
     of L tokens on a GPU: request cap, graph sizes, prefill chunk, SSM dtype, radix strategy, ratio or pin, and a
-    --mem-fraction-static within the evidence."""
+    --mem-fraction-static within the evidence. `--engine vllm`: from one measured boot (--kv-memory-gib at the
+    launch's --gpu-memory-utilization) on --gpu, the utilization, prefix caching (the state's align/none mode) and
+    KV dtype that serve C requests of L tokens."""
 
     def body() -> int:
+        if engine == "vllm":
+            return _plan_vllm(extra, gpu, kv_memory_gib, request_length, concurrency, max_util, engine_version,
+                              as_json)
         from hybridplan.cookbook.record_checks import measured_failure
         from hybridplan.evidence_sources import all_evidence
         from hybridplan.planner.plan import plan as run, target_from_options
@@ -65,3 +74,27 @@ def plan(
         return 0 if result["fits"] else 1
 
     run_guarded(body, as_json)
+
+
+def _plan_vllm(extra: Optional[List[str]], gpu: Optional[str], kv_memory_gib: Optional[float], request_length: int,
+               concurrency: int, max_util: float, version: Optional[str], as_json: bool) -> int:
+    """`plan --engine vllm`: exit 1 when no candidate serves the target."""
+    import shlex
+
+    from hybridplan.errors import BadInput
+    from hybridplan.planner.vllm_plan import VllmTarget, card, plan_vllm
+
+    if not extra:
+        raise BadInput("plan --engine vllm: give the launch after `--` (vllm serve MODEL ...)")
+    if kv_memory_gib is None:
+        raise BadInput("--kv-memory-gib: required with --engine vllm (the measured boot's 'Available KV cache memory')")
+    text = extra[0] if len(extra) == 1 else shlex.join(extra)
+    result = plan_vllm(VllmTarget(command=text, kv_memory_gib=kv_memory_gib, card=card(gpu),
+                                  request_length=request_length, concurrency=concurrency, max_util=max_util), version)
+    if as_json:
+        emit_json(result)
+    else:
+        from hybridplan.render.vllm import print_vllm_plan
+
+        print_vllm_plan(result)
+    return 0 if result["fits"] else 1

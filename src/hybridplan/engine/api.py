@@ -181,7 +181,10 @@ class HybridKVEngine(Protocol):
         """A launch command or a boot log's `non-default args: {...}` line, by the release's parser."""
         ...
 
-    def resolve(self, cmd: "VllmCommand", geo: ModelGeometry, sm: int | None = 90) -> "VllmArgs":
+    def resolve(self, cmd: "VllmCommand", geo: ModelGeometry, sm: int | None = 90,
+                total_memory_bytes: int | None = None, device_name: str = "") -> "VllmArgs":
+        """The release's resolution on a card (compute capability x10, torch's total memory, its name: they pick
+        the GDN prefill kernel and the batch defaults; None leaves the card-dependent defaults open)."""
         ...
 
     def plan(self, args: "VllmArgs", geo: ModelGeometry, available_memory: int) -> "KVPlan":

@@ -50,3 +50,25 @@ def print_vllm_check(d: dict[str, Any], console: Console | None = None) -> None:
                   "ok" if row["match"] else f"differs: {row['rule']}")
     c.print(t)
     c.print("explained" if d["explained"] else "[red]not explained[/red]")
+
+
+def print_vllm_plan(d: dict[str, Any], console: Console | None = None) -> None:
+    """`plan --engine vllm`: the baseline, the candidates (cheapest first) and the launch to run."""
+    c = console or Console()
+    t_ = d["target"]
+    m = d["measured"]
+    c.print(f"[bold]vLLM plan[/bold]: {t_['concurrency']} requests of {t_['request_length']:,} tokens, from the boot "
+            f"measured at gpu_memory_utilization {m['gpu_memory_utilization']:g} ({m['available_kv_gib']} GiB KV)")
+    t = Table(show_header=True, header_style="bold")
+    for col in ("changes", "util", "KV GiB", "mode", "block", "KV tokens", "concurrency", "fits"):
+        t.add_column(col)
+    rows = ([("baseline", d["baseline"])] if d["baseline"] else []) + [("", r) for r in d["candidates"]]
+    for label, r in rows:
+        changes = label or " ".join(f"{k} {v}".strip() for k, v in r["changes"].items()) or "(as launched)"
+        t.add_row(changes, f"{r['gpu_memory_utilization']:g}", f"{r['available_kv_gib']:.2f}", r["mamba_cache_mode"],
+                  f"{r['block_size']:,}", f"{r['kv_cache_tokens']:,}", f"{r['max_concurrency']:.2f}x",
+                  "yes" if r["fits"] else "no")
+    c.print(t)
+    c.print(d["command"] if d["fits"] else "[red]no candidate serves the target within --max-util[/red]")
+    for w in d["warnings"]:
+        c.print(f"  [yellow]note:[/yellow] {w}")

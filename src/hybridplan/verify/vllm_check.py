@@ -62,17 +62,19 @@ class Prediction:
     blocks_per_request: int
 
 
-def predict(command_text: str, gib: float, sm: int | None, version: str | None = None) -> Prediction:
-    """The engine's plans for each block count the rounded available memory allows."""
+def predict(command_text: str, gib: float, gpu: str | None, version: str | None = None) -> Prediction:
+    """The engine's plans for each block count the rounded available memory allows, on a catalog card."""
     from hybridplan.engine import for_engine
     from hybridplan.models.loader import load_model
+    from hybridplan.planner.vllm_plan import card
 
     engine: Any = for_engine("vllm", version)
     cmd = engine.parse_command(command_text)
     if not cmd.values.get("model"):
         raise BadInput("the vLLM launch names no model")
     geo = load_model(str(cmd.values["model"]))
-    args = engine.resolve(cmd, geo, sm)
+    c = card(gpu)
+    args = engine.resolve(cmd, geo, c.sm, c.total_memory_bytes, c.name)
     lo = engine.plan(args, geo, int((gib - 0.005) * GIB))
     hi = int((gib + 0.005) * GIB) - 1
     plans = [engine.plan(args, geo, n * lo.bytes_per_block) for n in range(lo.num_blocks, hi // lo.bytes_per_block + 1)]
@@ -90,7 +92,7 @@ _RULES = {
 }
 
 
-def check_vllm_log(text: str, command_text: str | None, *, sm: int | None = 90,
+def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = None,
                    version: str | None = None) -> dict[str, Any]:
     """Predicted vs logged for each number the log states; `explained` when every one matches."""
     log = parse_vllm_log(text)
@@ -99,7 +101,7 @@ def check_vllm_log(text: str, command_text: str | None, *, sm: int | None = 90,
         raise BadInput("the log has no `non-default args: {...}` line: give the launch command after `--`")
     if log.available_kv_gib is None:
         raise BadInput("the log has no `Available KV cache memory: X GiB` line")
-    p = predict(launch, log.available_kv_gib, sm, version)
+    p = predict(launch, log.available_kv_gib, gpu, version)
     rows: list[tuple[str, Any, Any, bool]] = []
     if log.block_size is not None:
         rows.append(("block_size", p.block_size, log.block_size, p.block_size == log.block_size))
@@ -112,7 +114,9 @@ def check_vllm_log(text: str, command_text: str | None, *, sm: int | None = 90,
         rows.append(("max_concurrency", sorted(set(p.concurrency)), logged, logged in p.concurrency))
     checks = [{"quantity": q, "predicted": pred, "logged": got, "match": ok} | ({} if ok else {"rule": _RULES[q]})
               for q, pred, got, ok in rows]
-    return {"engine": "vllm", "log_release": log.release, "launch": launch, "sm": sm,
+    from hybridplan.planner.vllm_plan import card
+
+    return {"engine": "vllm", "log_release": log.release, "launch": launch, "gpu": gpu, "sm": card(gpu).sm,
             "available_kv_gib": log.available_kv_gib, "state_pages_per_request": p.state_pages_per_request,
             "blocks_per_request": p.blocks_per_request, "checks": checks,
             "explained": bool(checks) and all(c["match"] for c in checks)}

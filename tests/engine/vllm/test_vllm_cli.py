@@ -68,3 +68,43 @@ def test_logs_check_names_what_is_missing(cli, tmp_path):
     log.write_text("INFO GPU KV cache size: 1,000 tokens\n")
     code, out, err = cli("logs", "check", "--engine", "vllm", str(log))
     assert code == 2 and "non-default args" in err and "Traceback" not in err
+
+
+def test_plan_raises_utilization_from_the_measured_boot(cli_json):
+    """club-3090#652's boot (6.01 GiB at the default 0.92 on an RTX 5090, 32,113 MiB to torch) serves 4.35 requests
+    of 131,072 tokens; five need 0.95: 6.01 GiB + ceil(total x 0.95) - ceil(total x 0.92) of KV memory."""
+    code, d = cli_json("plan", "--engine", "vllm", "--gpu", "rtx5090", "--kv-memory-gib", "6.01", "-L", "131072",
+                       "-C", "5", "--json", "--", "vllm", "serve", "Qwen/Qwen3.6-35B-A3B", "--dtype", "bfloat16",
+                       "--kv-cache-dtype", "fp8", "--max-num-seqs", "8")
+    assert code == 0 and d["fits"]
+    assert d["baseline"]["kv_cache_tokens"] == 569878 and not d["baseline"]["fits"]
+    best = d["best"]
+    assert best["changes"] == {"--gpu-memory-utilization": "0.95"}
+    assert (best["kv_cache_tokens"], round(best["max_concurrency"], 2)) == (659159, 5.03)
+    assert d["command"].endswith("--gpu-memory-utilization 0.95 --max-model-len 131072")
+    assert len(d["warnings"]) == 1  # max_num_seqs 8 already admits five
+
+
+def test_plan_names_a_request_cap_below_the_target(cli_json):
+    code, d = cli_json("plan", "--engine", "vllm", "--gpu", "rtx5090", "--kv-memory-gib", "6.01", "-L", "131072",
+                       "-C", "5", "--json", "--", "vllm serve Qwen/Qwen3.6-35B-A3B --kv-cache-dtype fp8 --max-num-seqs 1")
+    assert code == 0 and d["max_num_seqs"] == 1
+    assert all(r["changes"].get("--max-num-seqs") == "5" for r in d["candidates"])
+    assert any("max_num_seqs 1 < 5" in w for w in d["warnings"])
+
+
+def test_resolution_takes_the_cards_batch_defaults():
+    from hybridplan.engine import for_engine
+    from hybridplan.models.loader import load_model
+
+    engine, geo = for_engine("vllm"), load_model("Qwen/Qwen3.5-27B")
+    cmd = engine.parse_command("vllm serve Qwen/Qwen3.5-27B --max-model-len 4096")
+    # engine/arg_utils.py::get_batch_defaults: H200 (>= 70 GiB, not A100) 1024 / 8192; RTX 5090 256 / 2048
+    h200 = engine.resolve(cmd, geo, 90, 143771 << 20, "NVIDIA H200")
+    rtx = engine.resolve(cmd, geo, 120, 32113 << 20, "NVIDIA GeForce RTX 5090")
+    a100 = engine.resolve(cmd, geo, 80, 81920 << 20, "NVIDIA A100-SXM4-80GB")
+    assert (h200.max_num_seqs, h200.max_num_batched_tokens) == (1024, 8192)
+    assert (rtx.max_num_seqs, rtx.max_num_batched_tokens) == (256, 2048)
+    assert (a100.max_num_seqs, a100.max_num_batched_tokens) == (256, 2048)
+    unknown = engine.resolve(cmd, geo)
+    assert unknown.max_num_seqs is None and unknown.max_num_batched_tokens is None

@@ -32,8 +32,10 @@ class VllmEngine:
     def parse_command(self, text: str) -> command.VllmCommand:
         return command.parse_command(text)
 
-    def resolve(self, cmd: command.VllmCommand, geo: ModelGeometry, sm: int | None = 90) -> planning.VllmArgs:
-        return planning.resolve(cmd.values, geo, sm=sm)
+    def resolve(self, cmd: command.VllmCommand, geo: ModelGeometry, sm: int | None = 90,
+                total_memory_bytes: int | None = None, device_name: str = "") -> planning.VllmArgs:
+        return planning.resolve(cmd.values, geo, sm=sm, total_memory_bytes=total_memory_bytes,
+                                device_name=device_name)
 
     def plan(self, args: planning.VllmArgs, geo: ModelGeometry, available_memory: int) -> planning.KVPlan:
         return planning.plan(args, geo, available_memory)

@@ -45,7 +45,7 @@ class VllmArgs:
     mamba_ssm_cache_dtype: str  # after the model's own default (Qwen3.5's config, Nemotron-H's float32)
     max_model_len: int  # the length asked for (-1: auto-fit) or the model's derived length
     auto_fit: bool
-    max_num_seqs: int | None
+    max_num_seqs: int | None  # None: a card-dependent default on an unknown card
     max_num_batched_tokens: int | None
     gpu_memory_utilization: float
     kv_cache_memory_bytes: int | None
@@ -117,7 +117,40 @@ def _ssm_default(geo: ModelGeometry, given: str) -> str:
     return "auto"
 
 
-def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90) -> VllmArgs:
+GIB = 2**30
+
+
+def batch_defaults(values: dict[str, Any], max_model_len: int, total_memory_bytes: int | None, device_name: str,
+                   sm: int | None) -> tuple[int | None, int | None]:
+    """(max_num_seqs, max_num_batched_tokens) after engine/arg_utils.py::
+    _set_default_max_num_seqs_and_batched_tokens_args for `vllm serve` (OPENAI_API_SERVER) with chunked prefill on
+    (the hybrids' default): get_batch_defaults' tiers by card memory (>= 160 GiB: 1024 / 16384; >= 70 GiB and not an
+    A100 or a GB10: 1024 / 8192; else 256 / 2048), doubled under --performance-mode throughput, the tokens capped at
+    max_num_seqs x max_model_len and the sequences at the tokens. None where the card is unknown and a default
+    applies."""
+    seqs, tokens = values.get("max_num_seqs"), values.get("max_num_batched_tokens")
+    if total_memory_bytes is None:
+        return seqs, tokens
+    if total_memory_bytes >= 160 * GIB:
+        d_tokens, d_seqs = 16384, 1024
+    elif total_memory_bytes >= 70 * GIB and "a100" not in device_name.lower() and sm != 121:
+        d_tokens, d_seqs = 8192, 1024
+    else:
+        d_tokens, d_seqs = 2048, 256
+    throughput = values.get("performance_mode") == "throughput"
+    r_tokens = tokens if tokens is not None else d_tokens * (2 if throughput else 1)
+    r_seqs = seqs if seqs is not None else d_seqs * (2 if throughput else 1)
+    if tokens is None:
+        if values.get("enable_chunked_prefill") is False:
+            r_tokens = max(max_model_len, r_tokens)
+        r_tokens = min(r_seqs * max_model_len, r_tokens)
+    if seqs is None:
+        r_seqs = min(r_seqs, r_tokens)
+    return int(r_seqs), int(r_tokens)
+
+
+def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, total_memory_bytes: int | None = None,
+            device_name: str = "") -> VllmArgs:
     """EngineArgs.create_engine_config's cache fields: prefix caching on by default for generative hybrids
     (config/model.py::is_prefix_caching_supported), the cache mode derived from it
     (model_executor/models/config.py::MambaModelConfig.verify_and_update_config; --mamba-cache-mode has no effect)."""
@@ -138,6 +171,7 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90) 
     if length < 1:
         raise BadInput("--max-model-len: must be a positive length or -1/auto")
     n_spec, draft_layers = _speculative(values.get("speculative_config"), geo)
+    seqs, batched = batch_defaults(values, length, total_memory_bytes, device_name, sm)
     notes = ("--mamba-cache-mode is deprecated in 0.33.0 and has no effect "
              "(engine/arg_utils.py::_MAMBA_CACHE_MODE_DEPRECATION_MESSAGE)",) if "mamba_cache_mode" in values else ()
     return VllmArgs(
@@ -147,8 +181,7 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90) 
         mamba_cache_mode="align" if pc else "none", mamba_block_size=values.get("mamba_block_size"),
         mamba_cache_dtype=str(values.get("mamba_cache_dtype", "auto")),
         mamba_ssm_cache_dtype=_ssm_default(geo, str(values.get("mamba_ssm_cache_dtype", "auto"))),
-        max_model_len=length, auto_fit=auto_fit, max_num_seqs=values.get("max_num_seqs"),
-        max_num_batched_tokens=values.get("max_num_batched_tokens"),
+        max_model_len=length, auto_fit=auto_fit, max_num_seqs=seqs, max_num_batched_tokens=batched,
         gpu_memory_utilization=float(values.get("gpu_memory_utilization", 0.92)),
         kv_cache_memory_bytes=values.get("kv_cache_memory_bytes"), num_speculative_tokens=n_spec,
         draft_attention_layers=draft_layers,

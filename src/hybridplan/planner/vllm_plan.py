@@ -1,0 +1,160 @@
+"""`plan --engine vllm`: the fewest changes to a vLLM launch that serve C requests of L tokens, from one measured boot.
+
+The evidence is the boot's logged `Available KV cache memory` A at its `gpu_memory_utilization` u0. vLLM requests
+ceil(total x u) bytes and takes the weights, the profiled activation peak and the CUDA-graph estimate from that
+(v1/worker/utils.py::request_memory, v1/worker/gpu_worker.py::determine_available_memory), none of which depends on
+u, the KV dtype, the prefix-caching mode or max_model_len: so the KV memory at u is A + ceil(total x u) -
+ceil(total x u0), taking A at the low end of its 0.01 GiB rounding. Each candidate is then planned by the engine model.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from hybridplan.errors import BadInput, EngineRefusal
+
+GIB = 2**30
+UTIL_STEP = 0.01
+
+
+@dataclass(frozen=True, kw_only=True)
+class Card:
+    """What vLLM reads of the card: compute capability x10, torch's total memory (its init snapshot), the name."""
+
+    sm: int | None = 90
+    total_memory_bytes: int | None = None
+    name: str = ""
+
+
+def card(gpu: str | None) -> Card:
+    """A catalog GPU as vLLM sees it (no card: an sm90 card of unknown memory)."""
+    if gpu is None:
+        return Card()
+    from hybridplan.hardware.catalog import from_options
+
+    g = from_options(gpu, None)
+    if g is None:
+        return Card()
+    mib = g.torch_total_mib if g.torch_total_known and g.torch_total_mib is not None else g.memory_mib
+    return Card(sm=g.sm, total_memory_bytes=mib << 20, name=g.name)
+
+
+@dataclass(frozen=True, kw_only=True)
+class VllmTarget:
+    """The launch, the boot that measured it, the card and the workload."""
+
+    command: str
+    kv_memory_gib: float  # the boot's logged available KV memory at its own utilization
+    card: Card
+    request_length: int
+    concurrency: int
+    max_util: float  # the highest gpu_memory_utilization a candidate may ask for
+
+
+def _kv_memory(t: VllmTarget, u0: float, u: float) -> int:
+    """Available KV memory at utilization u, from the boot measured at u0 (its low rounding end)."""
+    total = t.card.total_memory_bytes or 0
+    return int((t.kv_memory_gib - 0.005) * GIB) + math.ceil(total * u) - math.ceil(total * u0)
+
+
+def plan_vllm(t: VllmTarget, version: str | None = None) -> dict[str, Any]:
+    """The baseline (the launch at the target's length) and, cheapest first, the candidates that fit."""
+    from hybridplan.engine import for_engine
+    from hybridplan.models.loader import load_model
+
+    if "non-default args:" in t.command:
+        raise BadInput("plan --engine vllm: give the launch command after `--` (it is rewritten), not the log line")
+    if not 0 < t.max_util <= 1:
+        raise BadInput(f"--max-util: {t.max_util:g} is outside 0..1")
+    if t.card.total_memory_bytes is None:
+        raise BadInput("plan --engine vllm: --gpu is required (gpu_memory_utilization is a share of its memory)")
+    engine: Any = for_engine("vllm", version)
+    base = engine.parse_command(t.command)
+    geo = load_model(str(base.values.get("model") or ""))
+    u0 = float(base.values.get("gpu_memory_utilization", 0.92))
+    kv_given = str(base.values.get("kv_cache_dtype", "auto"))
+    pc_given = base.values.get("enable_prefix_caching")
+    axes: list[list[tuple[str, ...]]] = [
+        [()] + ([("--disable-prefix-caching",)] if pc_given is not False else []),
+        [()] + ([("--kv-cache-dtype", "fp8")] if kv_given == "auto" and not geo.kv_cache_quant_algo else []),
+    ]
+    c = t.card
+    seqs = engine.resolve(base, geo, c.sm, c.total_memory_bytes, c.name).max_num_seqs
+    warnings = [f"a gpu_memory_utilization above the measured {u0:g} needs that memory free on the card at startup "
+                "(vLLM refuses to start otherwise: v1/worker/utils.py::request_memory)"]
+    cap: list[str] = []
+    if seqs is not None and seqs < t.concurrency:  # the scheduler runs at most max_num_seqs requests
+        cap = ["--max-num-seqs", str(t.concurrency)]
+        warnings.append(f"max_num_seqs {seqs} < {t.concurrency}: raised, which changes the CUDA-graph capture sizes and "
+                        "the profiled activation the measured boot took from the pool; boot once and plan again from "
+                        "that log")
+    rows = []
+    for pc in axes[0]:
+        for kv in axes[1]:
+            flags = [*pc, *kv, *cap, "--max-model-len", str(t.request_length)]
+            row = _fit(engine, geo, t, u0, flags)
+            if row is not None:
+                rows.append(row)
+    rows.sort(key=lambda r: (not r["fits"], len(r["changes"]), r["gpu_memory_utilization"]))
+    baseline = _fit(engine, geo, VllmTarget(**{**t.__dict__, "max_util": u0}), u0,
+                    ["--max-model-len", str(t.request_length)])
+    best = next((r for r in rows if r["fits"]), None)
+    return {"engine": "vllm", "target": {"request_length": t.request_length, "concurrency": t.concurrency},
+            "measured": {"available_kv_gib": t.kv_memory_gib, "gpu_memory_utilization": u0},
+            "baseline": baseline, "candidates": rows, "fits": best is not None,
+            "command": None if best is None else _rewrite(t.command, best, t.request_length), "best": best,
+            "max_num_seqs": seqs, "warnings": warnings}
+
+
+def _fit(engine: Any, geo: Any, t: VllmTarget, u0: float, flags: list[str]) -> dict[str, Any] | None:
+    """The smallest utilization (from the measured one up to max_util) at which the launch with `flags` serves the
+    target concurrency at the target length; the plan at max_util when none does. None: the engine refuses it."""
+    cmd = engine.parse_command(t.command + " " + shlex.join(flags))
+    args = engine.resolve(cmd, geo, t.card.sm, t.card.total_memory_bytes, t.card.name)
+    steps = max(0, int(round((t.max_util - u0) / UTIL_STEP)))
+    last = None
+    for i in range(steps + 1):
+        u = round(u0 + i * UTIL_STEP, 4)
+        try:
+            p = engine.plan(args, geo, _kv_memory(t, u0, u))
+        except EngineRefusal:
+            continue
+        last = (u, p)
+        if _serves(p, args, t):
+            break
+    if last is None:
+        return None
+    u, p = last
+    changes = {k: v for k, v in _pairs(flags).items() if k != "--max-model-len"}
+    if u != u0:
+        changes["--gpu-memory-utilization"] = f"{u:g}"
+    return {"changes": changes, "gpu_memory_utilization": u, "available_kv_gib": round(_kv_memory(t, u0, u) / GIB, 3),
+            "mamba_cache_mode": p.mamba_cache_mode, "block_size": p.block_size, "kv_cache_tokens": p.kv_cache_tokens,
+            "max_concurrency": p.max_concurrency, "state_pages_per_request": p.state_pages_per_request,
+            "max_num_seqs": args.max_num_seqs, "fits": _serves(p, args, t)}
+
+
+def _serves(p: Any, args: Any, t: VllmTarget) -> bool:
+    """The pool holds C requests at L tokens and the scheduler may run them (max_num_seqs)."""
+    return bool(p.max_concurrency >= t.concurrency and (args.max_num_seqs is None or args.max_num_seqs >= t.concurrency))
+
+
+def _pairs(flags: list[str]) -> dict[str, str]:
+    """Flag -> value ("" for a switch) of a flag list."""
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(flags):
+        takes = i + 1 < len(flags) and not flags[i + 1].startswith("--")
+        out[flags[i]] = flags[i + 1] if takes else ""
+        i += 2 if takes else 1
+    return out
+
+
+def _rewrite(command: str, row: dict[str, Any], length: int) -> str:
+    """The launch with the candidate's flags and the target length appended (argparse: the last occurrence wins)."""
+    extra = [tok for k, v in row["changes"].items() for tok in ((k, v) if v else (k,))]
+    extra += ["--max-model-len", str(length)]
+    return " ".join([command.strip(), shlex.join(extra)]).strip()
