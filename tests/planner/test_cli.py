@@ -87,3 +87,5 @@ def test_plan_answers_a_launch_command_with_its_flags_kept(cli_json, cli):
     assert "confidence: " + d["confidence"]["level"] in out
     code, _, err = cli("plan", "--model", "Qwen/Qwen3.8-27B", "--gpu", "h200", "-L", "1", "-C", "1", "--", *cmd)
     assert code == 2 and "--model: the launch command after `--` already names the model" in err
+    code, _, err = cli("plan", "--gpu", "h200", "-L", "1", "-C", "1", "--", *cmd, "--bogus", "1")
+    assert code == 2 and err.strip() == "error: sglang serve: error: unrecognized arguments: --bogus 1"

@@ -83,13 +83,15 @@ class Target:
 
 
 def _model_of(command: LaunchCommand, version: str | None) -> str | None:
-    """The command's --model-path (None when it names none)."""
+    """The command's --model-path (None when it names none); a command that names one is parsed as the engine parses
+    it, so a bad flag in it is the engine's own one-line error."""
     from hybridplan.loading import model_refs
 
-    try:
-        return model_refs(command, version)[0] or None
-    except BadInput:
+    reg = for_version(version).registry()
+    options = (tok.partition("=")[0] for tok in command.argv if tok.startswith("--"))
+    if not any(reg.knows(o) and reg.by_option[o].dest == "model_path" for o in options):
         return None
+    return model_refs(command, version)[0] or None
 
 
 def target_from_options(*, model: str | None, gpu: str | None, gpu_memory_gib: float | None, request_length: int,
