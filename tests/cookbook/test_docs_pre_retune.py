@@ -4,6 +4,7 @@ pass."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,7 @@ def _phases(page) -> dict[tuple, str]:
         found = fit.check_rendered(page, render(page, sel))
         assert all(rule == "pin-fit" for _, rule, _ in found)
         if found:
-            out[(sel["spec"], sel["tier"], sel["ssm-dtype"])] = found[0][2].split("(")[1].split(")")[0]
+            out[(sel["spec"], sel["tier"], sel["ssm-dtype"])] = re.search(r" fails .*? \((\w+)\): ", found[0][2])[1]
     return out
 
 
@@ -61,6 +62,20 @@ def test_cookbook_check_on_the_module_exits_1_with_pin_findings_on_dflash2_only(
     assert report.exit_code == 1
     assert {f.rule for f in report.findings} == {"pin-fit"}
     assert {f.selection["spec"] for f in report.findings} == {"dflash"}
+    # both pins the retune replaced are named: fp32 at 0.945 (the option's re-pin), bf16 on the cell's 0.9
+    assert {(f.selection["ssm-dtype"], re.search(r"--mem-fraction-static ([\d.]+)", f.message)[1])
+            for f in report.findings} == {("float32", "0.945"), ("bfloat16", "0.9")}
+
+
+def test_cookbook_check_on_the_retuned_module_names_neither_pin(tmp_path):
+    text = MODULE.read_text()
+    for old, new in RETUNE:
+        text = text.replace(old, new)
+    retuned = tmp_path / "qwen_retuned.jsx"
+    retuned.write_text(text)
+    report = check_paths([str(retuned)])
+    named = [f.message for f in report.findings if f.rule == "pin-fit"]
+    assert not [m for m in named if "--mem-fraction-static 0.945)" in m or "--mem-fraction-static 0.9)" in m]
 
 
 def test_the_retuned_pins_pass(tmp_path):

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Mapping
 
 from hybridplan.cookbook import engine_view
-from hybridplan.cookbook.compose import MULTI_NODE_FLAGS, family
+from hybridplan.cookbook.compose import MULTI_NODE_FLAGS, family, flag_value
 from hybridplan.cookbook import selection as S
 from hybridplan.cookbook.render import Rendered, compose_cell
 from hybridplan.cookbook.schema import Page
@@ -106,8 +106,10 @@ def check_rendered(page: Page, r: Rendered) -> list[tuple[str, str, str]]:
     measured = r.badge in ("verified", "in-progress")
     severity = "error" if measured else "warning"
     what = "this measured pin" if measured else "this recipe"
+    # the fraction a maintainer retunes, named in the finding
+    pinned = f"{what} (--mem-fraction-static {flag_value(r.flags, '--mem-fraction-static') or 'engine default'})"
     if fit.refusal:
-        return [(severity, "pin-fit", f"on {fit.gpu} the engine model says {what} cannot start: {fit.refusal}")]
+        return [(severity, "pin-fit", f"on {fit.gpu} the engine model says {pinned} cannot start: {fit.refusal}")]
     out = []
     if fit.pinned_mrr is not None and fit.max_running_requests < fit.pinned_mrr:
         out.append((severity, "pin-fit", f"{what} pins --max-running-requests {fit.pinned_mrr} but on {fit.gpu} the "
@@ -117,7 +119,7 @@ def check_rendered(page: Page, r: Rendered) -> list[tuple[str, str, str]]:
     if v is not None and not v.serves:
         conf = f"; confidence {v.confidence.level}: {v.confidence.note}" if v.confidence is not None else ""
         phase = v.phase or "unknown"  # a failing verdict names its phase
-        out.append((severity, "pin-fit", f"on {fit.gpu} {what} fails {PHASE_WORDS.get(phase, phase)} ({phase}): {v.why} "
+        out.append((severity, "pin-fit", f"on {fit.gpu} {pinned} fails {PHASE_WORDS.get(phase, phase)} ({phase}): {v.why} "
                     f"({fit.note}; a request of {L:,} tokens{conf})"))
     return out
 
