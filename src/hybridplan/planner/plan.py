@@ -190,8 +190,8 @@ def knobs(args: EngineArgs | None, reg: FlagRegistry, concurrency: int) -> list[
     strategy: list[Knob | None] = [None]
     if not a("disable_radix_cache"):
         have = a("mamba_radix_cache_strategy")
-        choices = reg.by_option["--mamba-radix-cache-strategy"].choices or () \
-            if reg.knows("--mamba-radix-cache-strategy") else ()
+        flag = reg.by_option.get("--mamba-radix-cache-strategy")
+        choices = (flag.choices or ()) if flag is not None else ()
         if "extra_buffer_lazy" in choices and have != "extra_buffer_lazy":
             strategy.append(Knob(label="radix strategy extra_buffer_lazy", cost=1.0,
                                  sets=(("--mamba-radix-cache-strategy", "extra_buffer_lazy"),),
