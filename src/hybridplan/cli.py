@@ -23,6 +23,7 @@ COMMANDS = (
     ("logs", "hybridplan.commands.logs"),
     ("ratio", "hybridplan.commands.ratio"),
     ("plan", "hybridplan.commands.plan"),
+    ("compare", "hybridplan.commands.compare"),
     ("check-engine", "hybridplan.commands.check_engine"),
     ("verify", "hybridplan.commands.verify"),
     ("results", "hybridplan.commands.results"),

@@ -72,3 +72,21 @@ def print_vllm_plan(d: dict[str, Any], console: Console | None = None) -> None:
     c.print(d["command"] if d["fits"] else "[red]no candidate serves the target within --max-util[/red]")
     for w in d["warnings"]:
         c.print(f"  [yellow]note:[/yellow] {w}")
+
+
+def print_compare(d: dict[str, Any], console: Console | None = None) -> None:
+    """`compare`: the two engines in one table, then why they differ."""
+    c = console or Console()
+    c.print(f"[bold]{d['model']}[/bold]: {d['memory_gib']:g} GiB of cache memory per rank, requests of "
+            f"{d['request_length']:,} tokens, TP{d['tp']}")
+    s, v = d["sglang"], d["vllm"]
+    t = Table(show_header=True, header_style="bold")
+    for col in ("", f"sglang {s['version']}", f"vllm {v['version']}"):
+        t.add_column(col)
+    t.add_row("KV tokens", f"{s['kv_tokens']:,}", f"{v['kv_tokens']:,}")
+    t.add_row("state", f"{s['state_slots']} slots, {s['slots_per_request']} a request",
+              f"{v['state_pages_per_request']} pages a request ({v['mamba_cache_mode']})")
+    t.add_row("requests at this length", str(s["requests_at_length"]), str(v["requests_at_length"]))
+    c.print(t)
+    for line in d["why"]:
+        c.print(f"  - {line}")

@@ -108,3 +108,23 @@ def test_resolution_takes_the_cards_batch_defaults():
     assert (a100.max_num_seqs, a100.max_num_batched_tokens) == (256, 2048)
     unknown = engine.resolve(cmd, geo)
     assert unknown.max_num_seqs is None and unknown.max_num_batched_tokens is None
+
+
+def test_compare_sglang_and_vllm_from_the_same_cache_memory(cli_json):
+    """Qwen3.5-27B, 40 GiB of cache memory, 131,072-token requests: SGLang 0.5.23's default state pool (131 slots of
+    153,944,064 B, five a request) leaves 345,292 KV tokens, two full-length requests; vLLM 0.33.0 pages the state
+    (832-token blocks, 9 state pages a request in align mode) and logs 617,686 tokens, 4.71x."""
+    code, d = cli_json("compare", "--model", "Qwen/Qwen3.5-27B", "--memory-gib", "40", "-L", "131072", "--json")
+    assert code == 0
+    s, v = d["sglang"], d["vllm"]
+    assert (s["kv_tokens"], s["state_slots"], s["slots_per_request"], s["requests_at_length"]) == (345292, 131, 5, 2)
+    assert s["state_bytes_per_request"] == 5 * 153944064
+    assert (v["kv_tokens"], v["block_size"], v["state_pages_per_request"], v["requests_at_length"]) == (617686, 832, 9, 4)
+    assert v["state_bytes_per_request"] == 9 * v["bytes_per_block"]
+    assert len(d["why"]) == 3 and "state pool of 131 slots" in d["why"][0]
+
+
+def test_compare_refuses_what_it_does_not_model(cli):
+    code, _, err = cli("compare", "--model", "Qwen/Qwen3.5-27B", "--memory-gib", "40", "-L", "4096",
+                       "--kv-cache-dtype", "int8")
+    assert code == 2 and "--kv-cache-dtype" in err
