@@ -32,7 +32,7 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float, gpu: s
     from hybridplan.engine import for_engine
     from hybridplan.errors import BadInput
     from hybridplan.models.loader import load_model
-    from hybridplan.planner.vllm_plan import card
+    from hybridplan.planner.vllm_plan import card, resolve_on
 
     if not 0 < kv_memory_gib <= MAX_GPU_GIB:
         raise BadInput(f"--kv-memory-gib: {kv_memory_gib:g} is outside 0..{MAX_GPU_GIB:g} (GiB on one GPU)")
@@ -43,14 +43,15 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float, gpu: s
         raise BadInput("the vLLM command names no model (`vllm serve MODEL` or --model)")
     geo = load_model(str(model))
     c = card(gpu)
-    args = engine.resolve(cmd, geo, c.sm, c.total_memory_bytes, c.name)
+    args = resolve_on(engine, cmd, geo, c)
     memory = int(kv_memory_gib * 2**30)
     plan = engine.plan(args, geo, memory)
     padded = plan.mamba_page_size_padded
     pct = 100 * (plan.page_bytes - plan.state_page_bytes) / plan.state_page_bytes
     return {
         "engine": {"name": "vllm", "version": engine.version, "rules": engine.rules_package},
-        "platform": {"gpu": gpu, "sm": c.sm, "gdn_prefill_checkpoints": args.gdn_prefill_checkpoints},
+        "platform": {"gpu": gpu, "sm": c.sm, "cuda_runtime_major": c.cuda_runtime_major,
+                     "gdn_prefill_checkpoints": args.gdn_prefill_checkpoints},
         "model": {"ref": model, "family": geo.family, "architecture": geo.architecture,
                   "state_layers": len(geo.linear_layer_ids), "attention_layers": len(geo.full_attention_layer_ids)},
         "command": {"source": cmd.source, "explicit": cmd.values},

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import shlex
 import subprocess
 from dataclasses import dataclass
 from importlib import resources
@@ -16,9 +17,11 @@ from hybridplan.errors import EngineRefusal
 # bundled checkpoints per family the vLLM model covers (GDN: Qwen3-Next / Qwen3.5; Mamba2: Nemotron-H)
 MODELS = ("Qwen/Qwen3.5-27B", "Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3.5-35B-A3B",
           "nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nvidia/Nemotron-H-47B-Base-8K")
-FIELDS = ("block_size", "mamba_block_size", "mamba_cache_mode", "mamba_page_size_padded", "attn_page_bytes",
+FIELDS = ("parsed", "block_size", "mamba_block_size", "mamba_cache_mode", "mamba_page_size_padded", "attn_page_bytes",
           "state_page_bytes", "page_bytes", "num_blocks", "groups", "max_model_len", "kv_cache_tokens",
-          "max_concurrency", "conv_shape", "temporal_shape", "state_dtypes")
+          "max_concurrency", "conv_shape", "temporal_shape", "state_dtypes", "max_num_seqs", "max_num_batched_tokens")
+# cards as vLLM sees them (catalog id, CUDA runtime major): Hopper, consumer and data-center Blackwell, Ampere
+CARDS = (("h200", 12), ("rtx5090", 12), ("b200", 13), ("a100-80gb", 12))
 
 
 @dataclass(frozen=True)
@@ -34,32 +37,45 @@ def _engine(version: str) -> Any:
 
 
 def scenarios(version: str) -> list[dict[str, Any]]:
-    """The grid (two points in thirty: every value of every axis, 308 scenarios): models x TP x KV dtype x state dtype
-    x prefix caching x block size x length x available KV memory x MTP x sm (FlashInfer GDN checkpoints on sm90); each with the driver's payload and hybridplan's
+    """The grid (four points in sixty: every value of every axis, ~310 scenarios): models x TP x KV dtype x state dtype
+    x prefix caching x block size x length x available KV memory x MTP x card (its capability and CUDA runtime pick
+    the GDN prefill kernel, its memory the batch defaults); each with the driver's payload and hybridplan's
     prediction."""
     from hybridplan.models.loader import load_model
+
+    from hybridplan.planner.vllm_plan import card, resolve_on
 
     engine = _engine(version)
     out = []
     grid = [g for g in itertools.product(MODELS, (1, 2, 4), ("auto", "fp8"), ("auto", "float32"), (True, False),
-                                         (None, 64), (None, 4096, -1), (6, 40), (0, 3), (90, 120))
+                                         (None, 64), (None, 4096, -1), (6, 40), (0, 3), CARDS)
             if not (g[8] and "Nemotron" in g[0])]  # MTP is modelled on the GDN hybrids
-    for n, (model, tp, kv, ssm, pc, block, length, gib, mtp, sm) in enumerate(grid):
-        if n % 30 not in (0, 17):
+    for n, (model, tp, kv, ssm, pc, block, length, gib, mtp, gpu) in enumerate(grid):
+        if n % 120 not in (0, 21, 46, 71):
             continue
-        text = f"vllm serve {model} -tp {tp} --kv-cache-dtype {kv} --mamba-ssm-cache-dtype {ssm} " + \
-            ("--enable-prefix-caching" if pc else "--disable-prefix-caching") + \
-            (f" --block-size {block}" if block else "") + (f" --max-model-len {length}" if length else "") + \
-            (f" --speculative-config '{{\"method\": \"mtp\", \"num_speculative_tokens\": {mtp}}}'" if mtp else "")
+        argv = [model, "-tp", str(tp), "--kv-cache-dtype", kv, "--mamba-ssm-cache-dtype", ssm,
+                "--enable-prefix-caching" if pc else "--disable-prefix-caching"]
+        argv += (["--block-size", str(block)] if block else []) + (["--max-model-len", str(length)] if length else [])
+        argv += ["--speculative-config", json.dumps({"method": "mtp", "num_speculative_tokens": mtp})] if mtp else []
+        argv += ["--max-num-seqs", "64"] if n % 7 == 0 else []  # some launches set the request cap
+        text = "vllm serve " + shlex.join(argv)
         geo = load_model(model)
-        args = engine.resolve(engine.parse_command(text), geo, sm)
+        c = card(gpu[0], gpu[1])
+        cmd = engine.parse_command(text)
+        args = resolve_on(engine, cmd, geo, c)
         sid = f"s{n}"
-        out.append({"id": sid, "command": text, "payload": payload(sid, args, geo, gib << 30),
-                    "predicted": predict(sid, engine, args, geo, gib << 30)})
+        out.append({"id": sid, "command": text, "payload": payload(sid, args, geo, gib << 30, argv, c),
+                    "predicted": predict(sid, engine, args, geo, gib << 30) | {"parsed": non_default(engine, cmd)}})
     return out
 
 
-def payload(sid: str, args: Any, geo: Any, memory: int) -> dict[str, Any]:
+def non_default(engine: Any, cmd: Any) -> dict[str, Any]:
+    """The parsed values that differ from the parser's defaults (what the driver reads off vLLM's namespace)."""
+    reg = engine.registry()
+    return {k: v for k, v in cmd.values.items() if v != reg.default(k)}
+
+
+def payload(sid: str, args: Any, geo: Any, memory: int, argv: list[str], c: Any) -> dict[str, Any]:
     """The driver's scenario: the cache arguments as vLLM's CacheConfig receives them, the calculators' inputs."""
     m = geo.mixer
     mixer = ({"num_k_heads": m.n_groups, "num_v_heads": m.num_heads, "head_k_dim": m.state_size,
@@ -77,8 +93,8 @@ def payload(sid: str, args: Any, geo: Any, memory: int) -> dict[str, Any]:
                       "enable_prefix_caching": args.enable_prefix_caching, "mamba_block_size": args.mamba_block_size,
                       "mamba_cache_dtype": args.mamba_cache_dtype, "mamba_ssm_cache_dtype": args.mamba_ssm_cache_dtype},
             "max_model_len": args.max_model_len, "original_max_model_len": -1 if args.auto_fit else args.max_model_len,
-            "available_memory": memory,
-            "prefill_checkpoint_alignment": 64 if args.gdn_prefill_checkpoints else (1 if args.is_mamba2 else None)}
+            "available_memory": memory, "argv": argv,
+            "card": {"sm": c.sm, "cuda": c.cuda_runtime_major, "memory": c.total_memory_bytes, "name": c.name}}
 
 
 def predict(sid: str, engine: Any, args: Any, geo: Any, memory: int) -> dict[str, Any]:
@@ -87,7 +103,8 @@ def predict(sid: str, engine: Any, args: Any, geo: Any, memory: int) -> dict[str
         p = engine.plan(args, geo, memory)
     except EngineRefusal as exc:
         return {"id": sid, "error": {"type": exc.kind, "message": exc.message}}
-    return {"id": sid, "block_size": p.block_size, "mamba_block_size": p.mamba_block_size,
+    return {"id": sid, "max_num_seqs": args.max_num_seqs, "max_num_batched_tokens": args.max_num_batched_tokens,
+            "block_size": p.block_size, "mamba_block_size": p.mamba_block_size,
             "mamba_cache_mode": p.mamba_cache_mode, "mamba_page_size_padded": p.mamba_page_size_padded,
             "attn_page_bytes": p.attn_page_bytes, "state_page_bytes": p.state_page_bytes, "page_bytes": p.page_bytes,
             "num_blocks": p.num_blocks, "max_model_len": p.max_model_len, "kv_cache_tokens": p.kv_cache_tokens,
@@ -111,8 +128,10 @@ def run_oracle(python: str, pythonpath: str, payloads: list[dict[str, Any]], tim
 
 
 def compare(engine: dict[str, Any], ours: dict[str, Any]) -> list[Drift]:
-    """Every field, or the error type and message, that differs."""
+    """Every field, or the error type and message, that differs (the parse always)."""
     sid = engine["id"]
+    if engine.get("parsed") != ours.get("parsed"):
+        return [Drift(sid, "parsed", engine.get("parsed"), ours.get("parsed"))]
     if "error" in engine or "error" in ours:
         e, o = engine.get("error"), ours.get("error")
         return [] if e == o else [Drift(sid, "error", e, o)]

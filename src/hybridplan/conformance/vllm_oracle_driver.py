@@ -15,7 +15,8 @@ Stand-ins, each the smallest those functions need: the compiled extensions and t
 modules; the platform is vLLM's CudaPlatform (sm90) without probing a device; the model class the platform resolves
 answers with the calculators' shapes for the scenario's geometry (its `get_mamba_state_*_from_config` are what the
 real class forwards to); the attention backend is FLASH_ATTN's kernel block contract (MultipleOf(16), no
-customize_spec change); the GDN prefill checkpoint alignment is the scenario's (FlashInfer's 64 on Hopper).
+customize_spec change); the card (capability, CUDA runtime, memory, name) is the scenario's, so the release's own
+_resolve_gdn_prefill_backend and get_batch_defaults decide on it. vLLM's own `vllm serve` parser reads the argv.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import json
+import logging
 import sys
 import types
 from types import SimpleNamespace
@@ -76,8 +78,6 @@ def prepare():
 
     torch.cuda.is_available = lambda: True
     torch.cuda.get_device_capability = lambda *a, **k: (9, 0)
-    import logging
-
     import vllm
     import vllm.platforms as platforms
     from vllm.platforms.cuda import CudaPlatform
@@ -125,7 +125,121 @@ def _dtypes(sc, model_dtype, cache):
     return C.mamba2_state_dtype(model_dtype, cache.mamba_cache_dtype, cache.mamba_ssm_cache_dtype)
 
 
+_PARSER: dict = {}
+
+
+def parsed(argv: list) -> dict:
+    """The explicit values vLLM's own `vllm serve` parser reads from argv (entrypoints/common/cli_args.py::
+    make_arg_parser on utils/argparse_utils.py::FlexibleArgumentParser): every dest that differs from its default,
+    the positional model_tag as `model`."""
+    if not _PARSER:
+        from vllm.entrypoints.common.cli_args import make_arg_parser
+        from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+        _PARSER["p"] = make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
+    p = _PARSER["p"]
+    ns = p.parse_args(argv)
+    return {("model" if k == "model_tag" else k): v for k, v in vars(ns).items() if v != p.get_default(k)}
+
+
+def use_card(card: dict) -> None:
+    """vLLM's CUDA platform as the scenario's card: capability, CUDA runtime, total memory, name."""
+    from vllm.platforms.cuda import CudaPlatform
+    from vllm.platforms.interface import DeviceCapability
+
+    sm = card["sm"]
+    CudaPlatform.get_device_capability = classmethod(lambda cls, device_id=0: DeviceCapability(sm // 10, sm % 10))
+    CudaPlatform.get_cuda_runtime_major = classmethod(lambda cls: card["cuda"])
+    CudaPlatform.get_device_total_memory = classmethod(lambda cls, device_id=0: card["memory"])
+    CudaPlatform.get_device_name = classmethod(lambda cls, device_id=0: card["name"])
+
+
+def checkpoint_alignment(sc: dict, mode: str):
+    """The state layers' prefill checkpoint alignment in `mode`: GDN asks the release's own
+    _resolve_gdn_prefill_backend (FlashInfer exports checkpoints every FLASHINFER_GDN_CHECKPOINT_ALIGNMENT tokens);
+    MambaMixer2.get_kv_cache_spec always declares one checkpoint block at alignment 1."""
+    if mode != "align":
+        return None
+    if sc["family"] != "gdn":
+        return 1
+    _resolve_gdn_prefill_backend = _source_function(
+        "model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py", "_resolve_gdn_prefill_backend")
+    FLASHINFER_GDN_CHECKPOINT_ALIGNMENT = _source_constant(  # noqa: N806 - the engine's name
+        "v1/attention/backends/gdn_attn.py", "FLASHINFER_GDN_CHECKPOINT_ALIGNMENT")
+    m = sc["mixer"]
+    cfg = SimpleNamespace(additional_config=None, model_config=SimpleNamespace(hf_text_config=SimpleNamespace(
+        linear_key_head_dim=m["head_k_dim"], linear_value_head_dim=m["head_v_dim"])))
+    _, backend = _resolve_gdn_prefill_backend(cfg)
+    return FLASHINFER_GDN_CHECKPOINT_ALIGNMENT if backend == "flashinfer" else None
+
+
+def _source(path: str):
+    import ast
+    import os
+
+    import vllm
+
+    with open(os.path.join(os.path.dirname(vllm.__file__), path)) as f:
+        return ast.parse(f.read())
+
+
+def _source_function(path: str, name: str):
+    """One function of a vLLM module, compiled from the release's own source without importing the module (its
+    imports pull in the GPU kernels): the CUDA path it takes needs only the platform and typing names."""
+    import ast
+    from typing import Literal
+
+    from vllm.platforms import current_platform
+
+    tree = _source(path)
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    namespace = {"current_platform": current_platform, "Literal": Literal, "VllmConfig": object,
+                 "logger": logging.getLogger("vllm"), "xpu_gdn_kernel_available": lambda: False,
+                 "rocm_aiter_ops": None, "_aiter_flydsl_unsupported_reasons": lambda *a: ["not ROCm"]}
+    exec(compile(ast.Module(body=[fn], type_ignores=[]), path, "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
+def _source_constant(path: str, name: str):
+    """A module-level constant of a vLLM module, read from the release's source."""
+    import ast
+
+    node = next(n for n in _source(path).body if isinstance(n, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == name for t in n.targets))
+    return ast.literal_eval(node.value)
+
+
+def batch_defaults(sc: dict, values: dict) -> tuple:
+    """(max_num_seqs, max_num_batched_tokens) from engine/arg_utils.py::
+    EngineArgs._set_default_max_num_seqs_and_batched_tokens_args for `vllm serve` on the scenario's card."""
+    from vllm.engine.arg_utils import EngineArgs
+    from vllm.usage.usage_lib import UsageContext
+
+    args = SimpleNamespace(pipeline_parallel_size=1, tensor_parallel_size=sc["tp"],
+                           max_num_batched_tokens=values.get("max_num_batched_tokens"),
+                           max_num_seqs=values.get("max_num_seqs"),
+                           performance_mode=values.get("performance_mode", "balanced"),
+                           enable_chunked_prefill=values.get("enable_chunked_prefill", True),
+                           get_batch_defaults=EngineArgs.get_batch_defaults)
+    EngineArgs._set_default_max_num_seqs_and_batched_tokens_args(
+        args, UsageContext.OPENAI_API_SERVER,
+        SimpleNamespace(max_model_len=sc["max_model_len"], is_multimodal_model=False),
+        SimpleNamespace(use_batched_dp_moe=False))
+    return args.max_num_seqs, args.max_num_batched_tokens
+
+
 def run(sc: dict) -> dict:
+    values = parsed(sc["argv"])
+    use_card(sc["card"])
+    seqs, batched = batch_defaults(sc, values)
+    try:
+        out = plan(sc) | {"max_num_seqs": seqs, "max_num_batched_tokens": batched}
+    except (ValueError, AssertionError, NotImplementedError) as exc:
+        out = {"id": sc["id"], "error": {"type": type(exc).__name__, "message": str(exc)}}
+    return out | {"parsed": values}
+
+
+def plan(sc: dict) -> dict:
     import vllm.model_executor.layers.mamba.abstract as abstract
     import vllm.model_executor.models as models
     from vllm.config.cache import CacheConfig
@@ -157,7 +271,7 @@ def run(sc: dict) -> dict:
         attention_config=SimpleNamespace(hisparse_config=None), speculative_config=None,
         num_prefill_lookahead_tokens=0, num_speculative_tokens=num_spec, device_config=SimpleNamespace(device_type="cuda"))
     MambaModelConfig.verify_and_update_config(vllm_config)
-    alignment = sc["prefill_checkpoint_alignment"] if cache.mamba_cache_mode == "align" else None
+    alignment = checkpoint_alignment(sc, cache.mamba_cache_mode)
     state_dtypes = _dtypes(sc, model_dtype, cache)
 
     class ModelClass:
@@ -237,6 +351,8 @@ def main() -> None:
             out = run(sc)
         except (ValueError, AssertionError, NotImplementedError) as exc:
             out = {"id": sc["id"], "error": {"type": type(exc).__name__, "message": str(exc)}}
+        except SystemExit:  # the parser refused the argv (argparse prints its message to stderr)
+            out = {"id": sc["id"], "error": {"type": "SystemExit", "message": "vllm serve: error"}}
         _emit(out)
 
 

@@ -182,9 +182,10 @@ class HybridKVEngine(Protocol):
         ...
 
     def resolve(self, cmd: "VllmCommand", geo: ModelGeometry, sm: int | None = 90,
-                total_memory_bytes: int | None = None, device_name: str = "") -> "VllmArgs":
-        """The release's resolution on a card (compute capability x10, torch's total memory, its name: they pick
-        the GDN prefill kernel and the batch defaults; None leaves the card-dependent defaults open)."""
+                total_memory_bytes: int | None = None, device_name: str = "",
+                cuda_runtime_major: int = 12) -> "VllmArgs":
+        """The release's resolution on a card (compute capability x10, torch's total memory, its name, the CUDA
+        runtime: they pick the GDN prefill kernel and the batch defaults; None leaves those defaults open)."""
         ...
 
     def plan(self, args: "VllmArgs", geo: ModelGeometry, available_memory: int) -> "KVPlan":

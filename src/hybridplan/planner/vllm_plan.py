@@ -27,19 +27,25 @@ class Card:
     sm: int | None = 90
     total_memory_bytes: int | None = None
     name: str = ""
+    cuda_runtime_major: int = 12  # the CUDA runtime vLLM was built for (13+: FlashInfer GDN prefill on Blackwell)
 
 
-def card(gpu: str | None) -> Card:
+def card(gpu: str | None, cuda_runtime_major: int = 12) -> Card:
     """A catalog GPU as vLLM sees it (no card: an sm90 card of unknown memory)."""
     if gpu is None:
-        return Card()
+        return Card(cuda_runtime_major=cuda_runtime_major)
     from hybridplan.hardware.catalog import from_options
 
     g = from_options(gpu, None)
     if g is None:
-        return Card()
+        return Card(cuda_runtime_major=cuda_runtime_major)
     mib = g.torch_total_mib if g.torch_total_known and g.torch_total_mib is not None else g.memory_mib
-    return Card(sm=g.sm, total_memory_bytes=mib << 20, name=g.name)
+    return Card(sm=g.sm, total_memory_bytes=mib << 20, name=g.name, cuda_runtime_major=cuda_runtime_major)
+
+
+def resolve_on(engine: Any, cmd: Any, geo: Any, c: Card) -> Any:
+    """The engine's resolution of `cmd` on card `c`."""
+    return engine.resolve(cmd, geo, c.sm, c.total_memory_bytes, c.name, c.cuda_runtime_major)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,7 +88,7 @@ def plan_vllm(t: VllmTarget, version: str | None = None) -> dict[str, Any]:
         [()] + ([("--kv-cache-dtype", "fp8")] if kv_given == "auto" and not geo.kv_cache_quant_algo else []),
     ]
     c = t.card
-    seqs = engine.resolve(base, geo, c.sm, c.total_memory_bytes, c.name).max_num_seqs
+    seqs = resolve_on(engine, base, geo, c).max_num_seqs
     warnings = [f"a gpu_memory_utilization above the measured {u0:g} needs that memory free on the card at startup "
                 "(vLLM refuses to start otherwise: v1/worker/utils.py::request_memory)"]
     cap: list[str] = []
@@ -113,7 +119,7 @@ def _fit(engine: Any, geo: Any, t: VllmTarget, u0: float, flags: list[str]) -> d
     """The smallest utilization (from the measured one up to max_util) at which the launch with `flags` serves the
     target concurrency at the target length; the plan at max_util when none does. None: the engine refuses it."""
     cmd = engine.parse_command(t.command + " " + shlex.join(flags))
-    args = engine.resolve(cmd, geo, t.card.sm, t.card.total_memory_bytes, t.card.name)
+    args = resolve_on(engine, cmd, geo, t.card)
     steps = max(0, int(round((t.max_util - u0) / UTIL_STEP)))
     last = None
     for i in range(steps + 1):

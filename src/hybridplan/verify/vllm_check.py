@@ -66,7 +66,7 @@ def predict(command_text: str, gib: float, gpu: str | None, version: str | None 
     """The engine's plans for each block count the rounded available memory allows, on a catalog card."""
     from hybridplan.engine import for_engine
     from hybridplan.models.loader import load_model
-    from hybridplan.planner.vllm_plan import card
+    from hybridplan.planner.vllm_plan import card, resolve_on
 
     engine: Any = for_engine("vllm", version)
     cmd = engine.parse_command(command_text)
@@ -74,7 +74,7 @@ def predict(command_text: str, gib: float, gpu: str | None, version: str | None 
         raise BadInput("the vLLM launch names no model")
     geo = load_model(str(cmd.values["model"]))
     c = card(gpu)
-    args = engine.resolve(cmd, geo, c.sm, c.total_memory_bytes, c.name)
+    args = resolve_on(engine, cmd, geo, c)
     lo = engine.plan(args, geo, int((gib - 0.005) * GIB))
     hi = int((gib + 0.005) * GIB) - 1
     plans = [engine.plan(args, geo, n * lo.bytes_per_block) for n in range(lo.num_blocks, hi // lo.bytes_per_block + 1)]

@@ -33,9 +33,10 @@ class VllmEngine:
         return command.parse_command(text)
 
     def resolve(self, cmd: command.VllmCommand, geo: ModelGeometry, sm: int | None = 90,
-                total_memory_bytes: int | None = None, device_name: str = "") -> planning.VllmArgs:
+                total_memory_bytes: int | None = None, device_name: str = "",
+                cuda_runtime_major: int = 12) -> planning.VllmArgs:
         return planning.resolve(cmd.values, geo, sm=sm, total_memory_bytes=total_memory_bytes,
-                                device_name=device_name)
+                                device_name=device_name, cuda_runtime_major=cuda_runtime_major)
 
     def plan(self, args: planning.VllmArgs, geo: ModelGeometry, available_memory: int) -> planning.KVPlan:
         return planning.plan(args, geo, available_memory)

@@ -51,7 +51,7 @@ class VllmArgs:
     kv_cache_memory_bytes: int | None
     num_speculative_tokens: int
     draft_attention_layers: int  # the MTP drafter's full-attention layers, KV cache layers like the target's
-    gdn_prefill_checkpoints: bool  # FlashInfer GDN prefill (sm90) exports align-mode checkpoints
+    gdn_prefill_checkpoints: bool  # FlashInfer's GDN prefill exports align-mode checkpoints
     is_mamba2: bool  # MambaMixer2 layers (they always export prefill checkpoints)
     notes: tuple[str, ...] = ()
 
@@ -149,8 +149,18 @@ def batch_defaults(values: dict[str, Any], max_model_len: int, total_memory_byte
     return int(r_seqs), int(r_tokens)
 
 
+def gdn_prefill_flashinfer(geo: ModelGeometry, sm: int | None, cuda_runtime_major: int) -> bool:
+    """model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py::_resolve_gdn_prefill_backend under `auto` on CUDA:
+    FlashInfer on sm90, and on the sm10x / sm12x families when head_k_dim is 128 and the CUDA runtime is 13 or newer;
+    else Triton (FLA), which exports no prefill checkpoints."""
+    if geo.family != "gdn" or sm is None:
+        return False
+    head_k_dim = geo.mixer.state_size if isinstance(geo.mixer, Mamba2Mixer) else 0
+    return sm == 90 or (sm // 10 in (10, 12) and head_k_dim == 128 and cuda_runtime_major >= 13)
+
+
 def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, total_memory_bytes: int | None = None,
-            device_name: str = "") -> VllmArgs:
+            device_name: str = "", cuda_runtime_major: int = 12) -> VllmArgs:
     """EngineArgs.create_engine_config's cache fields: prefix caching on by default for generative hybrids
     (config/model.py::is_prefix_caching_supported), the cache mode derived from it
     (model_executor/models/config.py::MambaModelConfig.verify_and_update_config; --mamba-cache-mode has no effect)."""
@@ -185,7 +195,8 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
         gpu_memory_utilization=float(values.get("gpu_memory_utilization", 0.92)),
         kv_cache_memory_bytes=values.get("kv_cache_memory_bytes"), num_speculative_tokens=n_spec,
         draft_attention_layers=draft_layers,
-        gdn_prefill_checkpoints=geo.family == "gdn" and sm == 90, is_mamba2=geo.family == "mamba2", notes=notes)
+        gdn_prefill_checkpoints=gdn_prefill_flashinfer(geo, sm, cuda_runtime_major), is_mamba2=geo.family == "mamba2",
+        notes=notes)
 
 
 # config/speculative.py MTP methods whose drafter is the checkpoint's own MTP block (one full-attention decoder
@@ -258,7 +269,7 @@ def attn_page_bytes_per_token(args: VllmArgs, geo: ModelGeometry) -> int:
 def checkpoint_alignment(args: VllmArgs) -> int | None:
     """The state layers' prefill checkpoint alignment (model_executor/layers/mamba/abstract.py::
     get_mamba_prefill_checkpoint_alignment): MambaMixer2 exports at any token (1); GDN only under FlashInfer's
-    prefill (64, gdn/qwen_gdn_linear_attn.py::_resolve_gdn_prefill_backend picks it on sm90); else none."""
+    prefill (64, gdn_prefill_flashinfer); else none."""
     if args.gdn_prefill_checkpoints:
         return FLASHINFER_GDN_CHECKPOINT_ALIGNMENT
     return None if args.mamba_cache_mode == "none" or not args.is_mamba2 else 1
