@@ -21,59 +21,33 @@ _resolve_gdn_prefill_backend and get_batch_defaults decide on it. vLLM's own `vl
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
 import json
 import logging
+import os
 import sys
-import types
 from types import SimpleNamespace
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oracle_driver  # noqa: E402 - the SGLang driver beside this file: its stub module classes
 
 STUB_PACKAGES = ("xgrammar", "uvloop", "llguidance", "pynvml")
 STUB_MODULES = ("vllm._C", "vllm._C_stable_libtorch", "vllm._qutlass_C", "vllm._moe_C", "vllm._flashmla_C",
                 "vllm.cumem_allocator")
 
 
-class _StubMeta(type):
-    def __getattr__(cls, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _StubMeta(name, (object,), {})
+class _StubFinder(oracle_driver._StubFinder):
+    """The SGLang driver's stub modules, for vLLM's import-only packages and its compiled extension modules."""
 
-
-class _StubModule(types.ModuleType):
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        if name[:1].isupper():
-            return _StubMeta(name, (object,), {})
-        child = _StubModule(f"{self.__name__}.{name}")
-        child.__path__ = []
-        return child
-
-    def __call__(self, *args, **kwargs):
-        return args[0] if len(args) == 1 and callable(args[0]) and not kwargs else self
-
-
-class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, name, path, target=None):
         if name.split(".")[0] in STUB_PACKAGES or name in STUB_MODULES:
             return importlib.machinery.ModuleSpec(name, self, is_package=True)
         return None
 
-    def create_module(self, spec):
-        mod = _StubModule(spec.name)
-        mod.__path__ = []
-        mod.__version__ = "0.0.0"
-        return mod
-
-    def exec_module(self, module):
-        pass
-
 
 def prepare():
     """Install the stubs and vLLM's CUDA platform (sm90); returns the vllm module."""
-    sys.meta_path.insert(0, _StubFinder())
+    sys.meta_path.insert(0, _StubFinder(STUB_PACKAGES))
     import torch
 
     torch.cuda.is_available = lambda: True
