@@ -76,7 +76,10 @@ def render(table: list[Row]) -> str:
             f"{p.state_pages_per_request} of {p.blocks_per_request} | {result} |")
     lines += ["", "Not reproduced yet (difference not identified, kept out of the table): "
               "[noonghunna/club-3090#104](https://github.com/noonghunna/club-3090/issues/104), a v0.20-era boot of the "
-              "dual stack (9.84 GiB -> 619,202 tokens logged, 555,042 predicted by the 0.33.0 rules).", ""]
+              "dual stack (9.84 GiB -> 619,202 tokens logged, 555,042 predicted by the 0.33.0 rules with its MTP 3). "
+              "Planned without MTP (no speculative conv rows, state blocks or drafter layer) it reproduces exactly "
+              "(1,568-token blocks, 411 blocks); whether that boot ran without MTP or v0.20 planned MTP so is not "
+              "identified.", ""]
     return "\n".join(lines)
 
 
