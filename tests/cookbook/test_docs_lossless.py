@@ -7,6 +7,7 @@ set aside, not a stop), as GitHub annotations too, and over a whole docs tree. P
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,8 @@ def test_the_page_yaml_lists_what_it_carries_without_modelling(helpers):
     assert kept["accuracyLabels"].of is None and "gsm8k_pct" in kept["accuracyLabels"].text
     assert kept["cellFor"].text.strip().startswith("// ---- helpers read through `config`")
     assert kept["cells"].of == "cells" and len(kept["cells"].items) == 4
-    assert kept["cells"].items[1].extra == {"foldsPipeline": "foldsPipeline: false"}
+    folds = next(f for f in kept["cells"].items[1].items if f.key == "foldsPipeline")
+    assert folds.of is None and folds.text.strip() == "foldsPipeline: false"  # a cell key only helpers read
 
 
 def test_a_card_the_import_adds_for_itself_is_not_exported(helpers):
@@ -76,12 +78,23 @@ def test_a_card_the_import_adds_for_itself_is_not_exported(helpers):
     assert "hardware" not in evaluate_source(export_jsx(page), "exported.jsx").data
 
 
+def _edited(page, i: int, **update):
+    cells = list(page.cells)
+    cells[i] = cells[i].model_copy(update=update)
+    return page.model_validate({**page.model_dump(by_alias=True, exclude_none=True),
+                                "cells": [c.model_dump(by_alias=True, exclude_none=True) for c in cells]})
+
+
+def _changed_lines(a: str, b: str) -> list[str]:
+    return [d for d in difflib.unified_diff(_without_private(a), _without_private(b), lineterm="", n=0)
+            if d[:1] in "+-" and not d.startswith(("+++", "---"))]
+
+
 def test_a_changed_cell_is_written_afresh_and_nothing_else_moves(helpers):
     ev, page = helpers
     cells = list(page.cells)
     cells[1] = cells[1].model_copy(update={"flags": [f.replace("0.85", "0.8") for f in cells[1].flags]})
-    edited = page.model_validate({**page.model_dump(by_alias=True, exclude_none=True),
-                                  "cells": [c.model_dump(by_alias=True, exclude_none=True) for c in cells]})
+    edited = _edited(page, 1, flags=cells[1].flags)
     text = export_jsx(edited)
     back = evaluate_source(text, "edited.jsx")
     assert "--mem-fraction-static 0.8" in back.data["cells"][1]["flags"]
@@ -94,6 +107,20 @@ def test_a_changed_cell_is_written_afresh_and_nothing_else_moves(helpers):
     again = import_evaluation(back)
     assert again.exact, again.findings
     assert again.page.cells[1].flags == cells[1].flags
+
+
+def test_a_retuned_pin_is_a_one_line_diff_and_a_new_warning_one_more(helpers):
+    """Only the changed property of a cell is written afresh, in place: a maintainer's review sees the pin."""
+    _, page = helpers
+    original = (PAGES / "toy_helpers.jsx").read_text()
+    flags = [f.replace("--tp-size 16", "--tp-size 8") for f in page.cells[3].flags]
+    assert _changed_lines(original, export_jsx(_edited(page, 3, flags=flags))) == [
+        '-      flags: ["--model-path {{MODEL_NAME}}", "--tp-size 16", "--host {{HOST_IP}}", "--port {{PORT}}"],',
+        '+      flags: [', '+        "--model-path {{MODEL_NAME}}",', '+        "--tp-size 8",',
+        '+        "--host {{HOST_IP}}",', '+        "--port {{PORT}}",', '+      ],']
+    warned = export_jsx(_edited(page, 0, warn="Eight ranks."))
+    assert _changed_lines(original, warned) == ['+      warn: "Eight ranks.",']
+    assert evaluate_source(warned, "warned.jsx").data["cells"][0]["warn"] == "Eight ranks."
 
 
 def test_legacy_rows_keep_the_docs_titles():

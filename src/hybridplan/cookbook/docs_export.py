@@ -103,36 +103,41 @@ def _dimension(d: Dimension, overlay: bool) -> str:
     return "    {\n      " + ",\n      ".join(head) + ",\n      options: [\n" + opts + ",\n      ],\n    }"
 
 
-def _cell(page: Page, i: int, extra: dict[str, str] | None = None) -> str:
-    """Cell i as docs cell objects (one per concrete match), with the module's own keys `extra` written back."""
-    out = []
+def _key(k: str) -> str:
+    return k if k.isidentifier() else _s(k)
+
+
+def _lines(values: list[str]) -> str:
+    """A list of strings one per line, as the docs write a cell's flags and env."""
+    return "[" + "".join(f"\n        {_s(v)}," for v in values) + ("\n      ]" if values else "]")
+
+
+def _cell(page: Page, i: int) -> dict[str, str]:
+    """Cell i's properties as the docs write them, by page field (an empty text: the cell writes none), and under
+    "" the whole cell (one docs cell per concrete match)."""
+    c = page.cells[i]
+    v = c.verification
+    status = f"verified: {'true' if v.status == 'verified' else 'false'}"
+    if v.rules:
+        chain = " : ".join(f"({js_condition(r.when)}) ? {_s(r.status)}" for r in v.rules)
+        status += f",\n      verificationStatus: (sel) => {chain} : {_s(v.status)}"
+    elif v.status == "in-progress":
+        status += f",\n      verificationStatus: {_s(v.status)}"
+    extra_v = v.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"status", "rules"},
+                           exclude_defaults=True)
+    fields = {"status": status, "nnodes": f"nnodes: {c.nnodes}",
+              "warn": f"warn: {_s(c.warn)}" if c.warn else "", "note": f"note: {_s(c.note)}" if c.note else "",
+              "redirect": "redirect: true" if c.redirect else "", "env": f"env: {_lines(list(c.env))}",
+              "flags": f"flags: {_lines(list(c.flags))}",
+              PRIVATE: f"{PRIVATE}: {_s({'verification': extra_v})}" if extra_v else ""}
+    cells = []
     for ref in page.lookup:
-        if ref.index != i:
-            continue
-        c = ref.cell
-        v = c.verification
-        parts = [f"match: {{ {', '.join(f'{_s(docs_id(k))}: {_s(x)}' for k, x in ref.match.items())} }}",
-                 f"verified: {'true' if v.status == 'verified' else 'false'}"]
-        if v.rules:
-            chain = " : ".join(f"({js_condition(r.when)}) ? {_s(r.status)}" for r in v.rules)
-            parts.append(f"verificationStatus: (sel) => {chain} : {_s(v.status)}")
-        elif v.status != "unverified":
-            parts.append(f"verificationStatus: {_s(v.status)}")
-        parts.append(f"nnodes: {c.nnodes}")
-        for key in ("warn", "note"):
-            if getattr(c, key):
-                parts.append(f"{key}: {_s(getattr(c, key))}")
-        if c.redirect:
-            parts.append("redirect: true")
-        parts.append(f"env: {_s(list(c.env))}")
-        parts.append(f"flags: {_s(list(c.flags))}")
-        parts += list((extra or {}).values())  # the module's own `key: value` text
-        extra_v = v.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"status", "rules"},
-                               exclude_defaults=True)
-        if extra_v:
-            parts.append(f"{PRIVATE}: {_s({'verification': extra_v})}")
-        out.append("{\n      " + ",\n      ".join(parts) + ",\n    }")
-    return ",\n    ".join(out)
+        if ref.index == i:
+            fields["match"] = f"match: {{ {', '.join(f'{_key(docs_id(k))}: {_s(x)}' for k, x in ref.match.items())} }}"
+            parts = [fields[g] for g in ("match", "status", "nnodes", "warn", "note", "redirect", "env", "flags",
+                                         PRIVATE) if fields[g]]
+            cells.append("{\n      " + ",\n      ".join(parts) + ",\n    }")
+    return {**fields, "": ",\n    ".join(cells)}
 
 
 def _ladder(page: Page, rules, rungs: tuple[tuple[str, ...], ...], missing: str) -> dict[str, str]:
@@ -183,7 +188,7 @@ def _fresh(page: Page) -> dict[str, str]:
     out["multi_node_hints"] = f"multiNodeHints: {_s(page.multi_node_hints)}" if page.multi_node_hints else ""
     out["docker_mounts"] = f"dockerMounts: {_s(page.docker_mounts)}" if page.docker_mounts else ""
     out["program"] = f"dockerRunCommand: {_s(page.program)}" if page.program != "sglang serve" else ""
-    out["cells"] = "cells: [\n    " + ",\n    ".join(_cell(page, i) for i in range(len(page.cells))) + ",\n  ]"
+    out["cells"] = "cells: [\n    " + ",\n    ".join(_cell(page, i)[""] for i in range(len(page.cells))) + ",\n  ]"
     return out
 
 
@@ -203,7 +208,7 @@ def export_jsx(page: Page) -> str:
     if page.docs is not None:
         from hybridplan.cookbook.docs_keep import assemble
 
-        return assemble(page, fresh.__getitem__, lambda i, extra: _cell(page, i, extra), _private(page))
+        return assemble(page, fresh.__getitem__, lambda i: _cell(page, i), _private(page))
     order = ("model", "supported_hardware", "hardware", "match_dims", "overlay_dims", "model_names",
              "docker_images", "placeholders", "curl", "benchmark_commands", "multi_node_hints", "docker_mounts",
              "program")

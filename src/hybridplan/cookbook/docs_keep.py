@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from hybridplan.cookbook.docs_literal import Layout, Value
+from hybridplan.cookbook.docs_literal import Layout, Slot
 from hybridplan.cookbook.schema import DocsModule, DocsText, Page
 
 PRIVATE = "hybridplan"  # the config-private key hybridplan writes its own data under (the docs ignore it)
@@ -26,7 +27,10 @@ MODELLED = {"modelName": "model", "supportedHardware": "supported_hardware", "ha
             "placeholders": "placeholders", "curl": "curl", "benchmarkCommands": "benchmark_commands",
             "multiNodeHints": "multi_node_hints", "dockerMounts": "docker_mounts", "dockerRunCommand": "program"}
 GROUPS = tuple(dict.fromkeys(MODELLED.values()))
-CELL_KEYS = ("match", "verified", "verificationStatus", "env", "flags", "warn", "note", "redirect", "nnodes")
+# a cell's keys -> the page field each is written from (the badge's two keys share one)
+CELL_KEYS = {"match": "match", "verified": "status", "verificationStatus": "status", "env": "env", "flags": "flags",
+             "warn": "warn", "note": "note", "redirect": "redirect", "nnodes": "nnodes", PRIVATE: PRIVATE}
+CELL_GROUPS = tuple(dict.fromkeys(CELL_KEYS.values()))
 ROW_KEYS = ("id", "title", "options", "default", "showWhen", "kind")
 OPTION_KEYS = ("id", "label", "subtitle", "showWhen", "disabled", "disableReason", "flags", "env", "hints",
                "stripPrefixes", "nnodes")
@@ -49,7 +53,7 @@ def group_value(page: Page, group: str) -> Any:
         shared = docs_shared_hardware()
         return [[h.id, h.label, h.group] for h in page.hardware if h.id not in shared]
     if group == "cells":
-        return [cell_value(page, i) for i in range(len(page.cells))]
+        return [cell_field(page, i, f) for i in range(len(page.cells)) for f in CELL_GROUPS]
     v = getattr(page, group)
     if isinstance(v, list):
         return [_dump(x) for x in v]
@@ -58,11 +62,15 @@ def group_value(page: Page, group: str) -> Any:
     return _dump(v)
 
 
-def cell_value(page: Page, i: int) -> Any:
+def cell_field(page: Page, i: int, group: str) -> Any:
+    """A cell's value for one of CELL_GROUPS (what the module writes under that group's keys)."""
     c = page.cells[i]
-    return {"match": c.match, "flags": c.flags, "env": c.env, "warn": c.warn, "redirect": c.redirect,
-            "nnodes": c.nnodes, "status": c.verification.status,
-            "rules": [_dump(r) for r in c.verification.rules]}
+    v = c.verification
+    if group == "status":
+        return [v.status, [_dump(r) for r in v.rules]]
+    if group == PRIVATE:
+        return v.model_dump(mode="json", exclude={"status", "rules"}, exclude_defaults=True)
+    return _dump(getattr(c, group))
 
 
 def group_digest(page: Page, group: str) -> str:
@@ -70,7 +78,7 @@ def group_digest(page: Page, group: str) -> str:
 
 
 def cell_digest(page: Page, i: int) -> str:
-    return _digest(cell_value(page, i))
+    return _digest([cell_field(page, i, f) for f in CELL_GROUPS])
 
 
 def _carried(data: dict[str, Any]) -> list[str]:
@@ -105,35 +113,40 @@ def keep(lay: Layout, data: dict[str, Any], page: Page, path: str) -> DocsModule
             props.append(DocsText(key=PRIVATE, text=t[slot.lead:slot.start], of=PRIVATE))
             continue
         of = MODELLED.get(slot.key or "")
-        text = t[slot.lead:slot.end]
-        if of == "cells" and slot.value.kind == "array" and len(slot.value.slots) == len(page.cells):
-            arr = slot.value
-            first = arr.slots[0].lead if arr.slots else arr.tail
-            items = [DocsText(key=_match_key(page, k), text=t[s.lead:s.end], digest=cell_digest(page, k),
-                              extra=_cell_extra(t, s.value)) for k, s in enumerate(arr.slots)]
-            props.append(DocsText(key=slot.key, text=t[slot.lead:first], of=of, items=items,
-                                  close=t[arr.slots[-1].end if arr.slots else arr.tail:arr.end]))
+        arr = slot.value
+        if of == "cells" and arr.kind == "array" and arr.slots and len(arr.slots) == len(page.cells):
+            items = [_cell(t, page, k, s) for k, s in enumerate(arr.slots)]
+            props.append(DocsText(key=slot.key, text=t[slot.lead:arr.start + 1], of=of, items=items,
+                                  close=t[arr.slots[-1].end:slot.end]))
         else:
-            props.append(DocsText(key=slot.key, text=text, of=of, digest=group_digest(page, of) if of else None))
-    last = lit.slots[-1].end if lit.slots else lit.start + 1
+            props.append(DocsText(key=slot.key, text=t[slot.lead:slot.end], of=of,
+                                  digest=group_digest(page, of) if of else None))
     present = {MODELLED[s.key] for s in lit.slots if s.key in MODELLED}
-    return DocsModule(path=path, head=t[:lit.start + 1], props=props, trailing_comma="," in t[last:lit.tail],
-                      tail=t[lit.tail:], carried=_carried(data),
+    return DocsModule(path=path, head=t[:lit.start + 1], props=props,
+                      close=t[lit.slots[-1].end if lit.slots else lit.start + 1:], carried=_carried(data),
                       absent={g: group_digest(page, g) for g in GROUPS if g not in present})
 
 
-def _match_key(page: Page, i: int) -> str:
-    return json.dumps(page.cells[i].match, sort_keys=True)
+def _cell(t: str, page: Page, k: int, s: Slot) -> DocsText:
+    """Cell k as kept text: property by property, each modelled one with the digest of the page field it holds."""
+    key = json.dumps(page.cells[k].match, sort_keys=True)
+    c = s.value
+    if c.kind != "object" or not c.slots:
+        return DocsText(key=key, text=t[s.lead:s.end], digest=cell_digest(page, k))
+    fields = [DocsText(key=f.key, text=t[f.lead:f.end], of=CELL_KEYS.get(f.key or ""),
+                       digest=_digest(cell_field(page, k, CELL_KEYS[f.key])) if f.key in CELL_KEYS else None)
+              for f in c.slots]
+    present = {CELL_KEYS[f.key] for f in c.slots if f.key in CELL_KEYS}
+    return DocsText(key=key, text=t[s.lead:c.start + 1], digest=cell_digest(page, k), items=fields,
+                    close=t[c.slots[-1].end:s.end],
+                    absent={g: _digest(cell_field(page, k, g)) for g in CELL_GROUPS if g not in present})
 
 
-def _cell_extra(t: str, cell: Value) -> dict[str, str]:
-    return {s.key: t[s.start:s.end] for s in cell.slots if s.key and s.key not in CELL_KEYS and s.key != PRIVATE}
-
-
-def assemble(page: Page, fresh: Callable[[str], str], fresh_cell: Callable[[int, dict[str, str]], str],
+def assemble(page: Page, fresh: Callable[[str], str], fresh_cell: Callable[[int], dict[str, str]],
              private: str) -> str:
     """The module text for `page` from its kept layout: kept text where the page still holds what was imported,
-    `fresh(group)` (a `key: value` text) where it changed or is new, `fresh_cell(i, extra)` for a changed cell."""
+    `fresh(group)` (a `key: value` text) where it changed or is new; a changed cell keeps its unchanged properties
+    and takes `fresh_cell(i)[group]` for the rest (the whole cell afresh, under "", where the module has none)."""
     docs = page.docs
     assert docs is not None
     pieces: list[str] = []
@@ -141,11 +154,10 @@ def assemble(page: Page, fresh: Callable[[str], str], fresh_cell: Callable[[int,
     for p in docs.props:
         if p.of == PRIVATE:
             pieces.append(p.text + private)
-            written.add(PRIVATE)
         elif p.of is None:
             pieces.append(p.text)
         elif p.of == "cells" and p.items:
-            pieces.append(p.text + _cells(page, p, fresh_cell) + p.close)
+            pieces.append(p.text + _cells(page, p.items, fresh_cell) + p.close)
         elif p.digest == group_digest(page, p.of):
             pieces.append(p.text)
         elif p.of not in written and (text := fresh(p.of)):
@@ -156,22 +168,48 @@ def assemble(page: Page, fresh: Callable[[str], str], fresh_cell: Callable[[int,
             pieces.append("\n  " + text)
     if PRIVATE not in written:
         pieces.append("\n  " + private)
-    return docs.head + ",".join(pieces) + ("," if docs.trailing_comma else "") + docs.tail
+    return docs.head + ",".join(pieces) + docs.close
 
 
-def _cells(page: Page, p: DocsText, fresh_cell: Callable[[int, dict[str, str]], str]) -> str:
-    free = list(p.items)
+def _cells(page: Page, items: list[DocsText], fresh_cell: Callable[[int], dict[str, str]]) -> str:
+    free = list(items)
     out = []
     for i in range(len(page.cells)):
         d = cell_digest(page, i)
         kept = next((it for it in free if it.digest == d), None)
-        if kept is not None:
+        if kept is None:  # changed: the module's own cell with this match, edited field by field
+            key = json.dumps(page.cells[i].match, sort_keys=True)
+            kept = next((it for it in free if it.key == key and it.items), None)
+            if kept is None:
+                out.append("\n    " + fresh_cell(i)[""])
+                continue
             free.remove(kept)
-            out.append(kept.text)
+            out.append(_edited(page, i, kept, fresh_cell(i)))
             continue
-        like = next((it for it in p.items if it.key == _match_key(page, i)), None)  # the module's own cell there
-        out.append("\n    " + fresh_cell(i, like.extra if like is not None else {}))
+        free.remove(kept)
+        out.append(kept.whole())
     return ",".join(out)
+
+
+_LEAD = re.compile(r"(?:\s|//[^\n]*|/\*.*?\*/)*", re.S)
+
+
+def _edited(page: Page, i: int, kept: DocsText, fresh: dict[str, str]) -> str:
+    """A kept cell with the fields the page changed written afresh in place (a group with two keys, the badge's
+    `verified`/`verificationStatus`, in the place of its first), gained fields added last, dropped ones left out."""
+    parts: list[str] = []
+    done: set[str] = set()
+    for f in kept.items:
+        if f.of is None or f.digest == _digest(cell_field(page, i, f.of)):
+            parts.append(f.text)
+        elif f.of not in done and fresh.get(f.of):
+            parts.append(_LEAD.match(f.text).group() + fresh[f.of])  # type: ignore[union-attr]
+        done.add(f.of or "")
+    indent = _LEAD.match(kept.items[-1].text).group() if kept.items else "\n      "  # type: ignore[union-attr]
+    for g in CELL_GROUPS:
+        if g not in done and kept.absent.get(g) != _digest(cell_field(page, i, g)) and fresh.get(g):
+            parts.append(indent + fresh[g])
+    return kept.text + ",".join(parts) + kept.close
 
 
 # page fields a finding's location starts with -> the module's key (legacy match dims by position)

@@ -30,7 +30,8 @@ class Refused(BadInput):
 @dataclass
 class Slot:
     """One property (key set) or array element (key None): `lead` is where its text starts (just after the previous
-    comma or the opening bracket, so leading comments ride with it), `start`/`end` the value's own span."""
+    comma or the opening bracket, so leading comments ride with it), `start` where its own text starts, `end` where
+    it stops (its comma, else its value's end), so the slots joined by commas give back the text between them."""
 
     key: str | None
     lead: int
@@ -243,6 +244,7 @@ class _Scanner:
             n += 1
             self.skip()
             if self.t.startswith(",", self.i):
+                out.slots[-1].end = self.i  # a comment before the comma rides with its slot
                 self.i += 1
             elif not self.t.startswith(close, self.i):
                 raise self.refuse(f"something other than `,` or `{close}`", path + (slot_key,))

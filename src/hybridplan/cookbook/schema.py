@@ -335,30 +335,36 @@ class DocsText(Model):
     """A stretch of a docs config module kept verbatim by `cookbook import` (from just after the previous comma, so
     its leading comments ride with it). `of` names the page field it was read into: the export writes the text back
     while that field still has `digest` (unchanged since the import) and writes the field out afresh otherwise;
-    without `of` it is carried as is (hybridplan does not model it). `items`: a cells array, element by element."""
+    without `of` it is carried as is (hybridplan does not model it). A container kept part by part (the cells array,
+    each cell) is `text` (through its opening bracket) + its `items` joined by commas + `close`; `absent` holds the
+    digests of the page fields a cell did not write, so a field the page gains is added and no other."""
 
     key: Optional[str] = None
     text: str
     of: Optional[str] = None
     digest: Optional[str] = None
     items: list["DocsText"] = Field(default_factory=list)
-    close: str = ""  # after the last item, through `]`
-    extra: dict[str, str] = Field(default_factory=dict)  # a cell's own properties hybridplan does not model, verbatim
+    close: str = ""
+    absent: dict[str, str] = Field(default_factory=dict)
+
+    def whole(self) -> str:
+        """The kept text as the module had it."""
+        return self.text + ",".join(i.whole() for i in self.items) + self.close if self.items else self.text
 
 
 class DocsModule(Model):
     """The imported docs config module's layout, so `export --format sglang-jsx` writes the module back as it was:
-    the text before the literal (`head`, through `export const config = {`), its top-level properties in order, and
-    what follows them (`tail`). `carried` lists what hybridplan does not model (kept verbatim, functions as their
-    source, evaluated only in the Node sandbox); `absent` the digests of page fields the module did not have."""
+    the text through `export const config = {` (`head`), its top-level properties in order, and what follows the
+    last one (`close`: a trailing comma, comments, `};`). `carried` lists what hybridplan does not model (kept
+    verbatim, functions as their source, evaluated only in the Node sandbox); `absent` the digests of page fields
+    the module did not have."""
 
     path: str
     carried: list[str] = Field(default_factory=list)
     absent: dict[str, str] = Field(default_factory=dict)
     head: str
     props: list[DocsText] = Field(max_length=MAX_LIST)
-    trailing_comma: bool = True
-    tail: str
+    close: str
 
 
 class Page(Model):
