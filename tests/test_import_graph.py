@@ -16,9 +16,18 @@ import pytest
 from hybridplan.cli import COMMANDS
 
 EXPLAIN = ["--", "python", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3.5-27B"]
+ON_5090 = ["--", "python", "-m", "sglang.launch_server", "--model-path", "RadixArk/Qwen3.8-27B-NVFP4", "--kv-cache-dtype",
+           "fp8_e4m3", "--mem-fraction-static", "0.9"]
 # never on a JSON answer: the text renderers and rich, typer's pydantic adapters, other commands' modules
 NEVER = ("rich", "hybridplan.render", "typer._adapters", "torch", "sglang", "transformers", "fastapi", "numpy",
          "huggingface_hub", *(module for _, module in COMMANDS))
+# a verdict on a card reads the measured launches on it (hybridplan.evidence_sources), never the cookbook's renderer,
+# matrix, checker or exporters (hybridplan.cookbook imports nothing eagerly) ...
+VERDICT_NEVER = ("hybridplan.cookbook.render", "hybridplan.cookbook.matrix", "hybridplan.cookbook.selection",
+                 "hybridplan.cookbook.validate", "hybridplan.cookbook.export")
+# ... and the page model only for a card a bundled page records a launch on (no page records on an H200's class)
+PAGE_MODEL = ("pydantic", "hybridplan.cookbook.pages", "hybridplan.cookbook.schema", "hybridplan.cookbook.records",
+              "hybridplan.cookbook.record_checks", "hybridplan.cookbook.conditions")
 PROBE = """
 import json, sys
 sys.argv = ["hybridplan", *json.loads(sys.argv[1])]
@@ -46,7 +55,9 @@ def _hits(modules: set[str], prefixes: tuple[str, ...]) -> list[str]:
     (["explain", "--json", "--pool-budget-gib", "66.5", *EXPLAIN], "hybridplan.commands.explain",
      ("pydantic", "hybridplan.models.config_schema", "hybridplan.hardware", "hybridplan.planner")),
     (["explain", "--json", "--gpu", "h200", *EXPLAIN], "hybridplan.commands.explain",
-     ("hybridplan.models.config_schema",)),
+     ("hybridplan.models.config_schema", *VERDICT_NEVER, *PAGE_MODEL)),
+    (["explain", "--json", "--gpu", "rtx5090", *ON_5090], "hybridplan.commands.explain",
+     ("hybridplan.models.config_schema", *VERDICT_NEVER)),
     (["ratio", "--json", "-L", "8192", "-C", "8", *EXPLAIN], "hybridplan.commands.ratio",
      ("pydantic", "hybridplan.models.config_schema")),
     (["models", "--json"], "hybridplan.commands.models", ("pydantic",)),
@@ -56,6 +67,13 @@ def test_a_json_answer_imports_only_what_it_needs(argv, own, also_never):
     assert code == 0
     assert own in modules
     assert _hits(modules, tuple(m for m in (*NEVER, *also_never) if m != own)) == []
+
+
+def test_a_card_with_page_records_loads_their_page():
+    """The boundary is not vacuous: qwen3.8-27b records launches on an RTX 5090, so its verdict loads the page model
+    (and the H200's does not only because no page records on its class)."""
+    code, modules = _run(["explain", "--json", "--gpu", "rtx5090", *ON_5090])
+    assert code == 0 and set(PAGE_MODEL) <= modules and "hybridplan.cookbook.record_evidence" in modules
 
 
 def test_text_output_still_renders():

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from hybridplan.cookbook import load_page, render
+from hybridplan.cookbook import load_page
+from hybridplan.cookbook.render import render
 
 PAGE = "qwen3.8-27b"
 

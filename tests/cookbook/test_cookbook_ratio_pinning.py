@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from hybridplan.cookbook import Delta, load_page, render
+from hybridplan.cookbook import load_page
 from hybridplan.cookbook.pages import at_version
+from hybridplan.cookbook.render import Delta, render
 
 QWEN_SLOT = 153_944_064  # fp32 state bytes per slot (48 GDN layers); §7.2: never the 154.7 MB of dividing by 191
 

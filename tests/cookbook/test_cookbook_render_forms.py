@@ -7,9 +7,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hybridplan.cookbook import load_page, render, resolve_selection
+from hybridplan.cookbook import load_page
 from hybridplan.cookbook.matrix import selection_space
 from hybridplan.cookbook.pages import read_page_text
+from hybridplan.cookbook.render import render, resolve_selection
 from hybridplan.cookbook.selection import find_cell
 
 K3 = load_page("kimi-k3")

@@ -219,4 +219,4 @@ def load() -> PublicLogs:
     import yaml
 
     text = (resources.files("hybridplan") / "data" / "boot_logs.yaml").read_text()
-    return parse(yaml.safe_load(text))
+    return parse(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))  # libyaml when built with it

@@ -88,7 +88,7 @@ def plan_points(page: Page, picks: dict[str, str], *, all_overlays: bool, sweeps
                 harness: Harness) -> tuple[list[Point], list[Skipped]]:
     """Every selection to run (all overlay combinations the picks leave open, with --all-overlays) x every sweep
     combination. Selections the page greys out (a reseated pick, no cell, a redirect) are skipped with the reason."""
-    from hybridplan.cookbook import Delta, render
+    from hybridplan.cookbook.render import Delta, render
 
     open_dims = [d for d in page.overlay_dims if d.id not in picks] if all_overlays else []
     placeholders = {"HOST_IP": harness.host, "PORT": str(harness.port)}
