@@ -28,26 +28,41 @@ import os
 import sys
 from types import SimpleNamespace
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import oracle_driver  # noqa: E402 - the SGLang driver beside this file: its stub module classes
+
+def _sibling(name):
+    """A module beside this file, loaded by path (the oracle interpreter has no hybridplan package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                     f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+oracle_driver = _sibling("oracle_driver")  # the SGLang driver: its stub module classes
 
 STUB_PACKAGES = ("xgrammar", "uvloop", "llguidance", "pynvml")
 STUB_MODULES = ("vllm._C", "vllm._C_stable_libtorch", "vllm._qutlass_C", "vllm._moe_C", "vllm._flashmla_C",
                 "vllm.cumem_allocator")
 
 
-class _StubFinder(oracle_driver._StubFinder):
-    """The SGLang driver's stub modules, for vLLM's import-only packages and its compiled extension modules."""
+def _stub_finder():
+    """The SGLang driver's stub finder, matching vLLM's import-only packages and its compiled extension modules."""
+    finder = oracle_driver._StubFinder(STUB_PACKAGES)
 
-    def find_spec(self, name, path, target=None):
+    def find_spec(name, path, target=None):
         if name.split(".")[0] in STUB_PACKAGES or name in STUB_MODULES:
-            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+            return importlib.machinery.ModuleSpec(name, finder, is_package=True)
         return None
+
+    finder.find_spec = find_spec
+    return finder
 
 
 def prepare():
     """Install the stubs and vLLM's CUDA platform (sm90); returns the vllm module."""
-    sys.meta_path.insert(0, _StubFinder(STUB_PACKAGES))
+    sys.meta_path.insert(0, _stub_finder())
     import torch
 
     torch.cuda.is_available = lambda: True
