@@ -1,5 +1,5 @@
 """Every source of measured launches the CLI and the web hand the planner (planner.evidence.EvidenceSource): the
-bundled pages' records and the public boot logs. A new source (launch reports, ...) joins here, once for `plan`,
+bundled pages' records, the public boot logs and the public launch reports. A new source joins here, once for `plan`,
 `explain --gpu` and the web. Imports are lazy: naming the source costs nothing until a verdict on a card asks it."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 def all_evidence(gpu: GPU, version: str) -> Sequence[EvidencePoint]:
     """The measured launches on the card and its class, from every source (planner.evidence.EvidenceSource)."""
     from hybridplan.cookbook.record_evidence import page_evidence
+    from hybridplan.verify.launch_reports import report_evidence
     from hybridplan.verify.log_evidence import log_evidence
 
-    return tuple(page_evidence(gpu, version)) + tuple(log_evidence(gpu, version))
+    return tuple(page_evidence(gpu, version)) + tuple(log_evidence(gpu, version)) + tuple(report_evidence(gpu, version))

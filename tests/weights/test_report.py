@@ -58,8 +58,11 @@ def test_expert_parallel_splits_the_experts():
 def test_draft_weights(flags, kind):
     w = weights(f"--model-path Qwen/Qwen3.8-27B {flags}")
     assert w.draft_kind == kind
-    if kind == "mtp":  # one full-attention decoder layer + its MLP + the 2H -> H projection, bf16
-        assert w.draft_per_rank.value / GIB == pytest.approx(0.79, abs=0.01)
+    if kind == "mtp":  # one full-attention decoder layer + its MLP + the 2H -> H projection, bf16 ...
+        held = w.draft_per_rank.value - w.draft_released_per_rank
+        assert held / GIB == pytest.approx(0.79, abs=0.01)
+        # ... and, while the pools are sized, its own bf16 embedding and lm_head (vocab 248,320 x hidden 5,120)
+        assert w.draft_released_per_rank == 2 * 2 * 248_320 * 5120
     elif kind == "checkpoint":
         assert 3.0 < w.draft_per_rank.value / GIB < 3.6 and w.draft_per_rank.source is Source.ESTIMATE
     else:

@@ -26,6 +26,7 @@ class PlannerConstants:
     context_gib_nccl_per_rank: float
     unified_host_gib: float
     unified_oom_reserve_fraction: float
+    unified_runtime_host_gib: float
     cublas_workspace_mib: float
     graph_shape_mib: float
     activation_fragmentation: float

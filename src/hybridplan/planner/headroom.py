@@ -320,6 +320,8 @@ def estimate(args: EngineArgs, geo: ModelGeometry, widths: ModelWidths, *, draft
         parts.append(Part(name="host_reserve", label="host out-of-memory reserve", source=Source.ESTIMATE,
                           nbytes=int(consts.unified_oom_reserve_fraction * gpu.memory_bytes),
                           note=consts.note("unified_oom_reserve_fraction")))
+        parts.append(Part(name="host_runtime", label="server host processes", source=Source.ESTIMATE,
+                          nbytes=int(consts.unified_runtime_host_gib * GIB), note=consts.note("unified_runtime_host_gib")))
     if consts.headroom_offset_gib:
         parts.append(Part(name="calibration_offset", label="calibration offset", source=Source.ESTIMATE,
                           nbytes=int(consts.headroom_offset_gib * GIB), note=consts.note("headroom_offset_gib")))

@@ -163,7 +163,9 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
                            note=f"{gpu.name}: memory.total {gpu.memory_mib} MiB ({gpu.memory_source})")
         context = Sourced(value=context_estimate_gib(gpu, world, consts), source=Source.ESTIMATE,
                           note="CUDA context" + (" + NCCL" if world > 1 else "") +
-                               (" + host share of unified memory" if gpu.unified else "") + f" ({consts.origin})")
+                               (" + host share of unified memory (the engine reads an integrated device's free "
+                                "memory as the host's available memory: utils/common.py::get_available_gpu_memory)"
+                                if gpu.unified else "") + f" ({consts.origin})")
     if pre_load_gib is not None:
         P = Sourced(value=pre_load_gib, source=Source.MEASURED, note="--pre-load-gib (pre_model_load_memory)")
     elif visible is not None and context is not None:  # both set with a GPU
@@ -202,7 +204,8 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
     head = hr.estimate(args, geo, target_widths, draft_widths=draft_widths, running=pools.running, mm_gib=mm,
                        consts=consts, gpu=gpu)
     over = 0.0 if pools.allocated_bytes is None else pools.allocated_bytes / GIB - pb.rest_gib
-    need = head.gib - mm + over
+    released = weights.draft_released_per_rank / GIB if weights is not None else 0.0
+    need = max(head.gib - mm + over - released, 0.0)  # what the draft hands back after sizing is free at capture
     margin = consts.margin_gib
     safe = math.floor((1 - (need + margin) / P.value) * 1000) / 1000 if P.value > 0 else 0.0
     pools_s = None if pools.allocated_bytes is None else Sourced(
@@ -228,6 +231,7 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
         slack_need_gib=Sourced(value=need, source=Source.ESTIMATE, note=(
             f"headroom {head.gib:.2f} - multimodal reservation {mm:.2f}"
             + (f" + pools beyond the budget {over:.2f}" if over >= 0 else f" - budget the pools leave unused {-over:.2f}")
+            + (f" - draft embedding and lm_head released after sizing {released:.2f}" if released else "")
             + " GiB")),
         margin_gib=Sourced(value=margin, source=Source.ESTIMATE, note=consts.note("margin_gib")),
         engine_reserve_gib=hr.engine_reserve(args, geo, version),

@@ -19,7 +19,7 @@ from hybridplan.provenance import Source, Sourced
 from hybridplan.weights.estimate import estimate
 from hybridplan.weights.headers import from_directory
 from hybridplan.weights.inventory import Inventory, Parallel, per_rank_bytes
-from hybridplan.weights.quant import QuantPolicy, policy_from_config, with_lm_head
+from hybridplan.weights.quant import QuantPolicy, method_policy, policy_from_config, with_lm_head
 
 GIB = 1 << 30
 EAGLE_FAMILY = ("EAGLE", "EAGLE3", "STANDALONE", "FROZEN_KV_MTP")
@@ -34,6 +34,9 @@ class WeightReport:
     draft_per_rank: Sourced  # draft runner: MTP head or separate draft checkpoint (0 without speculation)
     draft_kind: str  # none | mtp | checkpoint
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # of draft_per_rank: what the draft holds when the pools are sized and hands back before graph capture (an
+    # in-checkpoint MTP head's own embedding and lm_head, replaced by the target's)
+    draft_released_per_rank: int = 0
 
     @property
     def per_rank_bytes(self) -> int:
@@ -42,7 +45,7 @@ class WeightReport:
     def as_dict(self) -> dict:
         return {"checkpoint_bytes": self.checkpoint.as_dict(), "target_bytes_per_rank": self.target_per_rank.as_dict(),
                 "draft_bytes_per_rank": self.draft_per_rank.as_dict(), "draft_kind": self.draft_kind,
-                "notes": list(self.notes)}
+                "draft_released_bytes_per_rank": self.draft_released_per_rank, "notes": list(self.notes)}
 
 
 def estimator_family(geo: ModelGeometry) -> str:
@@ -145,11 +148,15 @@ def model_weights(args: EngineArgs, geo: ModelGeometry, *, hub: bool = False, ta
     `checkpoint_bytes` gives the whole checkpoint's size (split across modules as estimated).
     """
     src = resolve_config(args["model_path"])
+    implied = method_policy(args.get("quantization"), src.config, src.hf_quant_config) if policy is None else None
+    if implied is not None:  # another checkpoint than the config's own: its catalog or index total does not apply
+        src, policy = replace(src, entry=None, checkpoint_dir=None), implied
     if checkpoint_bytes is not None:
         if checkpoint_bytes <= 0:
             raise BadInput(f"checkpoint bytes must be positive, got {checkpoint_bytes}")
         est = estimate(src.config, estimator_family(geo), geo.full_attention_layer_ids, policy or storage_policy(src))
-        inv, notes = est.scaled_to(checkpoint_bytes, Source.INPUT, "checkpoint size given (split as estimated)"), []
+        notes: list[str] = []
+        inv = est.scaled_to(checkpoint_bytes, Source.INPUT, "checkpoint size given (split as estimated)")
     else:
         inv, notes = inventory_of(src, estimator_family(geo), geo.full_attention_layer_ids, hub=hub, policy=policy,
                                   needed=target_gib is None)
@@ -163,9 +170,27 @@ def model_weights(args: EngineArgs, geo: ModelGeometry, *, hub: bool = False, ta
         what = "language model" + (" + vision tower" if "vision" in parts else "")
         target_s = _sourced(target, inv, what)
     draft_s, kind, dnotes = _draft(args, geo, inv, par, stages, hub)
+    released = _mtp_own_ends(src.config, par) if kind == "mtp" and draft_s.value else 0
+    if released:
+        draft_s = Sourced(value=int(draft_s.value) + released, source=draft_s.source, note=(
+            f"{draft_s.note}; + its own embedding and lm_head as constructed ({released / GIB:.2f} GiB, bf16, "
+            "vocab-parallel), held while the pools are sized and replaced by the target's before graph capture "
+            "(models/qwen3_5_mtp.py::set_embed_and_head, speculative/eagle_worker_v2.py::init_lm_head)"))
     checkpoint = Sourced(value=inv.total(), source=inv.source, note=inv.note)
     return WeightReport(checkpoint=checkpoint, target_per_rank=target_s, draft_per_rank=draft_s, draft_kind=kind,
-                        notes=tuple(notes + dnotes))
+                        notes=tuple(notes + dnotes), draft_released_per_rank=released)
+
+
+def _mtp_own_ends(config: dict, par: Parallel) -> int:
+    """The embedding and lm_head an in-checkpoint MTP draft builds for itself (VocabParallelEmbedding, ParallelLMHead
+    in the model dtype, vocab split over TP) before the EAGLE worker swaps in the target's: the draft runner loads
+    them before the pools are sized, so they count there (club-3090's single RTX 3090 AutoRound boot: "minimum
+    viable 0.98" with the MTP head, data/launch_reports.yaml)."""
+    nested = config.get("text_config")
+    text: dict = nested if isinstance(nested, dict) else config
+    vocab, hidden = int(text.get("vocab_size") or 0), int(text.get("hidden_size") or 0)
+    head_tp = 1 if par.dp_lm_head else par.tp
+    return 2 * hidden * (-(-vocab // par.tp) + -(-vocab // head_tp))
 
 
 def _draft(args: EngineArgs, geo: ModelGeometry, inv: Inventory, par: Parallel, stages, hub: bool):

@@ -1,0 +1,109 @@
+"""Public launch reports (data/launch_reports.yaml) against `explain --gpu`: every report is called served or failed,
+in the right kind of phase, a failed launch is never predicted to serve, and the verdict names the reports it rests
+on. The community checkpoints they run are sized as loaded (an AutoRound INT4 export, an MTP head's own embedding and
+lm_head)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hybridplan.errors import BadInput
+from hybridplan.hardware.catalog import lookup
+from hybridplan.loading import load as load_command
+from hybridplan.verify.launch_reports import check, load, parse, report_evidence
+from hybridplan.weights.quant import method_policy, policy_from_config, scheme_bytes
+from hybridplan.weights.report import model_weights
+
+REPORTS = load()
+CHECKS = [c for r in REPORTS for c in check(r)]
+GIB = 1 << 30
+INT4_3090 = ("python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B --quantization auto-round "
+             "--kv-cache-dtype fp8_e4m3 --mamba-ssm-dtype bfloat16 --max-running-requests 1")
+
+
+def test_the_reports_cover_cards_outcomes_and_phases_with_links():
+    assert len(CHECKS) >= 15 and len({r.id for r in REPORTS}) == len(REPORTS)
+    assert {r.gpu for r in REPORTS} >= {"rtx3090", "dgx-spark"}
+    assert {r.phase for r in REPORTS} >= {None, "kv_pool", "cuda_graph", "first_request"}
+    assert all(r.url.startswith("https://github.com/") and r.source for r in REPORTS)
+
+
+@pytest.mark.parametrize("label", [c.label for c in CHECKS])
+def test_explain_calls_each_report_right(label):
+    c = next(c for c in CHECKS if c.label == label)
+    assert c.verdict is not None, c.error
+    assert not c.unsafe, f"{label} failed ({c.report.phase}) but is predicted to serve: {c.verdict.why}"
+    assert c.agrees, f"{label}: reported {c.report.outcome} ({c.report.phase}), predicted {c.predicted}"
+
+
+def test_the_verdict_names_the_reports_it_rests_on(cli_json):
+    code, out = cli_json("explain", "--json", "--gpu", "rtx3090", "--engine-version", "0.5.21", "--",
+                         *(INT4_3090 + " --chunked-prefill-size 2048 --attention-backend flashinfer "
+                           "--context-length 32768 --mem-fraction-static 0.88 --max-mamba-cache-size 20").split())
+    c = out["memory"]["verdict"]["confidence"]
+    assert code == 0 and out["memory"]["verdict"]["serves"] and c["level"] == "measured"
+    assert any("club3090-single-int4-nomtp-mf088" in b and "github.com/noonghunna/club-3090" in b for b in c["basis"])
+    pts = report_evidence(lookup("rtx3090"), "0.5.23")
+    assert {p.kind for p in pts} == {"launch report"} and all(p.gpu == "rtx3090" for p in pts)
+    assert report_evidence(lookup("h200"), "0.5.23") == ()
+
+
+def test_auto_round_on_the_bf16_geometry_sizes_the_int4_export_not_the_bf16_checkpoint():
+    card = lookup("rtx3090")
+    bf16 = load_command(INT4_3090.replace(" --quantization auto-round", ""), platform=card.platform())
+    int4 = load_command(INT4_3090, platform=card.platform())
+    w16 = model_weights(bf16.args, bf16.geometry).target_per_rank.value / GIB
+    w4 = model_weights(int4.args, int4.geometry).target_per_rank
+    # 4-bit linears in groups of 128 (+ fp16 scales, packed zeros); embeddings, lm_head and the vision tower in bf16
+    assert w16 > 50 and 16 < w4.value / GIB < 19 and "auto-round INT4 (group 128)" in w4.note
+
+
+def test_integer_formats_count_values_scales_and_zero_points():
+    assert scheme_bytes("int4", 5120, 5120) == 5120 * 5120 // 2 + 2 * 5120 * 40 + 5120 * 40 // 2
+    assert scheme_bytes("int4_sym", 5120, 5120) == 5120 * 5120 // 2 + 2 * 5120 * 40
+    assert scheme_bytes("int8", 4096, 256, block=128) == 4096 * 256 + 2 * 4096 * 2 + 4096 * 2
+    p = policy_from_config({"quantization_config": {"quant_method": "auto-round", "bits": 4, "group_size": 64,
+                                                    "extra_config": {"model.visual.merger": {"bits": 16}}}}, None)
+    assert (p.linear, p.block, p.lm_head, p.exclude) == ("int4", 64, "bf16", ("model.visual.merger",))
+    ct = policy_from_config({"quantization_config": {"quant_method": "compressed-tensors", "config_groups": {"g": {
+        "targets": ["Linear"], "weights": {"num_bits": 4, "type": "int", "symmetric": True, "group_size": 32}}}}}, None)
+    assert (ct.linear, ct.block) == ("int4_sym", 32)
+    # a config that states its own quantization is read as it says; --quantization only fills in a missing one
+    assert method_policy("gptq", {"quantization_config": {"quant_method": "fp8"}}, None) is None
+    assert method_policy("fp8", {}, None) is None and method_policy("awq", {}, None).linear == "int4"
+    with pytest.raises(BadInput, match="quantization_config.bits"):
+        policy_from_config({"quantization_config": {"quant_method": "gptq", "bits": "four"}}, None)
+
+
+@pytest.mark.parametrize("tp", [1, 2])
+def test_an_mtp_head_holds_its_own_embedding_and_lm_head_while_the_pools_are_sized(tp):
+    card = lookup("rtx3090")
+    cmd = (INT4_3090 + f" --tp-size {tp} --speculative-algorithm EAGLE --speculative-num-steps 4 "
+           "--speculative-eagle-topk 1 --speculative-num-draft-tokens 5")
+    loaded = load_command(cmd, platform=card.platform())
+    w = model_weights(loaded.args, loaded.geometry)
+    # Qwen3.8-27B: vocab 248,320 x hidden 5,120 in bf16, the embedding and the lm_head, vocab split over TP
+    assert w.draft_released_per_rank == 2 * 2 * 5120 * (248_320 // tp)
+    assert w.draft_per_rank.value > w.draft_released_per_rank and "set_embed_and_head" in w.draft_per_rank.note
+
+
+GOOD = {"id": "r", "url": "https://github.com/x/y", "gpu": "rtx3090", "gpu_count": 1, "sglang_version": "0.5.21",
+        "command": "python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B", "outcome": "served",
+        "request_tokens": 2048, "source": "s"}
+
+
+@pytest.mark.parametrize("entry, field", [
+    ({**GOOD, "url": "http://x"}, r"reports\[0\]\.url"),
+    ({**GOOD, "gpu": "gtx-9999"}, r"reports\[0\]\.gpu"),
+    ({**GOOD, "sglang_version": "0.5.12"}, r"reports\[0\]\.sglang_version"),
+    ({**GOOD, "outcome": "failed"}, r"reports\[0\]\.phase"),
+    ({**GOOD, "phase": "boot"}, r"reports\[0\]\.phase"),
+    ({**GOOD, "sweep": {"flag": "--mem-fraction-static", "values": []}}, r"reports\[0\]\.sweep"),
+    ({**GOOD, "request_tokens": 0}, r"reports\[0\]\.request_tokens"),
+    ({**GOOD, "extra": 1}, r"reports\[0\]: unknown field extra"),
+])
+def test_bad_data_names_the_field(entry, field):
+    assert parse({"reports": [GOOD]})[0].version == "0.5.21"
+    assert parse({"reports": [{**GOOD, "sglang_version": "1cf2b8c"}]})[0].version == "1cf2b8c"
+    with pytest.raises(BadInput, match=field):
+        parse({"reports": [entry]})
