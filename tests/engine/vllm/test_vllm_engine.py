@@ -105,3 +105,21 @@ def test_mtp_drafter_joins_the_attention_group_and_the_state_pages():
 def test_other_drafters_are_refused_by_name():
     with pytest.raises(BadInput, match="method 'dflash' on gdn is not modelled yet"):
         _plan("vllm serve Qwen/Qwen3.5-27B --speculative-config '{\"method\": \"dflash\", \"model\": \"x\"}'", 40)
+
+
+@pytest.mark.parametrize("flags, message", [
+    ("--max-model-len 99999999999", "--max-model-len: 99999999999 is outside -1..16,777,216"),
+    ("-tp 0", "--tensor-parallel-size: 0 is outside 1..1,024"),
+    ("--gpu-memory-utilization 1.5", "--gpu-memory-utilization: 1.5 is outside above 0 and at most 1"),
+    ("--block-size 0", "--block-size: 0 is outside 1..16,777,216"),
+])
+def test_values_are_bounded_before_any_sizing(flags, message):
+    with pytest.raises(BadInput, match=message.replace(".", r"\.").replace("(", r"\(")):
+        ENGINE.parse_command(f"vllm serve Qwen/Qwen3.5-27B {flags}")
+
+
+def test_a_non_default_args_line_is_bounded_too():
+    with pytest.raises(BadInput, match="--max-num-seqs: 0 is outside"):
+        ENGINE.parse_command("non-default args: {'model_tag': 'Qwen/Qwen3.5-27B', 'max_num_seqs': 0}")
+    with pytest.raises(BadInput, match="not a vLLM 0.33.0 argument"):
+        ENGINE.parse_command("non-default args: {'model_tag': 'Qwen/Qwen3.5-27B', 'no_such_flag': 1}")

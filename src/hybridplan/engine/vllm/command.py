@@ -12,15 +12,27 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from hybridplan.engine.flags import FlagRegistry, parse_argv, registry_from_json
+from hybridplan.engine.flags import Bound, FlagRegistry, parse_argv, registry_from_json
 from hybridplan.errors import BadInput
-from hybridplan.limits import MAX_COMMAND_CHARS
+from hybridplan.limits import MAX_COMMAND_CHARS, MAX_CONTEXT, MAX_PARALLEL, MAX_REQUESTS
 
 VERSION = "0.33.0"
 _PROGRAMS = (("vllm", "serve"), ("python", "-m", "vllm.entrypoints.openai.api_server"),
              ("python3", "-m", "vllm.entrypoints.openai.api_server"))
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _NON_DEFAULT = re.compile(r"non-default args: (\{.*\})")
+
+
+# The range hybridplan accepts for the values it sizes from (engine/flags.py's BOUNDS are keyed by sglang's dests)
+_TOKENS = Bound(1, MAX_CONTEXT, "tokens in one context")
+BOUNDS: dict[str, Bound] = {
+    "max_model_len": Bound(-1, MAX_CONTEXT, "tokens in one context; -1 or auto fits it to the memory"),
+    **dict.fromkeys(("block_size", "mamba_block_size", "max_num_batched_tokens"), _TOKENS),
+    **dict.fromkeys(("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"),
+                    Bound(1, MAX_PARALLEL, "GPUs in one deployment")),
+    "max_num_seqs": Bound(1, MAX_REQUESTS, "requests one server can hold"),
+    "gpu_memory_utilization": Bound(0.0, 1.0, "a fraction of GPU memory", lo_open=True),
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,7 +93,18 @@ def parse_command(text: str) -> VllmCommand:
     for dest, spelled in parsed.spelled.items():
         if reg.flag_for(dest).kind == "enabledisableaction":  # utils/argparse_utils.py EnableDisableAction
             values[dest] = not spelled.startswith("--disable-") and not spelled.startswith("--no-")
-    return VllmCommand(values=values, env=tuple(env))
+    return VllmCommand(values=_bounded(values, reg), env=tuple(env))
+
+
+def _bounded(values: dict[str, Any], reg: FlagRegistry) -> dict[str, Any]:
+    """The values, each inside the range hybridplan sizes from; BadInput names the flag."""
+    for dest, bound in BOUNDS.items():
+        value = values.get(dest)
+        if value is None or isinstance(value, bool):
+            continue
+        if not isinstance(value, (int, float)) or not bound.admits(value):
+            raise BadInput(f"{reg.option_for(dest)}: {value!r} is outside {bound.text()} ({bound.why})")
+    return values
 
 
 def parse_non_default_args(text: str) -> VllmCommand:
@@ -99,4 +122,4 @@ def parse_non_default_args(text: str) -> VllmCommand:
         if dest not in reg.by_dest:
             raise BadInput(f"non-default args: {key!r} is not a vLLM {VERSION} argument")
         values[dest] = value
-    return VllmCommand(values=values, source="non-default-args")
+    return VllmCommand(values=_bounded(values, reg), source="non-default-args")
