@@ -13,7 +13,8 @@ import subprocess
 import sys
 import time
 
-COLD = ("import time; from hybridplan.cookbook import load_page, matrix; p = load_page({pid!r}); "
+COLD = ("import time; from hybridplan.cookbook import load_page; from hybridplan.cookbook.matrix import matrix; "
+        "p = load_page({pid!r}); "
         "t = time.perf_counter(); m = matrix(p); print((time.perf_counter() - t) * 1000, len(m['selections']))")
 
 
@@ -22,7 +23,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--check", action="store_true", help="also time `cookbook check` on the bundled pages")
     ns = ap.parse_args()
-    from hybridplan.cookbook import bundled_ids, check_paths, load_page, matrix, render
+    from hybridplan.cookbook import bundled_ids, check_paths, load_page
+    from hybridplan.cookbook.matrix import matrix
+    from hybridplan.cookbook.render import render
 
     for pid in bundled_ids():
         out = subprocess.run([sys.executable, "-c", COLD.format(pid=pid)], check=True, capture_output=True, text=True)
