@@ -24,17 +24,19 @@ _RULES = {
 }
 
 
-def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float, gpu: str | None = None) -> dict[str, Any]:
-    """The plan for a vLLM launch (`vllm serve ...`, the api_server module, or a `non-default args:` line) from the
-    logged `Available KV cache memory` (GiB) on a catalog card (its compute capability picks the GDN prefill kernel,
-    whose align-mode checkpoints change the block size; its memory the batch defaults; none: an sm90 card);
-    BadInput / EngineRefusal propagate to the guard."""
+def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
+                 gpu: str | None = None) -> dict[str, Any]:
+    """The plan for a vLLM launch (`vllm serve ...`, the api_server module, or a `non-default args:` line) on a
+    catalog card (its compute capability picks the GDN prefill kernel, whose align-mode checkpoints change the block
+    size; its memory the batch defaults; none: an sm90 card). With the logged `Available KV cache memory` (GiB) the
+    pool is sized; without it the block size, pages, groups and blocks per request still are (the sizing fields
+    null). BadInput / EngineRefusal propagate to the guard."""
     from hybridplan.engine import for_engine
     from hybridplan.errors import BadInput
     from hybridplan.models.loader import load_model
     from hybridplan.planner.vllm_plan import card, resolve_on
 
-    if not 0 < kv_memory_gib <= MAX_GPU_GIB:
+    if kv_memory_gib is not None and not 0 < kv_memory_gib <= MAX_GPU_GIB:
         raise BadInput(f"--kv-memory-gib: {kv_memory_gib:g} is outside 0..{MAX_GPU_GIB:g} (GiB on one GPU)")
     engine: Any = for_engine("vllm", version)
     cmd = engine.parse_command(text)
@@ -44,10 +46,27 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float, gpu: s
     geo = load_model(str(model))
     c = card(gpu)
     args = resolve_on(engine, cmd, geo, c)
+    lay = engine.layout(args, geo)
+    head = _head(engine, c, gpu, geo, str(model), cmd, args)
+    if kv_memory_gib is None:
+        return head | _layout(lay, args, args.max_model_len) | {
+            "available_kv_memory_bytes": None, "num_blocks": None, "kv_cache_tokens": None, "max_concurrency": None,
+            "predicted_lines": _block_lines(lay, args),
+            "notes": ["--kv-memory-gib (the boot log's 'Available KV cache memory') sizes the pool"]}
     memory = int(kv_memory_gib * 2**30)
     plan = engine.plan(args, geo, memory)
-    padded = plan.mamba_page_size_padded
-    pct = 100 * (plan.page_bytes - plan.state_page_bytes) / plan.state_page_bytes
+    return head | _layout(lay, args, plan.max_model_len) | {
+        "available_kv_memory_bytes": memory, "num_blocks": plan.num_blocks,
+        "kv_cache_tokens": plan.kv_cache_tokens, "max_concurrency": plan.max_concurrency,
+        "predicted_lines": _block_lines(lay, args) + [
+            f"GPU KV cache size: {plan.kv_cache_tokens:,} tokens",
+            f"Maximum concurrency for {plan.max_model_len:,} tokens per request: {plan.max_concurrency:.2f}x"],
+        "notes": [],
+    }
+
+
+def _head(engine: Any, c: Any, gpu: str | None, geo: Any, model: str, cmd: Any, args: Any) -> dict[str, Any]:
+    """The engine, card, model, launch and resolved arguments."""
     return {
         "engine": {"name": "vllm", "version": engine.version, "rules": engine.rules_package},
         "platform": {"gpu": gpu, "sm": c.sm, "cuda_runtime_major": c.cuda_runtime_major,
@@ -64,39 +83,40 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float, gpu: s
             "max_num_seqs": args.max_num_seqs, "max_num_batched_tokens": args.max_num_batched_tokens,
             "gpu_memory_utilization": args.gpu_memory_utilization, "notes": list(args.notes),
         },
-        "available_kv_memory_bytes": memory,
-        "block_size": plan.block_size,
-        "mamba_block_size": plan.mamba_block_size,
-        "state": {"conv_shape": list(plan.conv_shape), "temporal_shape": list(plan.temporal_shape),
-                  "dtypes": list(plan.state_dtypes)},
-        "pages": {"attention_before_unification": plan.attn_page_bytes_at_requested_block,
-                  "attention_after_unification": plan.attn_page_bytes, "state_unpadded": plan.state_page_bytes,
-                  "unified": plan.page_bytes, "mamba_page_size_padded": padded, "state_padding_pct": round(pct, 2)},
-        "groups": [{"kind": g.kind, "layers": g.layers, "block_size": g.block_size,
-                    "blocks_per_request": g.blocks_per_request} for g in plan.groups],
-        "bytes_per_block": plan.bytes_per_block,
-        "num_blocks": plan.num_blocks,
-        "blocks_per_request": plan.blocks_per_request,
-        "state_pages_per_request": plan.state_pages_per_request,
-        "max_model_len": plan.max_model_len,
-        "kv_cache_tokens": plan.kv_cache_tokens,
-        "max_concurrency": plan.max_concurrency,
-        "predicted_lines": _lines(plan, args),
         "provenance": _RULES,
     }
 
 
-def _lines(plan: Any, args: Any) -> list[str]:
-    """The boot-log lines vLLM prints for this plan (platforms/interface.py, kv_cache_utils.py::
-    update_kv_cache_capacity)."""
+def _layout(lay: Any, args: Any, length: int) -> dict[str, Any]:
+    """Block size, pages before and after unification, groups, and what a request of `length` tokens takes."""
+    groups = lay.group_plans(length)
+    padded = lay.page_bytes if lay.page_bytes != lay.state_page_bytes else None
+    return {
+        "block_size": lay.block_size,
+        "mamba_block_size": lay.mamba_block_size,
+        "state": {"conv_shape": list(lay.conv_shape), "temporal_shape": list(lay.temporal_shape),
+                  "dtypes": list(lay.state_dtypes)},
+        "pages": {"attention_before_unification": (args.block_size or 16) * lay.attn_page_bytes_per_token,
+                  "attention_after_unification": lay.page_bytes, "state_unpadded": lay.state_page_bytes,
+                  "unified": lay.page_bytes, "mamba_page_size_padded": padded,
+                  "state_padding_pct": round(100 * (lay.page_bytes - lay.state_page_bytes) / lay.state_page_bytes, 2)},
+        "groups": [{"kind": g.kind, "layers": g.layers, "block_size": g.block_size,
+                    "blocks_per_request": g.blocks_per_request} for g in groups],
+        "bytes_per_block": lay.bytes_per_block,
+        "blocks_per_request": sum(g.blocks_per_request for g in groups),
+        "state_pages_per_request": sum(g.blocks_per_request for g in groups if g.kind == "mamba"),
+        "max_model_len": length,
+    }
+
+
+def _block_lines(lay: Any, args: Any) -> list[str]:
+    """The block-size lines vLLM prints (platforms/interface.py::Platform._align_hybrid_block_size)."""
     lines = []
-    if plan.block_size > (args.block_size or 16):
-        lines.append(f"Setting attention block size to {plan.block_size} tokens to ensure that attention page size "
+    if lay.block_size > (args.block_size or 16):
+        lines.append(f"Setting attention block size to {lay.block_size} tokens to ensure that attention page size "
                      "is >= mamba page size.")
-    if plan.mamba_page_size_padded is not None:
-        pct = 100 * (plan.page_bytes - plan.state_page_bytes) / plan.state_page_bytes
+    if lay.page_bytes != lay.state_page_bytes:
+        pct = 100 * (lay.page_bytes - lay.state_page_bytes) / lay.state_page_bytes
         lines.append(f"Padding mamba page size by {pct:.2f}% to ensure that mamba page size and attention page size "
                      "are exactly equal.")
-    lines.append(f"GPU KV cache size: {plan.kv_cache_tokens:,} tokens")
-    lines.append(f"Maximum concurrency for {plan.max_model_len:,} tokens per request: {plan.max_concurrency:.2f}x")
     return lines

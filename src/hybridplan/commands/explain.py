@@ -75,8 +75,6 @@ def _explain_other(engine: str, command: Optional[List[str]], version: Optional[
     if not command:
         raise BadInput("no launch command given; put it after `--`, e.g. "
                        "`hybridplan explain --engine vllm --kv-memory-gib 40 -- vllm serve Qwen/Qwen3.5-27B`")
-    if kv_memory_gib is None:
-        raise BadInput("--kv-memory-gib: required with --engine vllm (the boot log's 'Available KV cache memory')")
     from hybridplan.vllm_explain import explain_vllm
 
     text = command[0] if len(command) == 1 else shlex.join(command)

@@ -16,7 +16,7 @@ from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 
 if TYPE_CHECKING:
     from hybridplan.engine.vllm.command import VllmCommand
-    from hybridplan.engine.vllm.planning import KVPlan, VllmArgs
+    from hybridplan.engine.vllm.planning import KVLayout, KVPlan, VllmArgs
 
 
 class Engine(Protocol):
@@ -186,6 +186,10 @@ class HybridKVEngine(Protocol):
                 cuda_runtime_major: int = 12) -> "VllmArgs":
         """The release's resolution on a card (compute capability x10, torch's total memory, its name, the CUDA
         runtime: they pick the GDN prefill kernel and the batch defaults; None leaves those defaults open)."""
+        ...
+
+    def layout(self, args: "VllmArgs", geo: ModelGeometry) -> "KVLayout":
+        """The block size, pages, groups and blocks per request, before any memory is known."""
         ...
 
     def plan(self, args: "VllmArgs", geo: ModelGeometry, available_memory: int) -> "KVPlan":

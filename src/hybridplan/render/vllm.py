@@ -25,12 +25,13 @@ def print_vllm_explain(d: dict[str, Any], console: Console | None = None) -> Non
     for i, g in enumerate(d["groups"]):
         t.add_row(f"{i} {g['kind']}", str(g["layers"]), f"{g['block_size']:,}", str(g["blocks_per_request"]))
     c.print(t)
-    c.print(f"{d['num_blocks']:,} blocks of {d['bytes_per_block']:,} B from {d['available_kv_memory_bytes']:,} B; "
-            f"a request at {d['max_model_len']:,} tokens takes {d['blocks_per_request']} blocks, "
+    pool = (f"{d['num_blocks']:,} blocks of {d['bytes_per_block']:,} B from {d['available_kv_memory_bytes']:,} B"
+            if d["num_blocks"] is not None else f"blocks of {d['bytes_per_block']:,} B")
+    c.print(f"{pool}; a request at {d['max_model_len']:,} tokens takes {d['blocks_per_request']} blocks, "
             f"{d['state_pages_per_request']} of them state pages")
     for line in d["predicted_lines"]:
         c.print(f"  [dim]predicted log:[/dim] {line}")
-    for note in r["notes"]:
+    for note in r["notes"] + d["notes"]:
         c.print(f"  [yellow]note:[/yellow] {note}")
 
 

@@ -30,8 +30,6 @@ def test_refusals_and_bad_input_exit_codes(cli, cli_json):
     code, d = cli_json("explain", "--engine", "vllm", "--kv-memory-gib", "6", "--json", "--",
                        "vllm", "serve", "Qwen/Qwen3.5-27B")
     assert code == 3 and "estimated maximum model length is 89856" in d["error"]["message"]
-    code, out, err = cli("explain", "--engine", "vllm", "--", "vllm", "serve", "Qwen/Qwen3.5-27B")
-    assert code == 2 and "--kv-memory-gib: required" in err and "Traceback" not in err
     code, out, err = cli("explain", "--engine", "vllm", "--engine-version", "0.10.0", "--kv-memory-gib", "4", "--",
                          "vllm", "serve", "Qwen/Qwen3.5-27B")
     assert code == 2 and "vLLM 0.10.0 is not modelled" in err
@@ -128,3 +126,13 @@ def test_compare_refuses_what_it_does_not_model(cli):
     code, _, err = cli("compare", "--model", "Qwen/Qwen3.5-27B", "--memory-gib", "40", "-L", "4096",
                        "--kv-cache-dtype", "int8")
     assert code == 2 and "--kv-cache-dtype" in err
+
+
+def test_explain_without_kv_memory_lays_out_the_pool(cli_json):
+    """No logged memory: the block size, pages, groups and blocks per request, the sizing fields null."""
+    code, d = cli_json("explain", "--engine", "vllm", "--json", "--", "vllm serve Qwen/Qwen3.5-27B --max-model-len 32768")
+    assert code == 0
+    assert (d["block_size"], d["blocks_per_request"], d["state_pages_per_request"]) == (832, 49, 9)
+    assert d["kv_cache_tokens"] is None and d["max_concurrency"] is None and d["num_blocks"] is None
+    assert d["predicted_lines"][0].startswith("Setting attention block size to 832 tokens")
+    assert "sizes the pool" in d["notes"][0]

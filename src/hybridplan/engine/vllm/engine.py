@@ -38,6 +38,9 @@ class VllmEngine:
         return planning.resolve(cmd.values, geo, sm=sm, total_memory_bytes=total_memory_bytes,
                                 device_name=device_name, cuda_runtime_major=cuda_runtime_major)
 
+    def layout(self, args: planning.VllmArgs, geo: ModelGeometry) -> planning.KVLayout:
+        return planning.layout(args, geo)
+
     def plan(self, args: planning.VllmArgs, geo: ModelGeometry, available_memory: int) -> planning.KVPlan:
         return planning.plan(args, geo, available_memory)
 

@@ -309,41 +309,77 @@ def _groups(n_attn: int, n_state: int) -> list[tuple[str, int]]:
     return out
 
 
-def plan(args: VllmArgs, geo: ModelGeometry, available_memory: int) -> KVPlan:
-    """The KV cache config of one worker and its logged capacity: v1/core/kv_cache_planning.py::
-    get_kv_cache_configs (null block held back for the checks, auto-fit, the admission check, num_blocks =
-    available // bytes_per_block) and v1/core/kv_cache_utils.py::get_kv_cache_capacity."""
+@dataclass(frozen=True, kw_only=True)
+class KVLayout:
+    """What vLLM fixes before it sees the memory: the hybrid block size, every page, the groups and what one request
+    takes from each."""
+
+    block_size: int
+    mamba_block_size: int
+    attn_page_bytes_per_token: int
+    state_page_bytes: int
+    page_bytes: int
+    conv_shape: tuple[int, int]
+    temporal_shape: tuple[int, int, int]
+    state_dtypes: tuple[str, str]
+    groups: tuple[tuple[str, int], ...]  # (kind, layers) of each KV cache group
+    state_pages: int  # pages one request holds in each state group
+    bytes_per_block: int
+
+    def per_request(self, length: int) -> int:
+        """Blocks one request of `length` tokens takes over all groups (_max_memory_usage_bytes_from_groups)."""
+        return sum(_cdiv(length, self.block_size) if kind == "attention" else self.state_pages
+                   for kind, _ in self.groups)
+
+    def group_plans(self, length: int) -> tuple[GroupPlan, ...]:
+        return tuple(GroupPlan(kind=kind, layers=n,
+                               block_size=self.block_size if kind == "attention" else self.mamba_block_size,
+                               blocks_per_request=_cdiv(length, self.block_size) if kind == "attention"
+                               else self.state_pages) for kind, n in self.groups)
+
+
+def layout(args: VllmArgs, geo: ModelGeometry) -> KVLayout:
+    """The per-layer specs and their grouping (v1/core/kv_cache_planning.py::get_kv_cache_groups on the specs the
+    platform aligned), with the bytes of one block (_get_kv_cache_bytes_per_block, layer-outer layout)."""
     conv, temporal = state_shapes(geo, args.tensor_parallel_size, args.num_speculative_tokens)
     dtypes = state_dtypes(args)
     state_page = state_page_bytes(conv, temporal, dtypes)
     attn_1 = attn_page_bytes_per_token(args, geo)
     block, mamba_block, checkpoint = hybrid_block_size(args, attn_1, state_page)
-    page = block * attn_1
-    groups = _groups(len(geo.full_attention_layer_ids) + args.draft_attention_layers, len(geo.linear_layer_ids))
+    groups = tuple(_groups(len(geo.full_attention_layer_ids) + args.draft_attention_layers,
+                           len(geo.linear_layer_ids)))
     # MambaSpec.max_memory_usage_bytes: align keeps 2 + spec + checkpoint pages, none 1 + spec
     state_pages = (2 + args.num_speculative_tokens + (checkpoint is not None)) if args.mamba_cache_mode == "align" \
         else 1 + args.num_speculative_tokens
-    bytes_per_block = max(n for _, n in groups) * page  # _get_kv_cache_bytes_per_block (layer-outer layout)
+    return KVLayout(block_size=block, mamba_block_size=mamba_block, attn_page_bytes_per_token=attn_1,
+                    state_page_bytes=state_page, page_bytes=block * attn_1, conv_shape=conv, temporal_shape=temporal,
+                    state_dtypes=dtypes, groups=groups, state_pages=state_pages,
+                    bytes_per_block=max(n for _, n in groups) * block * attn_1)
 
-    def per_request(length: int) -> int:  # _max_memory_usage_bytes_from_groups, in blocks
-        return sum(_cdiv(length, block) if kind == "attention" else state_pages for kind, _ in groups)
 
-    check = available_memory - bytes_per_block  # get_kv_cache_configs holds the null block back for the checks
+def plan(args: VllmArgs, geo: ModelGeometry, available_memory: int) -> KVPlan:
+    """The KV cache config of one worker and its logged capacity: v1/core/kv_cache_planning.py::
+    get_kv_cache_configs (null block held back for the checks, auto-fit, the admission check, num_blocks =
+    available // bytes_per_block) and v1/core/kv_cache_utils.py::get_kv_cache_capacity."""
+    lay = layout(args, geo)
+    bpb = lay.bytes_per_block
+    check = available_memory - bpb  # get_kv_cache_configs holds the null block back for the checks
     length = args.max_model_len
     if args.auto_fit:
-        length = _auto_fit(length, check, bytes_per_block, per_request)
-    _check_enough(check, bytes_per_block, length, per_request)
-    num_blocks = available_memory // bytes_per_block
-    concurrency = num_blocks / per_request(length)  # get_max_concurrency_for_kv_cache_config
-    plans = tuple(GroupPlan(kind=kind, layers=n, block_size=block if kind == "attention" else mamba_block,
-                            blocks_per_request=_cdiv(length, block) if kind == "attention" else state_pages)
-                  for kind, n in groups)
-    return KVPlan(block_size=block, mamba_block_size=mamba_block, mamba_cache_mode=args.mamba_cache_mode,
-                  mamba_page_size_padded=page if page != state_page else None, attn_page_bytes=page,
-                  attn_page_bytes_at_requested_block=(args.block_size or DEFAULT_BLOCK_SIZE) * attn_1,
-                  state_page_bytes=state_page, page_bytes=page, conv_shape=conv, temporal_shape=temporal,
-                  state_dtypes=dtypes, groups=plans, bytes_per_block=bytes_per_block, num_blocks=num_blocks,
-                  max_model_len=length, kv_cache_tokens=int(concurrency * length), max_concurrency=concurrency)
+        length = _auto_fit(length, check, bpb, lay.per_request)
+    _check_enough(check, bpb, length, lay.per_request)
+    num_blocks = available_memory // bpb
+    concurrency = num_blocks / lay.per_request(length)  # get_max_concurrency_for_kv_cache_config
+    page = lay.page_bytes
+    return KVPlan(block_size=lay.block_size, mamba_block_size=lay.mamba_block_size,
+                  mamba_cache_mode=args.mamba_cache_mode,
+                  mamba_page_size_padded=page if page != lay.state_page_bytes else None, attn_page_bytes=page,
+                  attn_page_bytes_at_requested_block=(args.block_size or DEFAULT_BLOCK_SIZE)
+                  * lay.attn_page_bytes_per_token,
+                  state_page_bytes=lay.state_page_bytes, page_bytes=page, conv_shape=lay.conv_shape,
+                  temporal_shape=lay.temporal_shape, state_dtypes=lay.state_dtypes, groups=lay.group_plans(length),
+                  bytes_per_block=bpb, num_blocks=num_blocks, max_model_len=length,
+                  kv_cache_tokens=int(concurrency * length), max_concurrency=concurrency)
 
 
 def _format_gib(b: int) -> str:
