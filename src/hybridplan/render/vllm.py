@@ -35,6 +35,10 @@ def print_vllm_explain(d: dict[str, Any], console: Console | None = None) -> Non
         c.print(f"  [yellow]note:[/yellow] {note}")
 
 
+def _num(x: Any) -> str:
+    return f"{x:,}" if isinstance(x, int) else str(x)
+
+
 def print_vllm_check(d: dict[str, Any], console: Console | None = None) -> None:
     """`logs check --engine vllm`: predicted vs logged, with the rule behind each difference."""
     c = console or Console()
@@ -45,9 +49,8 @@ def print_vllm_check(d: dict[str, Any], console: Console | None = None) -> None:
         t.add_column(col)
     for row in d["checks"]:
         pred = row["predicted"]
-        shown = " / ".join(f"{x:,}" if isinstance(x, int) else str(x) for x in pred) if isinstance(pred, list) \
-            else f"{pred:,}"
-        t.add_row(row["quantity"], shown, f"{row['logged']:,}" if isinstance(row["logged"], int) else row["logged"],
+        shown = " / ".join(_num(x) for x in pred) if isinstance(pred, list) else _num(pred)
+        t.add_row(row["quantity"], shown, _num(row["logged"]),
                   "ok" if row["match"] else f"differs: {row['rule']}")
     c.print(t)
     c.print("explained" if d["explained"] else "[red]not explained[/red]")

@@ -15,6 +15,7 @@ _AVAILABLE = re.compile(r"Available KV cache memory: ([0-9.]+) GiB")
 _TOKENS = re.compile(r"GPU KV cache size: ([0-9,]+) tokens")
 _CONCURRENCY = re.compile(r"Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x")
 _BLOCK = re.compile(r"Setting attention block size to (\d+) tokens")
+_PADDING = re.compile(r"Padding mamba page size by ([0-9.]+)%")
 _ARGS = re.compile(r"non-default args: \{.*\}")
 _RELEASE = re.compile(r"LLM engine \(v([0-9][^)\s]*)\)")
 
@@ -28,6 +29,7 @@ class VllmLog:
     max_model_len: int | None
     max_concurrency: float | None
     block_size: int | None  # the hybrid block size the platform set
+    padding_pct: str | None  # how much the state page was padded to the attention page, as logged (%.2f)
     non_default_args: str | None
     release: str | None
 
@@ -39,6 +41,7 @@ def parse_vllm_log(text: str) -> VllmLog:
     tokens = _TOKENS.search(text)
     conc = _CONCURRENCY.search(text)
     block = _BLOCK.search(text)
+    padding = _PADDING.search(text)
     args = _ARGS.search(text)
     release = _RELEASE.search(text)
     return VllmLog(available_kv_gib=min(avail) if avail else None,
@@ -46,6 +49,7 @@ def parse_vllm_log(text: str) -> VllmLog:
                    max_model_len=int(conc.group(1).replace(",", "")) if conc else None,
                    max_concurrency=float(conc.group(2)) if conc else None,
                    block_size=int(block.group(1)) if block else None,
+                   padding_pct=padding.group(1) if padding else None,
                    non_default_args=args.group(0) if args else None,
                    release=release.group(1) if release else None)
 
@@ -57,6 +61,7 @@ class Prediction:
     tokens: tuple[int, ...]
     concurrency: tuple[str, ...]  # as the log prints it (%.2f)
     block_size: int
+    padding_pct: str  # (page - state page) / state page, as vLLM logs it
     max_model_len: int
     state_pages_per_request: int
     blocks_per_request: int
@@ -80,12 +85,14 @@ def predict(command_text: str, gib: float, gpu: str | None, version: str | None 
     plans = [engine.plan(args, geo, n * lo.bytes_per_block) for n in range(lo.num_blocks, hi // lo.bytes_per_block + 1)]
     return Prediction(tokens=tuple(p.kv_cache_tokens for p in plans),
                       concurrency=tuple(f"{p.max_concurrency:.2f}" for p in plans), block_size=lo.block_size,
+                      padding_pct=f"{100 * (lo.page_bytes - lo.state_page_bytes) / lo.state_page_bytes:.2f}",
                       max_model_len=lo.max_model_len, state_pages_per_request=lo.state_pages_per_request,
                       blocks_per_request=lo.blocks_per_request)
 
 
 _RULES = {
     "block_size": "platforms/interface.py::Platform._align_hybrid_block_size",
+    "padding_pct": "platforms/interface.py::Platform._align_hybrid_block_size (the state page padded to the attention page)",
     "max_model_len": "v1/core/kv_cache_planning.py::_auto_fit_max_model_len",
     "kv_cache_tokens": "v1/core/kv_cache_planning.py::get_kv_cache_configs -> kv_cache_utils.py::get_kv_cache_capacity",
     "max_concurrency": "v1/core/kv_cache_utils.py::get_max_concurrency_for_kv_cache_config",
@@ -105,6 +112,8 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
     rows: list[tuple[str, Any, Any, bool]] = []
     if log.block_size is not None:
         rows.append(("block_size", p.block_size, log.block_size, p.block_size == log.block_size))
+    if log.padding_pct is not None:
+        rows.append(("padding_pct", p.padding_pct, log.padding_pct, p.padding_pct == log.padding_pct))
     if log.max_model_len is not None:
         rows.append(("max_model_len", p.max_model_len, log.max_model_len, p.max_model_len == log.max_model_len))
     if log.kv_cache_tokens is not None:

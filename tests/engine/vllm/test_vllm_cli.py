@@ -136,3 +136,22 @@ def test_explain_without_kv_memory_lays_out_the_pool(cli_json):
     assert d["kv_cache_tokens"] is None and d["max_concurrency"] is None and d["num_blocks"] is None
     assert d["predicted_lines"][0].startswith("Setting attention block size to 832 tokens")
     assert "sizes the pool" in d["notes"][0]
+
+
+def test_logs_check_reads_the_block_size_and_padding_lines(cli_json, tmp_path):
+    """vLLM's own planning (the conformance oracle) gives Qwen3.5-27B with prefix caching off a 784-token block and a
+    state page padded by 0.13% (3,207,168 -> 3,211,264 B); a log stating other values is not explained."""
+    lines = ["INFO non-default args: {'model_tag': 'Qwen/Qwen3.5-27B', 'max_model_len': 32768, "
+             "'enable_prefix_caching': False}",
+             "INFO [interface.py:911] Setting attention block size to {block} tokens to ensure that attention page "
+             "size is >= mamba page size.",
+             "INFO [interface.py:935] Padding mamba page size by {pct}% to ensure that mamba page size and attention "
+             "page size are exactly equal.",
+             "INFO [gpu_worker.py:563] Available KV cache memory: 40.00 GiB"]
+    log = tmp_path / "vllm.log"
+    log.write_text("\n".join(lines).replace("{block}", "784").replace("{pct}", "0.13"))
+    code, d = cli_json("logs", "check", "--engine", "vllm", "--json", str(log))
+    assert code == 0 and [c["quantity"] for c in d["checks"]] == ["block_size", "padding_pct"]
+    log.write_text("\n".join(lines).replace("{block}", "800").replace("{pct}", "2.17"))
+    code, d = cli_json("logs", "check", "--engine", "vllm", "--json", str(log))
+    assert code == 1 and all(not c["match"] and c["rule"].startswith("platforms/interface.py") for c in d["checks"])
