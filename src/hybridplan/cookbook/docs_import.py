@@ -401,7 +401,7 @@ def import_evaluation(ev: Evaluation, page_id: str | None = None, merge: str | N
                        "pins no calculator ratio; pass --workload LENGTH,CONCURRENCY to set one")
     imp = Imported(data=data, page=None, findings=b.findings, notes=b.notes, selections=ev.selections)
     cmp = _load(imp, b.d, "imported")
-    if cmp is None:
+    if cmp is None or imp.page is None:
         return imp
     docs = keep(layout, ev.data, imp.page, _module_path(ev.origin))
     if docs.carried:
