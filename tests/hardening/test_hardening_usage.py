@@ -17,7 +17,7 @@ LAUNCH = ["--", "--model-path", "Qwen/Qwen3.8-27B"]
     (["ratio", "-C", "4", *LAUNCH], "Missing option '--request-length'"),
     (["ratio", "-L", "x", "-C", "4", *LAUNCH], "'--request-length' / '-L'"),
     (["ratio", "-L", "100", "-C", "4", "--pool-budget-gib", "lots", *LAUNCH], "'--pool-budget-gib'"),
-    (["plan", "--gpu", "h200", "-L", "100", "-C", "4"], "Missing option '--model'"),
+    (["plan", "--gpu", "h200", "-L", "100", "-C", "4"], "plan needs --model or a launch command with --model-path"),
     (["logs", "parse"], "Missing argument 'log'"),
     (["cookbook", "render"], "Missing argument 'PAGE'"),
     (["models", "--bogus"], "No such option: --bogus"),
