@@ -31,6 +31,7 @@ from typing import Any, Callable, Literal
 
 from hybridplan.engine.args import EngineArgs
 from hybridplan.hardware.catalog import GPU, catalog
+from hybridplan.weights.quant import METHOD_DEFAULTS
 
 STEP = 0.01  # fraction kept below a supporting launch per unit of distance
 CLASS = 1.0  # another card of the same architecture (no more memory than this one)
@@ -82,6 +83,8 @@ EvidenceSource = Callable[[GPU, str], Sequence[EvidencePoint]]
 def model_key(args: EngineArgs | Mapping[str, Any]) -> str:
     """The checkpoint and speculative setup a launch's activation memory follows (what OTHER_MODEL compares)."""
     parts = [str(args.get("model_path"))]
+    if args.get("quantization") in METHOD_DEFAULTS:  # an INT4 method on a bf16 id names a community export's bytes
+        parts.append(f"--quantization {args.get('quantization')}")
     if args.get("speculative_algorithm"):
         parts += [str(args.get("speculative_algorithm")), str(args.get("speculative_draft_model_path") or "")]
     return " + ".join(p for p in parts if p)
