@@ -101,6 +101,24 @@ def test_weights_that_do_not_fit_name_a_smaller_checkpoint_or_a_larger_card():
     assert r["cheapest_change"] == changes[0]
 
 
+def test_a_community_int4_export_is_planned_and_offered_when_bf16_does_not_fit():
+    """An RTX 3090 owner's Qwen3.8-27B: the bf16 checkpoint (51 GiB) cannot load on 24 GiB; the cheapest change is
+    the AutoRound INT4 export the club-3090 launches run, and --quant auto-round plans it as `--quantization
+    auto-round` with its weights sized as that export (17.4 GiB), within the INT4 boots' evidence."""
+    target = dict(model="Qwen/Qwen3.8-27B", gpu=lookup("rtx3090"), request_length=32768, concurrency=1,
+                  measured=measured_failure, evidence=EVIDENCE)
+    bf16 = plan(Target(**target))
+    assert not bf16["fits"] and "exceed" in bf16["why"]
+    assert bf16["cheapest_change"].startswith("a community auto-round INT4 export (--quantization auto-round)")
+    r = plan(Target(**target, quant="auto-round"))
+    assert r["fits"] and "--model-path Qwen/Qwen3.8-27B --quantization auto-round" in r["command"]
+    assert r["breakdown"]["weights_gib"] == pytest.approx(17.41, abs=0.01)
+    assert any("community auto-round INT4 export" in w for w in r["warnings"])
+    assert r["mem_fraction_static"] <= r["mem_fraction"]["ceiling"]
+    assert r["mem_fraction"]["support"]["point"]["model"] == "Qwen/Qwen3.8-27B + --quantization auto-round"
+    check_against_explain(r, "rtx3090", 1, 32768)
+
+
 def test_fp4_on_hopper_is_refused_with_the_reason():
     r = plan(Target(model="Qwen/Qwen3.8-27B", quant="nvfp4", gpu=lookup("h200"), request_length=9216, concurrency=1))
     assert not r["fits"] and "no FP4 tensor cores" in r["why"]

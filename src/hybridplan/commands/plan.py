@@ -24,7 +24,7 @@ def plan(
     gpu_memory_gib: Optional[float] = opt.GPU_MEMORY_GIB,
     request_length: int = opt.REQUEST_LENGTH,
     concurrency: int = opt.CONCURRENCY,
-    quant: Optional[str] = typer.Option(None, "--quant", help="bf16, fp8, nvfp4 or nvfp4-bf16-head: picks the checkpoint."),
+    quant: Optional[str] = typer.Option(None, "--quant", help="bf16, fp8, nvfp4 or nvfp4-bf16-head picks the checkpoint; auto-round, gptq, awq or compressed-tensors a community INT4 export."),
     spec: Optional[str] = typer.Option(None, "--spec", help="none, mtp (eagle/nextn), dspark, dflash, ngram."),
     draft: Optional[str] = typer.Option(None, "--draft", help="Draft checkpoint for dspark/dflash/eagle3."),
     tp: int = opt.TP,

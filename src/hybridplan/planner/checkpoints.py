@@ -8,6 +8,10 @@ from dataclasses import dataclass
 from hybridplan.errors import BadInput
 
 QUANT_SUFFIX = {"fp8": "FP8", "nvfp4": "NVFP4", "nvfp4-bf16-head": "NVFP4-BF16-LMHead", "bf16": ""}
+# community INT4 exports, launched as `--model-path <export> --quantization <method>`: sized as the method's default
+# export of the bf16 geometry (weights.quant.METHOD_DEFAULTS, the layouts data/launch_reports.yaml's launches ran)
+COMMUNITY_INT4 = ("auto-round", "gptq", "awq", "compressed-tensors")
+QUANT_CHOICES = (*QUANT_SUFFIX, *COMMUNITY_INT4)
 _QUANT_TAIL = re.compile(r"-(FP8|NVFP4(-BF16-LMHead)?|BF16|MXFP4)$", re.IGNORECASE)
 SPEC_NAMES = {"none": None, "eagle": "EAGLE", "mtp": "EAGLE", "nextn": "EAGLE", "eagle3": "EAGLE3",
               "dspark": "DSPARK", "dflash": "DFLASH", "ngram": "NGRAM"}
@@ -25,6 +29,17 @@ class Checkpoint:
     note: str
     alternatives: tuple[str, ...] = ()
     estimated_quant: str | None = None  # set when no such checkpoint is known: weights follow this named policy
+    flags: tuple[str, ...] = ()  # launch flags the checkpoint needs (`--quantization <method>` for an INT4 export)
+
+    @property
+    def estimated(self) -> bool:
+        """Whether the weights follow a named layout rather than a checkpoint known by its own bytes or config."""
+        return bool(self.estimated_quant or self.flags)
+
+    def describe(self) -> str:
+        """The checkpoint as a change names it."""
+        return f"a community {self.quant} INT4 export ({' '.join(self.flags)})" if self.flags else \
+            f"the {self.quant} checkpoint {self.ref}"
 
 
 def _ids() -> list[str]:
@@ -43,8 +58,13 @@ def checkpoint_for(model: str, quant: str | None) -> Checkpoint:
     """The catalog checkpoint of `model` in `quant` (same organisation first), else the model with an estimate."""
     if quant is None:
         return Checkpoint(ref=model, quant=None, note="the given model")
-    if quant not in QUANT_SUFFIX:
-        raise BadInput(f"unknown --quant {quant!r}; choose from {', '.join(QUANT_SUFFIX)}")
+    if quant not in QUANT_CHOICES:
+        raise BadInput(f"unknown --quant {quant!r}; choose from {', '.join(QUANT_CHOICES)}")
+    if quant in COMMUNITY_INT4:
+        bf16 = checkpoint_for(model, "bf16").ref
+        return Checkpoint(ref=bf16, quant=quant, flags=("--quantization", quant), note=(
+            f"a community {quant} INT4 export of {bf16}, sized as that method's default layout (4-bit, group 128) "
+            "on its geometry: put your export's path in --model-path"))
     org, name = base_name(model)
     suffix = QUANT_SUFFIX[quant]
     wanted = f"{name}-{suffix}".lower() if suffix else name.lower()

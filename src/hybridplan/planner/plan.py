@@ -262,8 +262,8 @@ class Planner:
         else:
             self.ckpt = checkpoint_for(t.model, t.quant)
             spec = spec_flags(t.spec, self.ckpt.ref, t.draft)
-            self.base = ("--model-path", self.ckpt.ref) + (("--tp-size", str(t.tp)) if t.tp > 1 else ()) + spec \
-                + t.extra_flags
+            self.base = ("--model-path", self.ckpt.ref) + self.ckpt.flags \
+                + (("--tp-size", str(t.tp)) if t.tp > 1 else ()) + spec + t.extra_flags
             self.env = t.env
         self.user_fraction = _float(value_of(self.base, "mem_fraction_static", self.reg))
         self._weights: dict[tuple[object, ...], WeightReport] = {}
@@ -584,12 +584,12 @@ def _cheapest_changes(pl: Planner, base: Outcome, loosest: Candidate) -> list[di
     if C >= 1:
         out.append({"change": f"concurrency {C} (from {t.concurrency})" + _needed(pl, args, C=C), "cost": 5.5})
     if t.command is None:
-        for quant in ("fp8", "nvfp4-bf16-head", "nvfp4"):
+        for quant in ("fp8", "nvfp4-bf16-head", "nvfp4", "auto-round"):
             ck = checkpoint_for(t.model, quant)
-            if quant != t.quant and not ck.estimated_quant and pl.ckpt.ref != ck.ref:
+            if quant != t.quant and not ck.estimated_quant and (pl.ckpt.ref, pl.ckpt.flags) != (ck.ref, ck.flags):
                 other = Planner(replace(t, quant=quant))
                 if other.evaluate(Candidate(knobs=loosest.knobs)).fits:
-                    out.append({"change": f"the {quant} checkpoint {ck.ref}" + _needed(other, other.base_args()),
+                    out.append({"change": ck.describe() + _needed(other, other.base_args()),
                                 "cost": 5.8})
                     break
     for gpu in sorted(catalog(), key=lambda g: g.memory_mib):
@@ -677,7 +677,7 @@ def plan(t: Target) -> dict[str, Any]:
         changes = _cheapest_changes(pl, base, loosest)
         out.update({"fits": False, "why": _why(base, t), "cheapest_change": changes[0]["change"] if changes else None,
                     "changes_that_fit": changes, "command": None, "changes": [], "search_changes": [],
-                    "warnings": [pl.ckpt.note] if pl.ckpt.estimated_quant else []})
+                    "warnings": [pl.ckpt.note] if pl.ckpt.estimated else []})
         return out
     s, tl, loaded = best.split, best.timeline, best.loaded
     assert s is not None and tl is not None and loaded is not None  # a fitting outcome carries them
@@ -702,7 +702,7 @@ def plan(t: Target) -> dict[str, Any]:
         "max_mamba_cache_size": sizing["max_mamba_cache_size"], "max_total_num_tokens": sizing["max_total_num_tokens"],
         "max_running_requests": sizing["max_running_requests"], "pool_budget_gib": sizing["pool_budget_gib"],
         "breakdown": breakdown(tl, s), "timeline": tl.as_dict(), "log_lines": sizing["log_lines"],
-        "warnings": list(dict.fromkeys(best.notes + ((pl.ckpt.note,) if pl.ckpt.estimated_quant else ()))),
+        "warnings": list(dict.fromkeys(best.notes + ((pl.ckpt.note,) if pl.ckpt.estimated else ()))),
     })
     if not tl.slack_fits_headroom:
         out["warnings"].append(f"the slack ({tl.slack_gib.value:.2f} GiB) is below what it must hold "

@@ -133,7 +133,7 @@ class PlanRequest(_WithModel):
                               "path, or the name `config` is sent under: plan the catalog's command for it.")
     request_length: int = Field(ge=1, le=MAX_TOKENS, description="Average tokens per request (input + output).")
     concurrency: int = Field(ge=1, le=MAX_CONCURRENCY, description="Concurrent requests to serve.")
-    quant: Id | None = Field(None, description="bf16, fp8, nvfp4 or nvfp4-bf16-head: picks the checkpoint.")
+    quant: Id | None = Field(None, description="bf16, fp8, nvfp4 or nvfp4-bf16-head picks the checkpoint; auto-round, gptq, awq or compressed-tensors a community INT4 export.")
     spec: Id | None = Field(None, description="none, mtp (eagle/nextn), dspark, dflash, ngram.")
     draft: str | None = Field(None, max_length=256, description="Draft checkpoint for dspark/dflash/eagle3.")
     tp: int = Field(1, ge=1, le=1024, description="Tensor parallel size.")
