@@ -325,6 +325,7 @@ VALID = {
     "render": {"page": "qwen3.8-27b"},
     "logs/parse": {"log": "x"},
     "logs/check": {"log": "x", "command": f"--model-path {MODEL}"},
+    "compare": {"model": MODEL, "memory_gib": 40, "request_length": 4096},
 }
 
 
@@ -392,7 +393,8 @@ JSON_VALUE = st.recursive(JSON_LEAF, lambda kids: st.lists(kids, max_size=4) | s
                           max_leaves=12)
 FIELDS = sorted({k for body in VALID.values() for k in body} | {
     "gpu", "gpu_memory_gib", "pool_budget_gib", "available_gib", "pre_load_gib", "weights_gib", "engine_version",
-    "config", "draft_config", "quant", "spec", "draft", "tp", "extra", "picks", "placeholders", "max_mem_fraction"})
+    "config", "draft_config", "quant", "spec", "draft", "tp", "extra", "picks", "placeholders", "max_mem_fraction",
+    "engine", "kv_memory_gib", "kv_cache_dtype"})
 
 
 @st.composite

@@ -10,12 +10,12 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
 
 from hybridplan.web.errors import STATUS_FOR_EXIT, GuardedRoute
-from hybridplan.web.schemas import (ID_PATTERN, ExplainRequest, LogCheckRequest, LogParseRequest, PlanRequest,
-                                   RatioRequest, RenderRequest)
+from hybridplan.web.schemas import (ID_PATTERN, CompareRequest, ExplainRequest, LogCheckRequest, LogParseRequest,
+                                   PlanRequest, RatioRequest, RenderRequest)
 
 ERROR_SCHEMA = {"type": "object", "properties": {"error": {"type": "object", "properties": {
     "message": {"type": "string"}, "type": {"type": "string"}, "rule": {"type": "string"}}}}}
-ERRORS = {
+ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"description": "Bad input (the CLI's exit 2): one-line message under `error`.",
           "content": {"application/json": {"schema": ERROR_SCHEMA}}},
     422: {"description": "The engine would refuse to start (the CLI's exit 3): the engine's message and rule under "
@@ -23,7 +23,7 @@ ERRORS = {
     413: {"description": "Request body too large."},
 }
 
-READ_ERRORS = {400: ERRORS[400]}  # the GET lists take no body and never reach the engine's refusals
+READ_ERRORS: dict[int | str, dict[str, Any]] = {400: ERRORS[400]}  # the GET lists take no body and never reach the engine's refusals
 
 router = APIRouter(prefix="/api", tags=["api"], route_class=GuardedRoute)
 
@@ -79,7 +79,15 @@ def _sources(request: Request, uploads: dict | None = None) -> Iterator[None]:
 @router.post("/explain", responses=ERRORS, summary="hybridplan explain --json")
 def explain(req: ExplainRequest, request: Request) -> CliJSON:
     """What the engine will allocate for a launch command, and why (the `explain --json` object); with a GPU or a
-    boot log's A and P, also the memory timeline and where the card's memory goes (`memory`)."""
+    boot log's A and P, also the memory timeline and where the card's memory goes (`memory`). With `engine: vllm`,
+    the `explain --engine vllm --json` object: block size, pages before and after unification, groups, state pages a
+    request takes and, from `kv_memory_gib`, the KV tokens and concurrency vLLM logs."""
+    if req.engine == "vllm":
+        return _explain_vllm(req, request)
+    if req.kv_memory_gib is not None:
+        from hybridplan.errors import BadInput
+
+        raise BadInput("kv_memory_gib: vLLM's available KV memory; give `engine: vllm` (sglang takes pool_budget_gib)")
     from hybridplan.engine.command import parse_command
     from hybridplan.explain import explain as run
     from hybridplan.hardware.catalog import from_options
@@ -92,6 +100,36 @@ def explain(req: ExplainRequest, request: Request) -> CliJSON:
                            gpu=from_options(req.gpu, req.gpu_memory_gib), available_gib=req.available_gib,
                            pre_load_gib=req.pre_load_gib, weights_gib=req.weights_gib,
                            evidence=all_evidence))
+
+
+# explain's SGLang-only inputs: `explain --engine vllm` sizes from kv_memory_gib and reads the card's sm from gpu
+_SGLANG_ONLY = ("pool_budget_gib", "available_gib", "pre_load_gib", "weights_gib", "gpu_memory_gib", "config",
+                "draft_config")
+
+
+def _explain_vllm(req: ExplainRequest, request: Request) -> CliJSON:
+    """`explain --engine vllm --json [--kv-memory-gib X] [--gpu G] -- <vllm command>`."""
+    from hybridplan.errors import BadInput
+    from hybridplan.vllm_explain import explain_vllm
+
+    given = [name for name in _SGLANG_ONLY if getattr(req, name) is not None]
+    if given:
+        raise BadInput(f"{given[0]}: not taken with `engine: vllm` (it takes kv_memory_gib and gpu)")
+    with _sources(request):
+        return CliJSON(explain_vllm(req.command, version=req.engine_version, kv_memory_gib=req.kv_memory_gib,
+                                    gpu=req.gpu))
+
+
+@router.post("/compare", responses=ERRORS, summary="hybridplan compare --json")
+def compare(req: CompareRequest, request: Request) -> CliJSON:
+    """One model on SGLang and on vLLM from the same cache memory at one request length, each at its own defaults
+    (the `compare --json` object): KV tokens, state slots or state pages, the requests of that length each serves,
+    and `why` they differ."""
+    from hybridplan.engines_compare import compare_engines
+
+    with _sources(request):
+        return CliJSON(compare_engines(req.model, memory_gib=req.memory_gib, request_length=req.request_length,
+                                       tp=req.tp, kv_cache_dtype=req.kv_cache_dtype, gpu=req.gpu))
 
 
 @router.post("/plan", responses=ERRORS, summary="hybridplan plan --json")

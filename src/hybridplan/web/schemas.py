@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
+from hybridplan.limits import MAX_GPU_GIB
 from hybridplan.verify.logparse import WEB_MAX_LOG_CHARS
 
 MAX_COMMAND_CHARS = 16_384
@@ -120,6 +121,23 @@ class ExplainRequest(_WithModel):
     weights_gib: float | None = Field(None, gt=0, le=MAX_BUDGET_GIB, description="Target weights per GPU (GiB), "
                                       "instead of an estimate.")
     engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
+    engine: Literal["sglang", "vllm"] = Field("sglang", description="The engine the command launches (--engine): "
+                                              "vllm takes `vllm serve MODEL ...`, the api_server module or a "
+                                              "`non-default args:` line, with `kv_memory_gib` and `gpu` only.")
+    kv_memory_gib: float | None = Field(None, gt=0, le=MAX_GPU_GIB, description="vLLM: the boot log's 'Available "
+                                        "KV cache memory' (GiB, --kv-memory-gib); left out, the sizing is null.")
+
+
+class CompareRequest(_Strict):
+    """`hybridplan compare --json --model M --memory-gib X -L L [--tp N] [--kv-cache-dtype auto|fp8] [--gpu G]`."""
+
+    model: str = Field(min_length=1, max_length=256, description="Model id (catalog, HF cache) or an allowed path.")
+    memory_gib: float = Field(gt=0, le=MAX_GPU_GIB, description="Cache memory per rank (GiB): SGLang's pool budget "
+                              "and vLLM's available KV memory.")
+    request_length: int = Field(ge=1, le=MAX_TOKENS, description="Tokens per request (each engine's context length).")
+    tp: int = Field(1, ge=1, le=1024, description="Tensor parallel size.")
+    kv_cache_dtype: Literal["auto", "fp8"] = Field("auto", description="KV cache dtype (each engine's spelling).")
+    gpu: Id | None = Field(None, description="A GPU catalog id: its platform (SGLang) and sm (vLLM's GDN kernel).")
 
 
 class PlanRequest(_WithModel):

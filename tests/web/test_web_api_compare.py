@@ -1,0 +1,102 @@
+"""/api/compare is `compare --json` and /api/explain with `engine: vllm` is `explain --engine vllm --json`: the same
+object for the same input, and bad input a one-line 400 naming the field."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+COMPARE = [
+    # (model, memory GiB, L, tp, kv dtype, gpu)
+    ("Qwen/Qwen3.8-27B", 40.0, 32768, 1, "auto", "h200"),
+    ("Qwen/Qwen3.5-9B", 12.5, 8192, 2, "fp8", None),
+    ("Qwen/Qwen3.8-27B-FP8", 20.0, 131072, 1, "auto", "rtx5090"),
+]
+
+
+def _compare_args(model: str, memory: float, length: int, tp: int, kv: str, gpu: str | None) -> list[str]:
+    args = ["compare", "--json", "--model", model, "--memory-gib", repr(memory), "-L", str(length), "--tp", str(tp),
+            "--kv-cache-dtype", kv]
+    return args + (["--gpu", gpu] if gpu else [])
+
+
+@pytest.mark.parametrize("model,memory,length,tp,kv,gpu", COMPARE)
+def test_compare_is_the_cli_object(client, cli_json, model, memory, length, tp, kv, gpu):
+    code, expected = cli_json(*_compare_args(model, memory, length, tp, kv, gpu))
+    res = client.post("/api/compare", json={"model": model, "memory_gib": memory, "request_length": length, "tp": tp,
+                                            "kv_cache_dtype": kv, "gpu": gpu})
+    assert code == 0 and res.status_code == 200
+    assert res.json() == expected
+    got = res.json()
+    # each side's requests at L are its own pools' answer: SGLang's KV tokens // L under its running cap, vLLM's
+    # logged concurrency under max_num_seqs
+    s, v = got["sglang"], got["vllm"]
+    assert s["requests_at_length"] == min(s["max_running_requests"], s["kv_tokens"] // length)
+    cap = v["max_num_seqs"] if v["max_num_seqs"] is not None else v["requests_at_length"]  # no card: no default cap
+    assert v["requests_at_length"] == min(int(v["max_concurrency"]), cap)
+    assert len(got["why"]) == 3
+
+
+def test_compare_worked_numbers_on_an_h200(client):
+    """Qwen3.8-27B, 40 GiB of cache memory, 32k requests: SGLang's state pool binds at 10 full-length requests of
+    its 345,292 KV tokens; vLLM's align mode pages 832-token blocks, 9 of a request's 49 blocks state pages."""
+    got = client.post("/api/compare", json={"model": "Qwen/Qwen3.8-27B", "memory_gib": 40, "request_length": 32768,
+                                            "gpu": "h200"}).json()
+    s, v = got["sglang"], got["vllm"]
+    assert (s["kv_tokens"], s["state_slots"], s["slots_per_request"], s["requests_at_length"]) == (345_292, 131, 5, 10)
+    assert (v["kv_tokens"], v["block_size"], v["blocks_per_request"], v["state_pages_per_request"],
+            v["requests_at_length"]) == (526_294, 832, 49, 9, 16)
+
+
+VLLM = [
+    ("vllm serve Qwen/Qwen3.8-27B --max-model-len 32768", 40.0, "h200"),
+    ("vllm serve Qwen/Qwen3.8-27B-FP8 --kv-cache-dtype fp8 --max-model-len 65536 --enable-prefix-caching", 11.2,
+     "rtx5090"),
+    ("vllm serve Qwen/Qwen3.5-9B -tp 2", None, None),
+]
+
+
+@pytest.mark.parametrize("command,memory,gpu", VLLM)
+def test_vllm_explain_is_the_cli_object(client, cli_json, command, memory, gpu):
+    args = ["explain", "--json", "--engine", "vllm"] + (["--kv-memory-gib", repr(memory)] if memory else []) + \
+        (["--gpu", gpu] if gpu else []) + ["--", *shlex.split(command)]
+    code, expected = cli_json(*args)
+    res = client.post("/api/explain", json={"command": command, "engine": "vllm", "kv_memory_gib": memory, "gpu": gpu})
+    assert code == 0 and res.status_code == 200
+    assert res.json() == expected
+    got = res.json()
+    assert got["engine"]["name"] == "vllm"
+    if memory is None:
+        assert got["kv_cache_tokens"] is None and got["num_blocks"] is None
+    else:
+        assert got["available_kv_memory_bytes"] == int(memory * 2**30)
+        assert f"GPU KV cache size: {got['kv_cache_tokens']:,} tokens" in got["predicted_lines"]
+
+
+@pytest.mark.parametrize("body,status,needle", [
+    ({"command": "vllm serve Qwen/Qwen3.8-27B", "engine": "vllm", "pool_budget_gib": 40}, 400, "pool_budget_gib: "),
+    ({"command": "vllm serve Qwen/Qwen3.8-27B", "engine": "vllm", "config": {}}, 400, "config: "),
+    ({"command": "--model-path Qwen/Qwen3.8-27B", "kv_memory_gib": 40}, 400, "kv_memory_gib: "),
+    ({"command": "vllm serve Qwen/Qwen3.8-27B", "engine": "trt"}, 400, "engine: "),
+    ({"command": "vllm serve Qwen/Qwen3.8-27B", "engine": "vllm", "kv_memory_gib": 0}, 400, "kv_memory_gib: "),
+    ({"command": "python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B", "engine": "vllm"}, 400,
+     "not a vLLM server command"),
+])
+def test_vllm_explain_bad_input_names_the_field(client, body, status, needle):
+    res = client.post("/api/explain", json=body)
+    assert res.status_code == status and needle in res.json()["error"]["message"]
+    assert "\n" not in res.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("extra,needle", [
+    ({"kv_cache_dtype": "int4"}, "kv_cache_dtype: "),
+    ({"memory_gib": 0}, "memory_gib: "),
+    ({"request_length": 0}, "request_length: "),
+    ({"gpu": "../etc"}, "gpu: "),
+    ({"model": "/etc/passwd"}, "not in the bundled catalog"),
+])
+def test_compare_bad_input_is_a_400_naming_the_field(client, extra, needle):
+    body = {"model": "Qwen/Qwen3.8-27B", "memory_gib": 40, "request_length": 32768, **extra}
+    res = client.post("/api/compare", json=body)
+    assert res.status_code == 400 and needle in res.json()["error"]["message"]
