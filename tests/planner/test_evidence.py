@@ -80,16 +80,18 @@ def test_a_launch_of_this_command_is_measured():
 
 def test_an_int4_export_is_another_model_than_the_checkpoint_it_was_made_from():
     """The club-3090 AutoRound INT4 launches run `--model-path <bf16 id> --quantization auto-round`: their fraction
-    evidence is the INT4 export's (weights a third of the bf16 ones), not the bf16 checkpoint's; --quantization fp8 on
-    an FP8 checkpoint names the same bytes."""
-    bf16, _ = probe("--model-path Qwen/Qwen3.8-27B --tp-size 2", "rtx3090", 1)
-    int4, _ = probe("--model-path Qwen/Qwen3.8-27B --tp-size 2 --quantization auto-round", "rtx3090", 1)
+    evidence is the INT4 export's (weights a third of the bf16 ones), not the bf16 checkpoint's. A boot log's key
+    reads the same from its command: the quantization and the MTP draft (its local path is the model's)."""
+    bf16, _ = probe("--model-path Qwen/Qwen3.8-27B", "rtx3090", 1)
+    int4, _ = probe("--model-path Qwen/Qwen3.8-27B --quantization auto-round", "rtx3090", 1)
     assert int4.model == "Qwen/Qwen3.8-27B + --quantization auto-round" and bf16.model == "Qwen/Qwen3.8-27B"
     points = {p.label: p for p in SOURCE(lookup("rtx3090"), "0.5.23")}
-    log = points["club3090-qwen38-27b-int4-tp2-rtx3090-k63"]
-    assert log.model == int4.model
-    near, far = ev.distance(log, int4), ev.distance(log, bf16)
+    served = points["club3090-single-int4-nomtp-mf088"]
+    near, far = ev.distance(served, int4), ev.distance(served, bf16)
     assert near is not None and far is not None
     assert not any(t.startswith("another model") for t in near.terms)
-    assert any(t.startswith("another model") for t in far.terms) and far.value >= near.value + ev.OTHER_MODEL
-    assert points["club3090-qwen38-27b-fp8-tp2-rtx3090-mf092"].model == "Qwen/Qwen3.8-27B-FP8"
+    assert any(t.startswith("another model") for t in far.terms) and far.value == near.value + ev.OTHER_MODEL
+    assert points["club3090-qwen38-27b-int4-tp2-rtx3090-k63"].model == \
+        "Qwen/Qwen3.8-27B + --quantization auto-round + EAGLE + Qwen/Qwen3.8-27B"
+    assert points["club3090-qwen38-27b-fp8-tp2-rtx3090-mf092"].model == \
+        "Qwen/Qwen3.8-27B-FP8 + EAGLE + Qwen/Qwen3.8-27B-FP8"  # --quantization fp8 names the FP8 checkpoint's bytes

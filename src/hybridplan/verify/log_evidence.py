@@ -12,15 +12,25 @@ from hybridplan.hardware.catalog import GPU
 from hybridplan.planner.evidence import EvidencePoint, model_key, same_class
 
 
-def _quantization(command: str | None) -> str | None:
-    """The --quantization a logged command loads its checkpoint under (`--flag value` or `--flag=value`)."""
-    words = shlex.split(command or "")
+def _flag(words: list[str], flag: str) -> str | None:
+    """A flag's value in a split command (`--flag value` or `--flag=value`)."""
     for i, w in enumerate(words):
-        if w.startswith("--quantization="):
+        if w.startswith(flag + "="):
             return w.split("=", 1)[1]
-        if w == "--quantization" and i + 1 < len(words):
+        if w == flag and i + 1 < len(words):
             return words[i + 1]
     return None
+
+
+def _model(model: str, command: str | None) -> str:
+    """planner.evidence.model_key of a logged launch: its catalog id with the --quantization and speculative setup its
+    command names (the command's local --model-path, also as an MTP draft path, stands for the catalog id)."""
+    words = shlex.split(command or "")
+    path, algorithm = _flag(words, "--model-path"), _flag(words, "--speculative-algorithm")
+    draft = _flag(words, "--speculative-draft-model-path") if algorithm else None
+    return model_key({"model_path": model, "quantization": _flag(words, "--quantization"),
+                      "speculative_algorithm": algorithm,
+                      "speculative_draft_model_path": model if algorithm and draft in (None, path) else draft})
 
 
 @lru_cache(maxsize=1)
@@ -34,7 +44,7 @@ def _points() -> tuple[EvidencePoint, ...]:
             continue
         out.append(EvidencePoint(
             kind="boot log", label=r.id, source=r.url, gpu=r.gpu,
-            model=model_key({"model_path": r.model, "quantization": _quantization(r.command)}) if r.model else None,
+            model=_model(r.model, r.command) if r.model else None,
             outcome="failed" if v.failure else "served", phase=v.failure, mem_fraction_static=v.mem_fraction_static,
             chunked_prefill_size=v.chunked_prefill_size, max_running_requests=v.max_running_requests, tp=r.tp,
             build=r.sglang_version))
