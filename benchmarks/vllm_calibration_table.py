@@ -26,9 +26,22 @@ OUT = ROOT / "docs" / "vllm-calibration.md"
 
 
 @dataclass(frozen=True)
+class CardAlone:
+    """The available KV memory and the capacity vLLM would log, estimated from the card alone (no boot log)."""
+
+    available_gib: float
+    tokens: int
+    concurrency: float
+
+    def error_gib(self, logged_gib: float) -> float:
+        return round(self.available_gib - logged_gib, 2)
+
+
+@dataclass(frozen=True)
 class Row:
     log: dict[str, Any]
     prediction: Prediction
+    card: CardAlone
 
     @property
     def reproduced(self) -> bool:
@@ -38,7 +51,17 @@ class Row:
 
 def predict(log: dict[str, Any]) -> Row:
     """The capacities vLLM 0.33.0 logs for the record's launch, card and rounded available KV memory."""
-    return Row(log, vllm_check.predict(log["command"], log["available_kv_gib"], log["gpu"], "0.33.0"))
+    return Row(log, vllm_check.predict(log["command"], log["available_kv_gib"], log["gpu"], "0.33.0"),
+               card_alone(log))
+
+
+def card_alone(log: dict[str, Any]) -> CardAlone:
+    """explain --engine vllm --gpu G without the logged memory: the memory timeline of planner/vllm_memory.py."""
+    from hybridplan.vllm_explain import explain_vllm
+
+    d = explain_vllm(log["command"], version="0.33.0", kv_memory_gib=None, gpu=log["gpu"])
+    return CardAlone(available_gib=d["available_kv_memory_bytes"] / 2**30, tokens=d["kv_cache_tokens"],
+                     concurrency=d["max_concurrency"])
 
 
 def rows() -> list[Row]:
@@ -74,6 +97,25 @@ def render(table: list[Row]) -> str:
             f"{log['available_kv_gib']} GiB | {' / '.join(f'{t:,}' for t in p.tokens)} | {log['kv_cache_tokens']:,} | "
             f"{' / '.join(sorted(set(p.concurrency)))}x | {log['max_concurrency']:.2f}x | {p.block_size:,} | "
             f"{p.state_pages_per_request} of {p.blocks_per_request} | {result} |")
+    lines += [
+        "", "## From the card alone", "",
+        "The same launches with no boot log: `explain --engine vllm --gpu G` estimates the available KV memory as "
+        "vLLM's `determine_available_memory` takes it (requested = ceil(total x gpu_memory_utilization), less the "
+        "weights as loaded, the non-torch overhead, the profile run's activation peak and the CUDA-graph estimate; "
+        "src/hybridplan/planner/vllm_memory.py, constants in src/hybridplan/data/vllm_memory.yaml with the log each "
+        "was fitted on). *Error* is estimated minus logged available KV memory.", "",
+        "| log | card | estimated available KV | logged | error | tokens from the estimate | logged tokens | "
+        "token error | concurrency from the estimate | why it differs |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in table:
+        log, k = r.log, r.card
+        link = log["source"].removeprefix("https://github.com/")
+        err_t = 100 * (k.tokens - log["kv_cache_tokens"]) / log["kv_cache_tokens"]
+        lines.append(
+            f"| [{link}]({log['source']}) | {log['gpu']} | {k.available_gib:.2f} GiB | {log['available_kv_gib']} GiB | "
+            f"{k.error_gib(log['available_kv_gib']):+.2f} GiB | {k.tokens:,} | {log['kv_cache_tokens']:,} | "
+            f"{err_t:+.1f}% | {k.concurrency:.2f}x | {log.get('card_alone', '')} |")
     lines += ["", "Not reproduced yet (difference not identified, kept out of the table): "
               "[noonghunna/club-3090#104](https://github.com/noonghunna/club-3090/issues/104), a v0.20-era boot of the "
               "dual stack (9.84 GiB -> 619,202 tokens logged, 555,042 predicted by the 0.33.0 rules with its MTP 3). "

@@ -29,8 +29,9 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     """The plan for a vLLM launch (`vllm serve ...`, the api_server module, or a `non-default args:` line) on a
     catalog card (its compute capability picks the GDN prefill kernel, whose align-mode checkpoints change the block
     size; its memory the batch defaults; none: an sm90 card). With the logged `Available KV cache memory` (GiB) the
-    pool is sized; without it the block size, pages, groups and blocks per request still are (the sizing fields
-    null). BadInput / EngineRefusal propagate to the guard."""
+    pool is sized from it; else with a catalog card from the card alone (planner/vllm_memory.py: the memory timeline
+    of gpu_worker.py::determine_available_memory, each term sourced); with neither the block size, pages, groups and
+    blocks per request still are (the sizing fields null). BadInput / EngineRefusal propagate to the guard."""
     from hybridplan.engine import for_engine
     from hybridplan.errors import BadInput
     from hybridplan.models.loader import load_model
@@ -48,20 +49,36 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     args = resolve_on(engine, cmd, geo, c)
     lay = engine.layout(args, geo)
     head = _head(engine, c, gpu, geo, str(model), cmd, args)
-    if kv_memory_gib is None:
+    timeline = None
+    if kv_memory_gib is None and gpu is not None and c.total_memory_bytes is not None:
+        from hybridplan.hardware.catalog import from_options
+        from hybridplan.planner.vllm_memory import from_card
+
+        card_gpu = from_options(gpu, None)
+        if card_gpu is not None:
+            quant = cmd.values.get("quantization")
+            timeline = from_card(args, geo, card_gpu, None if quant is None else str(quant))
+    if kv_memory_gib is None and timeline is None:
         return head | _layout(lay, args, args.max_model_len) | {
-            "available_kv_memory_bytes": None, "num_blocks": None, "kv_cache_tokens": None, "max_concurrency": None,
-            "predicted_lines": _block_lines(lay, args),
-            "notes": ["--kv-memory-gib (the boot log's 'Available KV cache memory') sizes the pool"]}
-    memory = int(kv_memory_gib * 2**30)
+            "available_kv_memory_bytes": None, "memory": None, "num_blocks": None, "kv_cache_tokens": None,
+            "max_concurrency": None, "predicted_lines": _block_lines(lay, args),
+            "notes": ["--kv-memory-gib (the boot log's 'Available KV cache memory') or --gpu (the card alone) sizes "
+                      "the pool"]}
+    memory = int(timeline.available.value) if timeline is not None else int((kv_memory_gib or 0) * 2**30)
     plan = engine.plan(args, geo, memory)
+    notes = [] if timeline is None else [
+        "available KV memory estimated from the card alone (memory.timeline); a boot log's 'Available KV cache "
+        "memory' (--kv-memory-gib) replaces the estimate"]
     return head | _layout(lay, args, plan.max_model_len) | {
-        "available_kv_memory_bytes": memory, "num_blocks": plan.num_blocks,
+        "available_kv_memory_bytes": memory,
+        "memory": None if timeline is None else {
+            "source": "card", "available_kv_gib": round(memory / 2**30, 2), "timeline": timeline.as_dict()},
+        "num_blocks": plan.num_blocks,
         "kv_cache_tokens": plan.kv_cache_tokens, "max_concurrency": plan.max_concurrency,
         "predicted_lines": _block_lines(lay, args) + [
             f"GPU KV cache size: {plan.kv_cache_tokens:,} tokens",
             f"Maximum concurrency for {plan.max_model_len:,} tokens per request: {plan.max_concurrency:.2f}x"],
-        "notes": [],
+        "notes": notes,
     }
 
 

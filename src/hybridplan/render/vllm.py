@@ -25,6 +25,13 @@ def print_vllm_explain(d: dict[str, Any], console: Console | None = None) -> Non
     for i, g in enumerate(d["groups"]):
         t.add_row(f"{i} {g['kind']}", str(g["layers"]), f"{g['block_size']:,}", str(g["blocks_per_request"]))
     c.print(t)
+    if d.get("memory"):
+        m = Table(show_header=True, header_style="bold", title="available KV memory from the card alone")
+        for col in ("term", "GiB", "source", "from"):
+            m.add_column(col)
+        for name, term in d["memory"]["timeline"].items():
+            m.add_row(name.removesuffix("_gib"), f"{term['value']:.3f}", term["source"], term.get("note", ""))
+        c.print(m)
     pool = (f"{d['num_blocks']:,} blocks of {d['bytes_per_block']:,} B from {d['available_kv_memory_bytes']:,} B"
             if d["num_blocks"] is not None else f"blocks of {d['bytes_per_block']:,} B")
     c.print(f"{pool}; a request at {d['max_model_len']:,} tokens takes {d['blocks_per_request']} blocks, "

@@ -63,6 +63,8 @@ class QuantPolicy:
         """The scheme of one module (`kind`: linear | expert | lm_head | router | embed | param | vision)."""
         if name in self.per_name:
             return self.per_name[name]
+        if kind == "expert" and name.rsplit(".", 1)[0] in self.per_name:  # ModelOpt lists a layer's experts as one
+            return self.per_name[name.rsplit(".", 1)[0]]
         if self.per_name and kind in QUANTIZABLE:
             return "bf16"  # a per-layer list names every quantized module
         if any(_matches(name, pat) for pat in self.exclude):

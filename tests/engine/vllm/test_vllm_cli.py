@@ -155,3 +155,20 @@ def test_logs_check_reads_the_block_size_and_padding_lines(cli_json, tmp_path):
     log.write_text("\n".join(lines).replace("{block}", "800").replace("{pct}", "2.17"))
     code, d = cli_json("logs", "check", "--engine", "vllm", "--json", str(log))
     assert code == 1 and all(not c["match"] and c["rule"].startswith("platforms/interface.py") for c in d["checks"])
+
+
+def test_explain_with_a_card_sizes_the_pool_from_the_card_alone(cli_json):
+    """--gpu without --kv-memory-gib: vLLM's determine_available_memory timeline, each term sourced; the KV pool the
+    engine model sizes is requested - weights - overhead - activation - CUDA graphs (talos#1995's launch: 4.95 GiB
+    against its logged 4.99)."""
+    code, d = cli_json("explain", "--engine", "vllm", "--gpu", "rtx3090", "--json", "--",
+                       "vllm serve Qwen/Qwen3.8-27B-FP8 -tp 2 --gpu-memory-utilization 0.92 --kv-cache-dtype fp8_e4m3 "
+                       "--enable-prefix-caching --max-num-batched-tokens 8192 --max-model-len 131072 --max-num-seqs 2")
+    assert code == 0
+    t = d["memory"]["timeline"]
+    parts = t["requested_gib"]["value"] - sum(t[k]["value"] for k in
+                                              ("weights_gib", "overhead_gib", "activation_gib", "cudagraph_gib"))
+    assert abs(parts - t["available_gib"]["value"]) < 0.005
+    assert t["requested_gib"]["source"] == "engine rule" and t["activation_gib"]["source"] == "estimate"
+    assert d["memory"]["available_kv_gib"] == 4.95 and d["block_size"] == 1568
+    assert d["kv_cache_tokens"] == 300009 and "card alone" in d["notes"][0]
