@@ -8,6 +8,7 @@ set aside, not a stop), as GitHub annotations too, and over a whole docs tree. P
 from __future__ import annotations
 
 import difflib
+import json
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from hybridplan.cookbook.docs_literal import Refused
 from hybridplan.cookbook.docs_view import DocsPage
 from hybridplan.cookbook.node_eval import evaluate_file, evaluate_source
 from hybridplan.cookbook.pages import load_page, read_page_text
+from hybridplan.cookbook.render import render
 from hybridplan.cookbook.validate import check_paths
 
 PAGES = Path(__file__).parent / "docs_pages"
@@ -121,6 +123,28 @@ def test_a_retuned_pin_is_a_one_line_diff_and_a_new_warning_one_more(helpers):
     warned = export_jsx(_edited(page, 0, warn="Eight ranks."))
     assert _changed_lines(original, warned) == ['+      warn: "Eight ranks.",']
     assert evaluate_source(warned, "warned.jsx").data["cells"][0]["warn"] == "Eight ranks."
+
+
+def test_a_retuned_option_pin_rewrites_only_that_options_flags():
+    """The 1cf2b8c retune as a page edit: the DFLASH2 option's fp32 pin 0.945 -> 0.895. Only that option's `flags`
+    is written afresh (as a condition over the selection); its other properties, the other options and rows, the
+    cells and everything carried stay the module's own text."""
+    ev, page = _through_yaml(PAGES / "qwen_pre_retune.jsx")
+    data = page.model_dump(by_alias=True, exclude_none=True, mode="json")
+    dims = json.dumps(data["overlay_dims"])
+    assert dims.count("--mem-fraction-static 0.945") == 1
+    data["overlay_dims"] = json.loads(dims.replace("--mem-fraction-static 0.945", "--mem-fraction-static 0.895"))
+    text = export_jsx(page.model_validate(data))
+    changed = _changed_lines((PAGES / "qwen_pre_retune.jsx").read_text(), text)
+    added = [c for c in changed if c.startswith("+")]
+    assert len(added) == 1 and added[0].startswith("+          flags: (sel) => [") and "0.895" in added[0]
+    assert all("0.945" in c or "DFLASH" in c or "draft-tokens" in c or c.strip() in ("-          flags: (sel) => [",
+                                                                                    "-          ],")
+               for c in changed if c.startswith("-"))
+    again = import_evaluation(evaluate_source(text, "retuned.jsx"))
+    assert again.exact, again.findings
+    sel = {"hw": "rtx5090", "spec": "dflash", "tier": "high-throughput", "ssm-dtype": "float32"}
+    assert "--mem-fraction-static 0.895" in render(again.page, sel, pin_ratio=False).flags
 
 
 def test_legacy_rows_keep_the_docs_titles():

@@ -67,40 +67,40 @@ def js_items(items: list) -> str:
     return f"(sel) => {_items_expr(items)}"
 
 
-def _option(o: Option, dim: Dimension, overlay: bool) -> str:
-    parts = [f"id: {_s(o.id)}", f"label: {_s(o.label)}"]
-    if o.subtitle:
-        parts.append(f"subtitle: {_s(o.subtitle)}")
-    if o.show_when is not True:
-        parts.append(f"showWhen: (sel) => {js_condition(o.show_when)}")
+def _option_fields(o: Option, dim: Dimension, overlay: bool) -> dict[str, str]:
+    """An option's properties as the docs write them, by page field (empty: the option writes none)."""
+    out = {"id": f"id: {_s(o.id)}", "label": f"label: {_s(o.label)}",
+           "subtitle": f"subtitle: {_s(o.subtitle)}" if o.subtitle else "",
+           "show_when": f"showWhen: (sel) => {js_condition(o.show_when)}" if o.show_when is not True else "",
+           "disabled": "", "flags": "", "env": "", "hints": "", "strip": "",
+           "nnodes": f"nnodes: {o.nnodes}" if o.nnodes is not None else ""}
     if o.disabled:
         if len(o.disabled) == 1 and o.disabled[0].when is True:
-            parts.append("disabled: true")
+            disabled = "disabled: true"
         else:
-            parts.append("disabled: (sel) => " + " || ".join(f"({js_condition(r.when)})" for r in o.disabled))
+            disabled = "disabled: (sel) => " + " || ".join(f"({js_condition(r.when)})" for r in o.disabled)
         if len({r.reason for r in o.disabled}) == 1:
-            parts.append(f"disableReason: {_s(o.disabled[0].reason)}")
+            reason = f"disableReason: {_s(o.disabled[0].reason)}"
         else:
             chain = " : ".join(f"({js_condition(r.when)}) ? {_s(r.reason)}" for r in o.disabled)
-            parts.append(f"disableReason: (sel) => {chain} : \"\"")
+            reason = f"disableReason: (sel) => {chain} : \"\""
+        out["disabled"] = f"{disabled}, {reason}"
     if overlay:
         strip = list(dim.strip) + list(o.strip)  # the docs apply option-level strips only
-        for key, items in (("flags", o.flags), ("env", o.env), ("hints", o.hints), ("stripPrefixes", strip)):
-            if items:
-                parts.append(f"{key}: {js_items(items)}")
-    if o.nnodes is not None:
-        parts.append(f"nnodes: {o.nnodes}")
-    return "{ " + ", ".join(parts) + " }"
+        for group, key, items in (("flags", "flags", o.flags), ("env", "env", o.env), ("hints", "hints", o.hints),
+                                  ("strip", "stripPrefixes", strip)):
+            out[group] = f"{key}: {js_items(items)}" if items else ""
+    return {**out, "": "{ " + ", ".join(v for v in out.values() if v) + " }"}
 
 
-def _dimension(d: Dimension, overlay: bool) -> str:
-    head = [f"id: {_s(docs_id(d.id))}", f"title: {_s(d.title)}"]
-    if overlay:
-        head.append(f"default: {_s(d.default_id)}")
-    if d.show_when is not True:
-        head.append(f"showWhen: (sel) => {js_condition(d.show_when)}")
-    opts = ",\n".join("        " + _option(o, d, overlay) for o in d.options)
-    return "    {\n      " + ",\n      ".join(head) + ",\n      options: [\n" + opts + ",\n      ],\n    }"
+def _dimension_fields(d: Dimension, overlay: bool) -> dict[str, str]:
+    """A dimension row's properties as the docs write them, by page field; "" the whole row."""
+    out = {"id": f"id: {_s(docs_id(d.id))}", "title": f"title: {_s(d.title)}",
+           "default": f"default: {_s(d.default_id)}" if overlay else "",
+           "show_when": f"showWhen: (sel) => {js_condition(d.show_when)}" if d.show_when is not True else ""}
+    opts = ",\n".join("        " + _option_fields(o, d, overlay)[""] for o in d.options)
+    out["options"] = "options: [\n" + opts + ",\n      ]"
+    return {**out, "": "{\n      " + ",\n      ".join(v for v in out.values() if v) + ",\n    }"}
 
 
 def _key(k: str) -> str:
@@ -174,7 +174,7 @@ def _fresh(page: Page) -> dict[str, str]:
                                                   for h in own) + "]") if own else ""
     for group, key, dims, overlay in (("match_dims", "matchDims", page.match_dims, False),
                                       ("overlay_dims", "overlayDims", page.overlay_dims, True)):
-        out[group] = f"{key}: [\n" + "".join(_dimension(d, overlay) + ",\n" for d in dims) + "  ]"
+        out[group] = f"{key}: [\n" + "".join("    " + _dimension_fields(d, overlay)[""] + ",\n" for d in dims) + "  ]"
     out["model_names"] = f"modelNames: {_s(_ladder(page, page.model_names, NAME_LADDER, ''))}"
     out["docker_images"] = f"dockerImages: {_s(_ladder(page, page.docker_images, IMAGE_LADDER, DEFAULT_IMAGE))}"
     out["placeholders"] = (f"placeholders: {_s({k: p.model_dump() for k, p in page.placeholders.items()})}"
@@ -201,6 +201,27 @@ def _private(page: Page) -> str:
     return f"{PRIVATE}: {_s(private)}"
 
 
+class _Parts:
+    """The page's own rendering, part by part, for the kept layout (hybridplan.cookbook.docs_keep.Parts)."""
+
+    def __init__(self, page: Page, groups: dict[str, str]):
+        self.page = page
+        self.groups = groups
+
+    def group(self, group: str) -> str:
+        return self.groups[group]
+
+    def cell(self, i: int) -> dict[str, str]:
+        return _cell(self.page, i)
+
+    def row(self, group: str, i: int) -> dict[str, str]:
+        return _dimension_fields(getattr(self.page, group)[i], group == "overlay_dims")
+
+    def option(self, group: str, i: int, j: int) -> dict[str, str]:
+        d = getattr(self.page, group)[i]
+        return _option_fields(d.options[j], d, group == "overlay_dims")
+
+
 def export_jsx(page: Page) -> str:
     """The page as a docs config module. A page imported from a module writes that module back: its own text
     wherever the page still holds what was imported (hybridplan.cookbook.docs_keep), the page's data elsewhere."""
@@ -208,7 +229,7 @@ def export_jsx(page: Page) -> str:
     if page.docs is not None:
         from hybridplan.cookbook.docs_keep import assemble
 
-        return assemble(page, fresh.__getitem__, lambda i: _cell(page, i), _private(page))
+        return assemble(page, _Parts(page, fresh), _private(page))
     order = ("model", "supported_hardware", "hardware", "match_dims", "overlay_dims", "model_names",
              "docker_images", "placeholders", "curl", "benchmark_commands", "multi_node_hints", "docker_mounts",
              "program")

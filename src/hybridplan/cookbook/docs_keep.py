@@ -12,9 +12,9 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
-from hybridplan.cookbook.docs_literal import Layout, Slot
+from hybridplan.cookbook.docs_literal import Layout, Slot, Value
 from hybridplan.cookbook.schema import DocsModule, DocsText, Page
 
 PRIVATE = "hybridplan"  # the config-private key hybridplan writes its own data under (the docs ignore it)
@@ -31,9 +31,15 @@ GROUPS = tuple(dict.fromkeys(MODELLED.values()))
 CELL_KEYS = {"match": "match", "verified": "status", "verificationStatus": "status", "env": "env", "flags": "flags",
              "warn": "warn", "note": "note", "redirect": "redirect", "nnodes": "nnodes", PRIVATE: PRIVATE}
 CELL_GROUPS = tuple(dict.fromkeys(CELL_KEYS.values()))
-ROW_KEYS = ("id", "title", "options", "default", "showWhen", "kind")
-OPTION_KEYS = ("id", "label", "subtitle", "showWhen", "disabled", "disableReason", "flags", "env", "hints",
-               "stripPrefixes", "nnodes")
+# a dimension row's keys and an option's keys -> the page field each is written from
+ROW_FIELDS = {"id": "id", "title": "title", "default": "default", "showWhen": "show_when", "options": "options"}
+ROW_GROUPS = tuple(ROW_FIELDS.values())
+OPTION_FIELDS = {"id": "id", "label": "label", "subtitle": "subtitle", "showWhen": "show_when",
+                 "disabled": "disabled", "disableReason": "disabled", "flags": "flags", "env": "env",
+                 "hints": "hints", "stripPrefixes": "strip", "nnodes": "nnodes"}
+OPTION_GROUPS = tuple(dict.fromkeys(OPTION_FIELDS.values()))
+ROW_KEYS = (*ROW_FIELDS, "kind")
+OPTION_KEYS = tuple(OPTION_FIELDS)
 HARDWARE_KEYS = ("id", "label", "vendor")
 
 
@@ -77,10 +83,6 @@ def group_digest(page: Page, group: str) -> str:
     return _digest(group_value(page, group))
 
 
-def cell_digest(page: Page, i: int) -> str:
-    return _digest([cell_field(page, i, f) for f in CELL_GROUPS])
-
-
 def _carried(data: dict[str, Any]) -> list[str]:
     """What hybridplan does not model, as paths: top-level keys, and keys inside modelled entries."""
     out = [k for k in data if k not in MODELLED and k != PRIVATE]
@@ -103,6 +105,80 @@ def _carried(data: dict[str, Any]) -> list[str]:
     return out
 
 
+def _option_field(page: Page, group: str, i: int, j: int, field: str) -> Any:
+    d = getattr(page, group)[i]
+    o = d.options[j]
+    if field == "strip":  # the docs apply option-level strips only: the row's ride on each option
+        return [[_dump(x) for x in d.strip], [_dump(x) for x in o.strip]]
+    v = getattr(o, field)
+    return [_dump(x) for x in v] if isinstance(v, list) else _dump(v)
+
+
+def _row_field(page: Page, group: str, i: int, field: str) -> Any:
+    d = getattr(page, group)[i]
+    if field == "options":
+        return [_option_field(page, group, i, j, f) for j in range(len(d.options)) for f in OPTION_GROUPS]
+    return _dump(d.default_id if field == "default" else getattr(d, field))
+
+
+class Parts(Protocol):
+    """hybridplan's own rendering of what the page holds, by page field (`key: value` texts; "" the whole entry)."""
+
+    def group(self, group: str) -> str: ...
+
+    def cell(self, i: int) -> dict[str, str]: ...
+
+    def row(self, group: str, i: int) -> dict[str, str]: ...
+
+    def option(self, group: str, i: int, j: int) -> dict[str, str]: ...
+
+
+@dataclass(frozen=True)
+class Level:
+    """One list of the module kept entry by entry (cells, a dims array, a row's options) read against the page."""
+
+    count: int
+    key: Callable[[int], str]  # what finds the module's own entry for page entry i
+    field: Callable[[int, str], Any]  # the page value of entry i's field group
+    fields: dict[str, str]  # the module's keys -> field group
+    indent: str
+    fresh: Callable[[int], dict[str, str]] | None = None
+    child: Callable[[int], "Level"] | None = None  # the `options` list of entry i
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.fields.values()))
+
+    def digest(self, i: int) -> str:
+        return _digest([self.field(i, g) for g in self.groups])
+
+
+def cells_level(page: Page, parts: Parts | None = None) -> Level:
+    return Level(count=len(page.cells), key=lambda i: json.dumps(page.cells[i].match, sort_keys=True),
+                 field=lambda i, g: cell_field(page, i, g), fields=CELL_KEYS, indent="\n    ",
+                 fresh=parts.cell if parts else None)
+
+
+def rows_level(page: Page, group: str, parts: Parts | None = None) -> Level:
+    def options(i: int) -> Level:
+        d = getattr(page, group)[i]
+        return Level(count=len(d.options), key=lambda j: d.options[j].id,
+                     field=lambda j, f: _option_field(page, group, i, j, f), fields=OPTION_FIELDS,
+                     indent="\n        ", fresh=(lambda j: parts.option(group, i, j)) if parts else None)
+
+    return Level(count=len(getattr(page, group)), key=lambda i: getattr(page, group)[i].id,
+                 field=lambda i, f: _row_field(page, group, i, f), fields=ROW_FIELDS, indent="\n    ",
+                 fresh=(lambda i: parts.row(group, i)) if parts else None, child=options)
+
+
+def _level(page: Page, group: str, parts: Parts | None = None) -> Level | None:
+    if group == "cells":
+        return cells_level(page, parts)
+    if group in ("match_dims", "overlay_dims"):
+        return rows_level(page, group, parts)
+    return None
+
+
 def keep(lay: Layout, data: dict[str, Any], page: Page, path: str) -> DocsModule:
     """The module's layout for a page just imported from it (`data`: the sandbox's literal data)."""
     t = lay.text
@@ -113,11 +189,12 @@ def keep(lay: Layout, data: dict[str, Any], page: Page, path: str) -> DocsModule
             props.append(DocsText(key=PRIVATE, text=t[slot.lead:slot.start], of=PRIVATE))
             continue
         of = MODELLED.get(slot.key or "")
-        arr = slot.value
-        if of == "cells" and arr.kind == "array" and arr.slots and len(arr.slots) == len(page.cells):
-            items = [_cell(t, page, k, s) for k, s in enumerate(arr.slots)]
-            props.append(DocsText(key=slot.key, text=t[slot.lead:arr.start + 1], of=of, items=items,
-                                  close=t[arr.slots[-1].end:slot.end]))
+        level = _level(page, of, None) if of and slot.key in ("cells", "matchDims", "overlayDims") else None
+        items = _kept_list(t, slot.value, level) if level else None
+        if items:
+            props.append(DocsText(key=slot.key, text=t[slot.lead:slot.value.start + 1], of=of,
+                                  digest=group_digest(page, of or ""), items=items,
+                                  close=t[slot.value.slots[-1].end:slot.end]))
         else:
             props.append(DocsText(key=slot.key, text=t[slot.lead:slot.end], of=of,
                                   digest=group_digest(page, of) if of else None))
@@ -127,26 +204,35 @@ def keep(lay: Layout, data: dict[str, Any], page: Page, path: str) -> DocsModule
                       absent={g: group_digest(page, g) for g in GROUPS if g not in present})
 
 
-def _cell(t: str, page: Page, k: int, s: Slot) -> DocsText:
-    """Cell k as kept text: property by property, each modelled one with the digest of the page field it holds."""
-    key = json.dumps(page.cells[k].match, sort_keys=True)
+def _kept_list(t: str, arr: Value, level: Level) -> list[DocsText] | None:
+    """A list kept entry by entry (None where it is not one entry per page entry, or empty)."""
+    if arr.kind != "array" or not arr.slots or len(arr.slots) != level.count:
+        return None
+    return [_kept_entry(t, s, level, k) for k, s in enumerate(arr.slots)]
+
+
+def _kept_entry(t: str, s: Slot, level: Level, k: int) -> DocsText:
+    """Entry k kept property by property, each modelled one with the digest of the page field it holds."""
     c = s.value
     if c.kind != "object" or not c.slots:
-        return DocsText(key=key, text=t[s.lead:s.end], digest=cell_digest(page, k))
-    fields = [DocsText(key=f.key, text=t[f.lead:f.end], of=CELL_KEYS.get(f.key or ""),
-                       digest=_digest(cell_field(page, k, CELL_KEYS[f.key])) if f.key in CELL_KEYS else None)
-              for f in c.slots]
-    present = {CELL_KEYS[f.key] for f in c.slots if f.key in CELL_KEYS}
-    return DocsText(key=key, text=t[s.lead:c.start + 1], digest=cell_digest(page, k), items=fields,
+        return DocsText(key=level.key(k), text=t[s.lead:s.end], digest=level.digest(k))
+    fields = []
+    for f in c.slots:
+        g = level.fields.get(f.key or "")
+        sub = _kept_list(t, f.value, level.child(k)) if g == "options" and level.child else None
+        fields.append(DocsText(key=f.key, text=t[f.lead:f.value.start + 1] if sub else t[f.lead:f.end], of=g,
+                               digest=_digest(level.field(k, g)) if g else None, items=sub or [],
+                               close=t[f.value.slots[-1].end:f.end] if sub else ""))
+    present = {level.fields[f.key] for f in c.slots if f.key in level.fields}
+    return DocsText(key=level.key(k), text=t[s.lead:c.start + 1], digest=level.digest(k), items=fields,
                     close=t[c.slots[-1].end:s.end],
-                    absent={g: _digest(cell_field(page, k, g)) for g in CELL_GROUPS if g not in present})
+                    absent={g: _digest(level.field(k, g)) for g in level.groups if g not in present})
 
 
-def assemble(page: Page, fresh: Callable[[str], str], fresh_cell: Callable[[int], dict[str, str]],
-             private: str) -> str:
+def assemble(page: Page, parts: Parts, private: str) -> str:
     """The module text for `page` from its kept layout: kept text where the page still holds what was imported,
-    `fresh(group)` (a `key: value` text) where it changed or is new; a changed cell keeps its unchanged properties
-    and takes `fresh_cell(i)[group]` for the rest (the whole cell afresh, under "", where the module has none)."""
+    hybridplan's rendering (`parts`) where it changed or is new; a changed cell, row or option keeps its unchanged
+    properties and is written afresh only where it changed."""
     docs = page.docs
     assert docs is not None
     pieces: list[str] = []
@@ -154,60 +240,70 @@ def assemble(page: Page, fresh: Callable[[str], str], fresh_cell: Callable[[int]
     for p in docs.props:
         if p.of == PRIVATE:
             pieces.append(p.text + private)
-        elif p.of is None:
-            pieces.append(p.text)
-        elif p.of == "cells" and p.items:
-            pieces.append(p.text + _cells(page, p.items, fresh_cell) + p.close)
-        elif p.digest == group_digest(page, p.of):
-            pieces.append(p.text)
-        elif p.of not in written and (text := fresh(p.of)):
+        elif p.of is None or p.digest == group_digest(page, p.of):
+            pieces.append(p.whole())
+        elif p.items and (level := _level(page, p.of, parts)) is not None:
+            pieces.append(p.text + _list(p.items, level) + p.close)
+        elif p.of not in written and (text := parts.group(p.of)):
             pieces.append("\n  " + text)
         written.add(p.of or "")
     for g in GROUPS:
-        if g not in written and docs.absent.get(g) != group_digest(page, g) and (text := fresh(g)):
+        if g not in written and docs.absent.get(g) != group_digest(page, g) and (text := parts.group(g)):
             pieces.append("\n  " + text)
     if PRIVATE not in written:
         pieces.append("\n  " + private)
     return docs.head + ",".join(pieces) + docs.close
 
 
-def _cells(page: Page, items: list[DocsText], fresh_cell: Callable[[int], dict[str, str]]) -> str:
+def _list(items: list[DocsText], level: Level) -> str:
+    """The page's entries in order: the module's own where unchanged, edited in place where the module has the
+    entry (same match or id), written afresh where it has none."""
+    assert level.fresh is not None
     free = list(items)
     out = []
-    for i in range(len(page.cells)):
-        d = cell_digest(page, i)
+    for i in range(level.count):
+        d = level.digest(i)
         kept = next((it for it in free if it.digest == d), None)
-        if kept is None:  # changed: the module's own cell with this match, edited field by field
-            key = json.dumps(page.cells[i].match, sort_keys=True)
-            kept = next((it for it in free if it.key == key and it.items), None)
-            if kept is None:
-                out.append("\n    " + fresh_cell(i)[""])
-                continue
+        if kept is not None:
             free.remove(kept)
-            out.append(_edited(page, i, kept, fresh_cell(i)))
+            out.append(kept.whole())
+            continue
+        kept = next((it for it in free if it.key == level.key(i) and it.items), None)
+        if kept is None:
+            out.append(level.indent + level.fresh(i)[""])
             continue
         free.remove(kept)
-        out.append(kept.whole())
+        out.append(_edited(kept, i, level))
     return ",".join(out)
 
 
 _LEAD = re.compile(r"(?:\s|//[^\n]*|/\*.*?\*/)*", re.S)
 
 
-def _edited(page: Page, i: int, kept: DocsText, fresh: dict[str, str]) -> str:
-    """A kept cell with the fields the page changed written afresh in place (a group with two keys, the badge's
-    `verified`/`verificationStatus`, in the place of its first), gained fields added last, dropped ones left out."""
+def _lead(text: str) -> str:
+    m = _LEAD.match(text)
+    return m.group() if m else ""
+
+
+def _edited(kept: DocsText, i: int, level: Level) -> str:
+    """A kept entry with the fields the page changed written afresh in place (a group with two keys, such as the
+    badge's `verified`/`verificationStatus`, in the place of its first), gained fields added last, dropped ones
+    left out; a changed `options` list is edited option by option."""
+    assert level.fresh is not None
+    fresh = level.fresh(i)
     parts: list[str] = []
     done: set[str] = set()
     for f in kept.items:
-        if f.of is None or f.digest == _digest(cell_field(page, i, f.of)):
-            parts.append(f.text)
+        if f.of is None or f.digest == _digest(level.field(i, f.of)):
+            parts.append(f.whole())
+        elif f.of == "options" and f.items and level.child is not None:
+            parts.append(f.text + _list(f.items, level.child(i)) + f.close)
         elif f.of not in done and fresh.get(f.of):
-            parts.append(_LEAD.match(f.text).group() + fresh[f.of])  # type: ignore[union-attr]
+            parts.append(_lead(f.text) + fresh[f.of])
         done.add(f.of or "")
-    indent = _LEAD.match(kept.items[-1].text).group() if kept.items else "\n      "  # type: ignore[union-attr]
-    for g in CELL_GROUPS:
-        if g not in done and kept.absent.get(g) != _digest(cell_field(page, i, g)) and fresh.get(g):
+    indent = _lead(kept.items[-1].text) if kept.items else level.indent + "  "
+    for g in level.groups:
+        if g not in done and kept.absent.get(g) != _digest(level.field(i, g)) and fresh.get(g):
             parts.append(indent + fresh[g])
     return kept.text + ",".join(parts) + kept.close
 
