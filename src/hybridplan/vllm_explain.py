@@ -57,7 +57,7 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
         card_gpu = from_options(gpu, None)
         if card_gpu is not None:
             quant = cmd.values.get("quantization")
-            timeline = from_card(args, geo, card_gpu, None if quant is None else str(quant))
+            timeline = from_card(args, card_gpu, None if quant is None else str(quant))
     if kv_memory_gib is None and timeline is None:
         return head | _layout(lay, args, args.max_model_len) | {
             "available_kv_memory_bytes": None, "memory": None, "num_blocks": None, "kv_cache_tokens": None,

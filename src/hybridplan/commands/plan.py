@@ -45,8 +45,8 @@ def plan(
     """The fewest changes to a launch command (yours after `--`, or the catalog's for --model) that serve C requests
     of L tokens on a GPU: request cap, graph sizes, prefill chunk, SSM dtype, radix strategy, ratio or pin, and a
     --mem-fraction-static within the evidence. `--engine vllm`: from one measured boot (--kv-memory-gib at the
-    launch's --gpu-memory-utilization) on --gpu, the utilization, prefix caching (the state's align/none mode) and
-    KV dtype that serve C requests of L tokens."""
+    launch's --gpu-memory-utilization) on --gpu, or from the card alone without it, the utilization, prefix caching
+    (the state's align/none mode) and KV dtype that serve C requests of L tokens."""
 
     def body() -> int:
         if engine == "vllm":
@@ -86,11 +86,10 @@ def _plan_vllm(extra: Optional[List[str]], gpu: Optional[str], kv_memory_gib: Op
 
     if not extra:
         raise BadInput("plan --engine vllm: give the launch after `--` (vllm serve MODEL ...)")
-    if kv_memory_gib is None:
-        raise BadInput("--kv-memory-gib: required with --engine vllm (the measured boot's 'Available KV cache memory')")
     text = extra[0] if len(extra) == 1 else shlex.join(extra)
     result = plan_vllm(VllmTarget(command=text, kv_memory_gib=kv_memory_gib, card=card(gpu),
-                                  request_length=request_length, concurrency=concurrency, max_util=max_util), version)
+                                  request_length=request_length, concurrency=concurrency, max_util=max_util), version,
+                       gpu)
     if as_json:
         emit_json(result)
     else:

@@ -18,7 +18,6 @@ from typing import Any
 
 from hybridplan.errors import BadInput
 from hybridplan.hardware.catalog import GPU
-from hybridplan.models.geometry import ModelGeometry
 from hybridplan.provenance import Source, Sourced
 
 GIB = 1 << 30
@@ -109,7 +108,7 @@ def weights_per_rank(model: str, tp: int, quantization: str | None, mtp: bool) -
     return Sourced(value=int(w.target_per_rank.value) + draft, source=src, note=note)
 
 
-def from_card(args: Any, geo: ModelGeometry, gpu: GPU, quantization: str | None) -> VllmMemory:
+def from_card(args: Any, gpu: GPU, quantization: str | None) -> VllmMemory:
     """The available KV memory on `gpu` for resolved vLLM arguments (engine/vllm VllmArgs), term by term."""
     from hybridplan.planner.timeline import visible_estimate
 

@@ -4,15 +4,17 @@ The evidence is the boot's logged `Available KV cache memory` A at its `gpu_memo
 ceil(total x u) bytes and takes the weights, the profiled activation peak and the CUDA-graph estimate from that
 (v1/worker/utils.py::request_memory, v1/worker/gpu_worker.py::determine_available_memory), none of which depends on
 u, the KV dtype, the prefix-caching mode or max_model_len: so the KV memory at u is A + ceil(total x u) -
-ceil(total x u0), taking A at the low end of its 0.01 GiB rounding. Each candidate is then planned by the engine model.
+ceil(total x u0), taking A at the low end of its 0.01 GiB rounding. Without a boot the KV memory at u is the card-alone
+estimate (planner/vllm_memory.py), and u stays within the no-evidence bound SGLang's plan uses (planner/evidence.py:
+max(engine default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR)). Each candidate is then planned by the engine model.
 """
 
 from __future__ import annotations
 
 import math
 import shlex
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Callable
 
 from hybridplan.errors import BadInput, EngineRefusal
 
@@ -53,21 +55,50 @@ class VllmTarget:
     """The launch, the boot that measured it, the card and the workload."""
 
     command: str
-    kv_memory_gib: float  # the boot's logged available KV memory at its own utilization
+    kv_memory_gib: float | None  # the boot's logged available KV memory at its own utilization (None: no boot)
     card: Card
     request_length: int
     concurrency: int
     max_util: float  # the highest gpu_memory_utilization a candidate may ask for
 
 
-def _kv_memory(t: VllmTarget, u0: float, u: float) -> int:
+KVAt = Callable[[Any, float], int]  # (resolved args, utilization) -> available KV memory in bytes
+
+
+def _measured(t: VllmTarget, u0: float, kv_gib: float) -> KVAt:
     """Available KV memory at utilization u, from the boot measured at u0 (its low rounding end)."""
     total = t.card.total_memory_bytes or 0
-    return int((t.kv_memory_gib - 0.005) * GIB) + math.ceil(total * u) - math.ceil(total * u0)
+    return lambda _args, u: int((kv_gib - 0.005) * GIB) + math.ceil(total * u) - math.ceil(total * u0)
 
 
-def plan_vllm(t: VllmTarget, version: str | None = None) -> dict[str, Any]:
-    """The baseline (the launch at the target's length) and, cheapest first, the candidates that fit."""
+def _from_card(gpu: str, quantization: str | None) -> KVAt:
+    """Available KV memory at utilization u estimated from the card alone (planner/vllm_memory.py); 0 when the
+    weights and runtime leave none (the engine model then refuses the plan)."""
+    from hybridplan.hardware.catalog import from_options
+    from hybridplan.planner.vllm_memory import from_card
+
+    g = from_options(gpu, None)
+    if g is None:
+        raise BadInput(f"--gpu: {gpu!r} is not a catalog card (the card-alone estimate needs its memory)")
+
+    def at(args: Any, u: float) -> int:
+        try:
+            return int(from_card(replace(args, gpu_memory_utilization=u), g, quantization).available.value)
+        except BadInput:
+            return 0
+    return at
+
+
+def no_evidence_ceiling(engine_default: float) -> float:
+    """The highest utilization a plan proposes without a comparable measured launch (planner/evidence.py's rule)."""
+    from hybridplan.planner.evidence import NO_EVIDENCE_FLOOR, NO_EVIDENCE_STEP
+
+    return round(max(engine_default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR), 3)
+
+
+def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None) -> dict[str, Any]:
+    """The baseline (the launch at the target's length) and, cheapest first, the candidates that fit. Without the
+    measured boot (t.kv_memory_gib None) the KV memory comes from catalog card `gpu` alone."""
     from hybridplan.engine import for_engine
     from hybridplan.models.loader import load_model
 
@@ -80,7 +111,24 @@ def plan_vllm(t: VllmTarget, version: str | None = None) -> dict[str, Any]:
     engine: Any = for_engine("vllm", version)
     base = engine.parse_command(t.command)
     geo = load_model(str(base.values.get("model") or ""))
-    u0 = float(base.values.get("gpu_memory_utilization", 0.92))
+    default_u = 0.92  # config/cache.py::CacheConfig.gpu_memory_utilization
+    u0 = float(base.values.get("gpu_memory_utilization", default_u))
+    if t.kv_memory_gib is None:
+        if gpu is None:
+            raise BadInput("plan --engine vllm: --gpu is required (gpu_memory_utilization is a share of its memory)")
+        quant = base.values.get("quantization")
+        kv_at = _from_card(gpu, None if quant is None else str(quant))
+        ceiling = no_evidence_ceiling(default_u)
+        if t.max_util > ceiling:
+            t = replace(t, max_util=max(ceiling, u0))
+        measured: dict[str, Any] = {"source": "card", "gpu_memory_utilization": u0, "engine_default": default_u,
+                                    "ceiling": t.max_util,
+                                    "rule": f"no measured boot: the KV memory is estimated from the card alone and the "
+                                            f"utilization stays within max(engine default {default_u} + 0.05, 0.90) "
+                                            f"= {ceiling} (planner/evidence.py)"}
+    else:
+        kv_at = _measured(t, u0, t.kv_memory_gib)
+        measured = {"source": "boot", "available_kv_gib": t.kv_memory_gib, "gpu_memory_utilization": u0}
     kv_given = str(base.values.get("kv_cache_dtype", "auto"))
     pc_given = base.values.get("enable_prefix_caching")
     axes: list[list[tuple[str, ...]]] = [
@@ -89,33 +137,37 @@ def plan_vllm(t: VllmTarget, version: str | None = None) -> dict[str, Any]:
     ]
     c = t.card
     seqs = resolve_on(engine, base, geo, c).max_num_seqs
-    warnings = [f"a gpu_memory_utilization above the measured {u0:g} needs that memory free on the card at startup "
+    warnings = [f"a gpu_memory_utilization above the {'measured' if t.kv_memory_gib is not None else 'launch'}'s "
+                f"{u0:g} needs that memory free on the card at startup "
                 "(vLLM refuses to start otherwise: v1/worker/utils.py::request_memory)"]
+    if t.kv_memory_gib is None:
+        warnings.append("the KV memory is an estimate from the card alone (explain --engine vllm --gpu shows its "
+                        "terms); one boot's 'Available KV cache memory' (--kv-memory-gib) replaces it")
     cap: list[str] = []
     if seqs is not None and seqs < t.concurrency:  # the scheduler runs at most max_num_seqs requests
         cap = ["--max-num-seqs", str(t.concurrency)]
         warnings.append(f"max_num_seqs {seqs} < {t.concurrency}: raised, which changes the CUDA-graph capture sizes and "
-                        "the profiled activation the measured boot took from the pool; boot once and plan again from "
-                        "that log")
+                        + ("the profiled activation the measured boot took from the pool; boot once and plan again "
+                           "from that log" if t.kv_memory_gib is not None else
+                           "the profiled activation (the card-alone estimate counts the capture sizes)"))
     rows = []
     for pc in axes[0]:
         for kv in axes[1]:
             flags = [*pc, *kv, *cap, "--max-model-len", str(t.request_length)]
-            row = _fit(engine, geo, t, u0, flags)
+            row = _fit(engine, geo, t, u0, flags, kv_at)
             if row is not None:
                 rows.append(row)
     rows.sort(key=lambda r: (not r["fits"], len(r["changes"]), r["gpu_memory_utilization"]))
-    baseline = _fit(engine, geo, VllmTarget(**{**t.__dict__, "max_util": u0}), u0,
-                    ["--max-model-len", str(t.request_length)])
+    baseline = _fit(engine, geo, replace(t, max_util=u0), u0, ["--max-model-len", str(t.request_length)], kv_at)
     best = next((r for r in rows if r["fits"]), None)
     return {"engine": "vllm", "target": {"request_length": t.request_length, "concurrency": t.concurrency},
-            "measured": {"available_kv_gib": t.kv_memory_gib, "gpu_memory_utilization": u0},
+            "measured": measured,
             "baseline": baseline, "candidates": rows, "fits": best is not None,
             "command": None if best is None else _rewrite(t.command, best, t.request_length), "best": best,
             "max_num_seqs": seqs, "warnings": warnings}
 
 
-def _fit(engine: Any, geo: Any, t: VllmTarget, u0: float, flags: list[str]) -> dict[str, Any] | None:
+def _fit(engine: Any, geo: Any, t: VllmTarget, u0: float, flags: list[str], kv_at: KVAt) -> dict[str, Any] | None:
     """The smallest utilization (from the measured one up to max_util) at which the launch with `flags` serves the
     target concurrency at the target length; the plan at max_util when none does. None: the engine refuses it."""
     cmd = engine.parse_command(t.command + " " + shlex.join(flags))
@@ -125,7 +177,7 @@ def _fit(engine: Any, geo: Any, t: VllmTarget, u0: float, flags: list[str]) -> d
     for i in range(steps + 1):
         u = round(u0 + i * UTIL_STEP, 4)
         try:
-            p = engine.plan(args, geo, _kv_memory(t, u0, u))
+            p = engine.plan(args, geo, kv_at(args, u))
         except EngineRefusal:
             continue
         last = (u, p)
@@ -137,7 +189,7 @@ def _fit(engine: Any, geo: Any, t: VllmTarget, u0: float, flags: list[str]) -> d
     changes = {k: v for k, v in _pairs(flags).items() if k != "--max-model-len"}
     if u != u0:
         changes["--gpu-memory-utilization"] = f"{u:g}"
-    return {"changes": changes, "gpu_memory_utilization": u, "available_kv_gib": round(_kv_memory(t, u0, u) / GIB, 3),
+    return {"changes": changes, "gpu_memory_utilization": u, "available_kv_gib": round(kv_at(args, u) / GIB, 3),
             "mamba_cache_mode": p.mamba_cache_mode, "block_size": p.block_size, "kv_cache_tokens": p.kv_cache_tokens,
             "max_concurrency": p.max_concurrency, "state_pages_per_request": p.state_pages_per_request,
             "max_num_seqs": args.max_num_seqs, "fits": _serves(p, args, t)}

@@ -172,3 +172,19 @@ def test_explain_with_a_card_sizes_the_pool_from_the_card_alone(cli_json):
     assert t["requested_gib"]["source"] == "engine rule" and t["activation_gib"]["source"] == "estimate"
     assert d["memory"]["available_kv_gib"] == 4.95 and d["block_size"] == 1568
     assert d["kv_cache_tokens"] == 300009 and "card alone" in d["notes"][0]
+
+
+def test_plan_without_a_boot_searches_from_the_card_alone(cli_json):
+    """No --kv-memory-gib: the KV memory at each utilization is the card-alone estimate, the baseline is the engine
+    default 0.92 and no candidate goes past the no-evidence bound max(0.92 + 0.05, 0.90) = 0.97, whatever --max-util
+    asks. Qwen3.5-27B on an H200 holds 4.35 requests of 262,144 tokens at 0.92 (bf16 KV); the cheapest launch that
+    holds 8 keeps 0.92 and quantizes the KV to fp8 (1,600-token blocks, 8.50x)."""
+    code, d = cli_json("plan", "--engine", "vllm", "--gpu", "h200", "-L", "262144", "-C", "8", "--max-util", "0.99",
+                       "--json", "--", "vllm serve Qwen/Qwen3.5-27B")
+    assert code == 0
+    assert d["measured"]["source"] == "card" and d["measured"]["ceiling"] == 0.97
+    assert not d["baseline"]["fits"] and d["baseline"]["gpu_memory_utilization"] == 0.92
+    assert max(r["gpu_memory_utilization"] for r in d["candidates"]) <= 0.97
+    assert d["best"]["changes"] == {"--kv-cache-dtype": "fp8"} and d["best"]["block_size"] == 1600
+    assert d["best"]["max_concurrency"] >= 8
+    assert d["command"] == "vllm serve Qwen/Qwen3.5-27B --kv-cache-dtype fp8 --max-model-len 262144"
