@@ -12,6 +12,34 @@ pytestmark = pytest.mark.browser
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 
 
+VLLM_VIEW = "/?eng=vllm&budget=40&egpu=h200&cmd=vllm+serve+Qwen%2FQwen3.8-27B+--max-model-len+32768"
+
+
+def _serious(pg) -> list:
+    pg.wait_for_load_state("networkidle")
+    pg.add_script_tag(path=str(AXE))
+    result = pg.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]
+            if v["impact"] in ("serious", "critical")]
+
+
+@pytest.mark.parametrize("width,theme", [(375, "light"), (1280, "dark")])
+def test_axe_on_the_engine_selector_and_the_side_by_side_view(browser, live_server, width, theme):
+    """Explain on vLLM (its pool, groups and pages) and the Compare table, at phone and desktop widths."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=True)
+    try:
+        pg = context.new_page()
+        pg.add_init_script(f"localStorage.setItem('hybridplan-theme', '{theme}')")
+        pg.goto(live_server + VLLM_VIEW)
+        pg.wait_for_selector('#explain-out [data-key="kv_cache_tokens"]', timeout=20_000)
+        pg.wait_for_selector('#compare-table [data-key="kv_tokens"]', timeout=20_000)
+        pg.click("#explain-vllm-pages summary")
+        assert _serious(pg) == []
+        assert pg.evaluate("document.documentElement.scrollWidth") <= width  # nothing widens the phone layout
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("width,theme", [(375, "light"), (1280, "dark")])
 def test_axe_reports_no_serious_violations(browser, live_server, width, theme):
     # the page's CSP forbids injected scripts; this context bypasses it to load axe
@@ -22,11 +50,7 @@ def test_axe_reports_no_serious_violations(browser, live_server, width, theme):
         pg.goto(live_server + "/?page=kimi-k3&hw=gb300")
         pg.wait_for_selector("#memory-pools .stat", timeout=20_000)
         pg.wait_for_selector("#plan-out #plan-command, #plan-out #plan-why", timeout=20_000)
-        pg.wait_for_load_state("networkidle")
-        pg.add_script_tag(path=str(AXE))
-        result = pg.evaluate("axe.run(document, {resultTypes: ['violations']})")
-        serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]
-                   if v["impact"] in ("serious", "critical")]
+        serious = _serious(pg)
         assert serious == [], serious
     finally:
         context.close()

@@ -147,23 +147,26 @@
   function wireCopy(button, source, status) {
     button.addEventListener("click", function () { copyText(source.textContent, status); });
   }
-  function explainHref(command, gpu) {
+  // opts (optional): {engine: "vllm", memory: GiB} for a command of another engine or with its memory input
+  function explainHref(command, gpu, opts) {
     var q = new URLSearchParams();
     q.set("cmd", command);
     if (gpu) q.set("egpu", gpu);
+    if (opts && opts.engine && opts.engine !== "sglang") q.set("eng", opts.engine);
+    if (opts && isNum(opts.memory)) q.set("budget", String(opts.memory));
     return "?" + q.toString() + "#explain";
   }
-  function explainLink(id, command, gpu) {
-    var a = el("a", {id: id, class: "to-explain", href: explainHref(command, gpu), text: "Open in Explain"});
+  function explainLink(id, command, gpu, opts) {
+    var a = el("a", {id: id, class: "to-explain", href: explainHref(command, gpu, opts), text: "Open in Explain"});
     a.addEventListener("click", function (ev) {
       if (ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button) return;  // a new tab gets the link itself
       ev.preventDefault();
-      openInExplain(command, gpu);
+      openInExplain(command, gpu, opts);
     });
     return a;
   }
   // a command block: its own copy button, "open in Explain", and the text wrapping inside its own box
-  function commandBlock(id, command, gpu, changed, explainCommand) {
+  function commandBlock(id, command, gpu, changed, explainCommand, opts) {
     var status = el("span", {class: "muted copied", role: "status", id: id + "-copied"});
     var pre = el("pre", {id: id, class: "command", tabindex: "0", "aria-label": "launch command"});
     command.split("\n").forEach(function (line, i) {
@@ -173,7 +176,7 @@
     });
     var copy = el("button", {type: "button", class: "ghost copy", id: id + "-copy", text: "Copy"});
     wireCopy(copy, pre, status);
-    return el("div", {class: "cmdblock"}, el("div", {class: "cmdbar"}, copy, explainLink(id + "-explain", explainCommand || command, gpu), status), pre);
+    return el("div", {class: "cmdblock"}, el("div", {class: "cmdbar"}, copy, explainLink(id + "-explain", explainCommand || command, gpu, opts), status), pre);
   }
 
   // ---- URL state: the query string holds every input, so a link reproduces the page ----
@@ -214,8 +217,11 @@
   // ---- reserved query keys; every other key is a dimension pick (ph:KEY is a placeholder value) ----
   var PLAN_KEYS = {pm: "plan-model", pq: "plan-quant", ps: "plan-spec", pg: "plan-gpu", ptp: "plan-tp", pL: "plan-L",
                    pC: "plan-C", ppin: "plan-pin"};
-  var RESERVED = {page: 1, run: 1, L: 1, C: 1, cmd: 1, budget: 1, egpu: 1, ever: 1, lv: 1, ld: 1};
+  var COMPARE_KEYS = {cm: "compare-model", cg: "compare-gpu", cmem: "compare-memory", cL: "compare-L", ctp: "compare-tp",
+                      ckv: "compare-kv"};
+  var RESERVED = {page: 1, run: 1, L: 1, C: 1, cmd: 1, budget: 1, egpu: 1, ever: 1, lv: 1, ld: 1, eng: 1};
   Object.keys(PLAN_KEYS).forEach(function (k) { RESERVED[k] = 1; });
+  Object.keys(COMPARE_KEYS).forEach(function (k) { RESERVED[k] = 1; });
   function isPick(k) { return !RESERVED[k] && k.indexOf("ph:") !== 0; }
 
   var gpus = {};  // catalog id -> GPU (for labels)
@@ -876,6 +882,93 @@
     }
   }
 
+  // ---- Explain on vLLM: `explain --engine vllm --json` (block size, pages, groups; with the KV memory, the pool) ----
+  function renderVllmExplain(r) {
+    var out = clear($("explain-out"));
+    clear($("explain-memory"));
+    var m = r.model || {}, res = r.resolved || {}, prov = r.provenance || {}, pl = r.platform || {};
+    var rule = function (k, note) { return {source: "engine rule", note: (prov[k] || "") + (note ? "; " + note : "")}; };
+    out.appendChild(el("p", {id: "explain-model"}, el("strong", {text: m.architecture || ""}),
+      " (" + (m.family || "?") + ", " + m.state_layers + " state + " + m.attention_layers + " attention layers) — vllm " +
+      ((r.engine || {}).version || "") + (pl.gpu ? " on " + ((gpus[pl.gpu] || {}).name || pl.gpu) : "") + ", sm" + pl.sm));
+    out.appendChild(el("div", {class: "stats", id: "explain-vllm-layout"},
+      stat("block_size", "attention block", fmtInt(r.block_size) + " tokens", r.block_size, rule("block_size")),
+      stat("mamba_cache_mode", "mamba cache mode", String(res.mamba_cache_mode), res.mamba_cache_mode, rule("mamba_cache_mode")),
+      stat("bytes_per_block", "bytes / block (all groups)", fmtBytes(r.bytes_per_block), r.bytes_per_block, rule("pages", "one page per layer of a group"), null, "B"),
+      stat("blocks_per_request", "blocks / request", fmtInt(r.blocks_per_request), r.blocks_per_request, rule("groups", "at " + fmtInt(r.max_model_len) + " tokens")),
+      stat("state_pages_per_request", "of them state pages", fmtInt(r.state_pages_per_request), r.state_pages_per_request, rule("state_pages_per_request", (res.mamba_cache_mode || "") + " mode"))));
+    if (isNum(r.kv_cache_tokens)) {
+      out.appendChild(el("h3", {text: "Pool"}));
+      out.appendChild(el("div", {class: "stats", id: "explain-vllm-pool"},
+        stat("available_kv_memory_bytes", "available KV memory", fmtGiB(r.available_kv_memory_bytes), r.available_kv_memory_bytes, {source: "input", note: "the boot log's Available KV cache memory"}, null, "B"),
+        stat("num_blocks", "blocks", fmtInt(r.num_blocks), r.num_blocks, rule("num_blocks")),
+        stat("kv_cache_tokens", "GPU KV cache size", fmtInt(r.kv_cache_tokens) + " tokens", r.kv_cache_tokens, rule("kv_cache_tokens")),
+        stat("max_concurrency", "concurrency at " + fmtInt(r.max_model_len) + " tokens", r.max_concurrency.toFixed(2) + "x", r.max_concurrency, rule("max_concurrency"), "binding")));
+    }
+    out.appendChild(el("div", {class: "table-wrap"}, el("table", {id: "explain-vllm-groups", "aria-label": "KV cache groups"},
+      el("thead", {}, el("tr", {}, ["group", "layers", "block size", "blocks / request"].map(function (h) { return el("th", {scope: "col", text: h}); }))),
+      el("tbody", {}, (r.groups || []).map(function (g, i) {
+        return el("tr", {"data-kind": g.kind}, el("td", {text: i + ": " + g.kind}), el("td", {class: "num", text: fmtInt(g.layers)}),
+          el("td", {class: "num", text: fmtInt(g.block_size)}), el("td", {class: "num", text: fmtInt(g.blocks_per_request)}));
+      })))));
+    var pages = r.pages || {};
+    out.appendChild(el("details", {id: "explain-vllm-pages"}, el("summary", {text: "Pages before and after unification"}),
+      el("div", {class: "table-wrap"}, el("table", {}, el("tbody", {}, Object.keys(pages).map(function (k) {
+        var v = pages[k];
+        return el("tr", {"data-page": k}, el("td", {}, el("code", {text: k})),
+          el("td", {class: "num", title: exactText(v), text: k.indexOf("pct") >= 0 ? String(v) + " %" : fmtBytes(v)}));
+      }))))));
+    var notes = listBlock("explain-notes", "Notes", (res.notes || []).concat(r.notes || []));
+    if (notes) out.appendChild(notes);
+    if (r.predicted_lines && r.predicted_lines.length) {
+      out.appendChild(el("h3", {text: "Boot-log lines to expect"}));
+      out.appendChild(el("pre", {id: "explain-log-lines", tabindex: "0", "aria-label": "boot-log lines", text: r.predicted_lines.join("\n")}));
+    }
+    var keys = Object.keys(res).filter(function (k) { return k !== "notes"; });
+    out.appendChild(el("details", {}, el("summary", {text: "Resolved vLLM arguments (" + keys.length + ")"}),
+      el("div", {class: "table-wrap"}, el("table", {}, el("tbody", {}, keys.map(function (k) {
+        return el("tr", {"data-arg": k}, el("td", {}, el("code", {text: k})),
+          el("td", {class: "mono", text: res[k] === null ? "None" : JSON.stringify(res[k])}));
+      }))))));
+  }
+
+  // ---- Explain's engine: the same form for SGLang or vLLM, each with its own memory input ----
+  var ENGINES = {
+    sglang: {budget: "Pool budget (GiB, the engine's total_rest_memory)", example: "e.g. 66.5", field: "pool_budget_gib",
+             gpu: "GPU (sizes the pools from its memory timeline)",
+             placeholder: "python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B --mem-fraction-static 0.85"},
+    vllm: {budget: "Available KV cache memory (GiB, vLLM's boot log)", example: "e.g. 40", field: "kv_memory_gib",
+           gpu: "GPU (its sm picks the GDN kernel; its memory the batch defaults)",
+           placeholder: "vllm serve Qwen/Qwen3.8-27B --max-model-len 32768"}
+  };
+  var explainEngine = "sglang";
+  function setEngine(name) {
+    explainEngine = name;
+    each("#explain-engine .chip", function (x) {
+      var on = x.getAttribute("data-engine") === name;
+      x.setAttribute("aria-checked", on ? "true" : "false");
+      x.tabIndex = on ? 0 : -1;
+    });
+    var e = ENGINES[name];
+    $("explain-budget-label").textContent = e.budget;
+    $("explain-gpu-label").textContent = e.gpu;
+    $("explain-budget").placeholder = e.example;
+    $("explain-budget").name = e.field;
+    $("explain-command").placeholder = e.placeholder;
+    $("explain-version-label").hidden = name !== "sglang";  // one vLLM release is modelled
+    $("explain-log-box").hidden = name !== "sglang";
+  }
+  function pickEngine(b) {
+    var name = b.getAttribute("data-engine");
+    if (name === explainEngine) return;
+    setEngine(name);
+    clear($("explain-out")); clear($("explain-memory")); clear($("logcheck-out"));
+    showError($("explain-error"), null);
+    fieldError($("explain-command"), null); fieldError($("explain-budget"), null);
+    setParams({eng: name === "sglang" ? null : name});
+    announce("Explain now reads " + (name === "vllm" ? "vLLM" : "SGLang") + " launch commands.");
+  }
+
   // ---- boot log: `logs check` (predicted vs observed); the URL keeps the log's digest, never the log ----
   function fmtCell(v) {
     if (v === null || v === undefined) return "-";
@@ -948,31 +1041,41 @@
     showError(errBox, null);
     if (!command) { fieldError($("explain-command"), "paste a launch command first"); return Promise.resolve(); }
     fieldError($("explain-command"), null);
-    var body = {command: command, engine_version: $("explain-version").value || null, gpu: $("explain-gpu").value || null};
+    var vllm = explainEngine === "vllm";
+    var body = vllm ? {command: command, engine: "vllm", gpu: $("explain-gpu").value || null} :
+      {command: command, engine_version: $("explain-version").value || null, gpu: $("explain-gpu").value || null};
     if (budgetText) {
       var b = Number(budgetText);
-      if (!isFinite(b)) { fieldError(budgetInput, "pool budget: a number of GiB"); return Promise.resolve(); }
-      body.pool_budget_gib = b;
+      if (!isFinite(b)) { fieldError(budgetInput, (vllm ? "available KV memory" : "pool budget") + ": a number of GiB"); return Promise.resolve(); }
+      body[ENGINES[explainEngine].field] = b;
     }
     fieldError(budgetInput, null);
-    setParams({cmd: command, budget: budgetText, egpu: body.gpu, ever: body.engine_version === $("explain-version").getAttribute("data-default") ? null : body.engine_version,
-               lv: $("explain-log-version").value.trim()});
+    setParams({cmd: command, budget: budgetText, egpu: body.gpu, eng: vllm ? "vllm" : null,
+               ever: vllm || body.engine_version === $("explain-version").getAttribute("data-default") ? null : body.engine_version,
+               lv: vllm ? null : $("explain-log-version").value.trim()});
     $("explain-run").disabled = true;
-    return Promise.all([api("/api/explain", body), runLogCheck(command)]).then(function (all) {
+    if (vllm) clear($("logcheck-out"));
+    return Promise.all([api("/api/explain", body), vllm ? null : runLogCheck(command)]).then(function (all) {
       $("explain-run").disabled = false;
       var d = all[0].data;
-      if (d.error && !d.model) {  // bad input: next to the command it is about
-        fieldError($("explain-command"), d.error.message);
+      if (d.error && !d.model) {  // bad input: next to the field it names, else the command it is about
+        var onBudget = (d.error.message || "").indexOf(ENGINES[explainEngine].field + ":") === 0;
+        fieldError(onBudget ? budgetInput : $("explain-command"), d.error.message);
         showError(errBox, null);
       } else showError(errBox, d.error || null);
-      if (d.model) renderExplain(d); else { clear($("explain-out")); clear($("explain-memory")); }
-      announce(d.model ? "Explained: serves " + fmtInt(d.max_running_requests) + " requests." : "Explain: " + short((d.error || {}).message));
+      if (d.model) { if (vllm) renderVllmExplain(d); else renderExplain(d); }
+      else { clear($("explain-out")); clear($("explain-memory")); }
+      announce(!d.model ? "Explain: " + short((d.error || {}).message) :
+        vllm ? "Explained on vLLM: " + (isNum(d.kv_cache_tokens) ? fmtInt(d.kv_cache_tokens) + " KV tokens, " + d.max_concurrency.toFixed(2) + "x at " + fmtInt(d.max_model_len) + " tokens." : "block size " + fmtInt(d.block_size) + " tokens.") :
+        "Explained: serves " + fmtInt(d.max_running_requests) + " requests.");
     });
   }
-  function openInExplain(command, gpu) {
+  function openInExplain(command, gpu, opts) {
+    var engine = (opts && opts.engine) || "sglang";
+    if (engine !== explainEngine) { setEngine(engine); clear($("logcheck-out")); }
     $("explain-command").value = command;
     if (gpu && $("explain-gpu").querySelector('option[value="' + CSS.escape(gpu) + '"]')) $("explain-gpu").value = gpu;
-    $("explain-budget").value = "";
+    $("explain-budget").value = opts && isNum(opts.memory) ? String(opts.memory) : "";
     $("explain").scrollIntoView();
     $("explain-h").focus();
     return runExplain();
@@ -992,10 +1095,15 @@
     });
     $("explain-command").addEventListener("input", function () { if ($("explain-command").value.trim()) fieldError($("explain-command"), null); });
     $("explain-budget").addEventListener("input", function () { if (isFinite(Number($("explain-budget").value.trim()))) fieldError($("explain-budget"), null); });
+    each("#explain-engine .chip", function (b) { b.addEventListener("click", function () { pickEngine(b); }); });
+    radioKeys($("explain-engine"), pickEngine);
   }
   // the link's Explain state, once the GPU list it may name has loaded
   function initExplain() {
     $("explain-version").setAttribute("data-default", $("explain-version").value);
+    if (params.has("eng")) {
+      if (Object.prototype.hasOwnProperty.call(ENGINES, params.get("eng"))) setEngine(params.get("eng")); else dropParam("eng", "sglang or vllm");
+    }
     selectParam("egpu", $("explain-gpu"), "GPU");
     selectParam("ever", $("explain-version"), "engine version");
     if (params.get("lv")) $("explain-log-version").value = params.get("lv").slice(0, 120);
@@ -1126,7 +1234,8 @@
   }
   // Plan's fields from the Deploy state: the Deploy command itself (node 0's view, as Memory and Calculator see it),
   // its card and the Calculator's L and C; the model, TP and speculative fields show what it names
-  function followPlan() {
+  function followPlan() { return Promise.all([followCompare(), followPlanOnly()]); }
+  function followPlanOnly() {
     if (!plan.follow || !S.analysis || !S.analysis.cell || S.analysis.redirect) return Promise.resolve();
     var hw = hardware();
     if (!hw.gpu) return Promise.resolve();
@@ -1183,9 +1292,157 @@
     runPlan();
   }
 
+  // ---- Compare: `compare --json`; it follows the Deploy model, card and L, with the pool budget SGLang finds for the
+  // Deploy command on that card as both engines' cache memory, until its own fields are edited ----
+  var cmp = {follow: true, seq: 0};
+  function compareBody() {
+    var model = $("compare-model").value.trim();
+    if (!model) { fieldError($("compare-model"), "model: a catalog id or Hub id"); return null; }
+    fieldError($("compare-model"), null);
+    var memText = $("compare-memory").value.trim(), mem = Number(memText);
+    if (!memText || !isFinite(mem) || mem <= 0) {
+      fieldError($("compare-memory"), "cache memory: a positive number of GiB per rank" + (memText ? " (got " + short(JSON.stringify(memText)) + ")" : ""));
+      return null;
+    }
+    fieldError($("compare-memory"), null);
+    var L = wholeNumber($("compare-L"), "L"), tp = wholeNumber($("compare-tp"), "TP");
+    if (L === null || tp === null) return null;
+    return {model: model, memory_gib: mem, request_length: L, tp: tp, kv_cache_dtype: $("compare-kv").value,
+            gpu: $("compare-gpu").value || null};
+  }
+  function writeCompareParams(body) {
+    var q = {};
+    Object.keys(COMPARE_KEYS).forEach(function (k) { q[k] = null; });
+    if (!cmp.follow) {
+      q = {cm: body.model, cg: body.gpu, cmem: String(body.memory_gib), cL: body.request_length, ctp: body.tp === 1 ? null : body.tp,
+           ckv: body.kv_cache_dtype === "auto" ? null : body.kv_cache_dtype};
+    }
+    setParams(q);
+  }
+  var COMPARE_FIELDS = {model: "compare-model", memory_gib: "compare-memory", request_length: "compare-L", tp: "compare-tp",
+                        gpu: "compare-gpu", kv_cache_dtype: "compare-kv"};
+  function runCompare() {
+    var body = compareBody();
+    if (!body) return Promise.resolve();
+    writeCompareParams(body);
+    var seq = ++cmp.seq;
+    $("compare-run").disabled = true;
+    return api("/api/compare", body).then(function (res) {
+      if (seq !== cmp.seq) return null;
+      $("compare-run").disabled = false;
+      Object.keys(COMPARE_FIELDS).forEach(function (k) { fieldError($(COMPARE_FIELDS[k]), null); });
+      if (res.status !== 200) {
+        var err = res.data.error || {};
+        var name = (/^([a-z_]+): /.exec(err.message || "") || [])[1];
+        var field = COMPARE_FIELDS[name] ? $(COMPARE_FIELDS[name]) : /^model /.test(err.message || "") ? $("compare-model") : null;
+        if (field) { fieldError(field, err.message); showError($("compare-error"), null); } else showError($("compare-error"), err);
+        clear($("compare-out"));
+        return null;
+      }
+      showError($("compare-error"), null);
+      renderCompare(res.data);
+      announce("Compared at " + fmtInt(body.request_length) + " tokens: SGLang serves " + fmtInt(res.data.sglang.requests_at_length) +
+               " requests, vLLM " + fmtInt(res.data.vllm.requests_at_length) + ".");
+      return null;
+    });
+  }
+  // one row of the side-by-side table: the quantity, then each engine's value (exact value in data-value and the title)
+  function compareRow(key, label, s, v) {
+    var cell = function (engine, x) {
+      return el("td", {"data-engine": engine, "data-value": x.raw === null || x.raw === undefined ? "" : String(x.raw),
+                       title: [exactText(x.raw, x.unit), x.note].filter(Boolean).join(" · ") || null},
+        el("span", {class: "v", text: x.shown}), x.note ? el("span", {class: "sub muted", text: x.note}) : null);
+    };
+    return el("tr", {"data-key": key}, el("th", {scope: "row", text: label}), cell("sglang", s), cell("vllm", v));
+  }
+  function renderCompare(d) {
+    var out = clear($("compare-out"));
+    var s = d.sglang, v = d.vllm;
+    var L = fmtInt(d.request_length);
+    out.appendChild(el("div", {class: "table-wrap"}, el("table", {id: "compare-table", class: "side"},
+      el("caption", {text: d.model + " at L = " + L + " tokens from " + fmtGiBv(d.memory_gib) + " of cache memory per rank" +
+        (d.gpu ? " on " + ((gpus[d.gpu] || {}).name || d.gpu) : "") + (d.tp > 1 ? ", TP " + d.tp : "")}),
+      el("thead", {}, el("tr", {}, el("td", {}), el("th", {scope: "col", text: "SGLang " + s.version}), el("th", {scope: "col", text: "vLLM " + v.version}))),
+      el("tbody", {},
+        compareRow("requests_at_length", "requests of " + L + " tokens", 
+          {shown: fmtInt(s.requests_at_length), raw: s.requests_at_length, note: "bound by " + s.binding_limit},
+          {shown: fmtInt(v.requests_at_length), raw: v.requests_at_length, note: "max concurrency " + v.max_concurrency.toFixed(2) + "x"}),
+        compareRow("kv_tokens", "KV tokens", {shown: fmtInt(s.kv_tokens), raw: s.kv_tokens, note: "KV pool (max_total_num_tokens)"},
+          {shown: fmtInt(v.kv_tokens), raw: v.kv_tokens, note: "GPU KV cache size"}),
+        compareRow("state", "state", {shown: fmtInt(s.state_slots) + " slots", raw: s.state_slots, note: "a pool of its own, " + fmtInt(s.slots_per_request) + " per request"},
+          {shown: fmtInt(v.state_pages_per_request) + " pages / request", raw: v.state_pages_per_request, note: v.mamba_cache_mode + " mode, in the one paged pool"}),
+        compareRow("state_bytes_per_request", "state / request", {shown: fmtBytes(s.state_bytes_per_request), raw: s.state_bytes_per_request, unit: "B"},
+          {shown: fmtBytes(v.state_bytes_per_request), raw: v.state_bytes_per_request, unit: "B"}),
+        compareRow("paging", "KV paging", {shown: fmtBytes(s.kv_bytes_per_request), raw: s.kv_bytes_per_request, unit: "B", note: "KV of one request at L"},
+          {shown: fmtInt(v.block_size) + "-token blocks", raw: v.block_size, note: fmtInt(v.blocks_per_request) + " blocks / request of " + fmtBytes(v.bytes_per_block)}),
+        compareRow("running_cap", "running-request cap", {shown: fmtInt(s.max_running_requests), raw: s.max_running_requests, note: "max_running_requests"},
+          {shown: v.max_num_seqs === null ? "-" : fmtInt(v.max_num_seqs), raw: v.max_num_seqs, note: "max_num_seqs"})))));
+    var why = listBlock("compare-why", "Why they differ", d.why);
+    if (why) out.appendChild(why);
+    out.appendChild(el("h3", {text: "The commands compared"}));
+    out.appendChild(el("p", {class: "muted", text: "SGLang, with " + fmtGiBv(d.memory_gib) + " as its pool budget:"}));
+    out.appendChild(commandBlock("compare-sglang-command", s.command, d.gpu, null, null, {engine: "sglang", memory: d.memory_gib}));
+    out.appendChild(el("p", {class: "muted", text: "vLLM, with " + fmtGiBv(d.memory_gib) + " as its available KV memory:"}));
+    out.appendChild(commandBlock("compare-vllm-command", v.command, d.gpu, null, null, {engine: "vllm", memory: d.memory_gib}));
+  }
+  function followCompare() {
+    if (!cmp.follow || !S.analysis || !S.analysis.cell || S.analysis.redirect) return Promise.resolve();
+    var hw = hardware(), e = S.explain || {};
+    if (!hw.gpu || !isNum(e.pool_budget_gib) || e.pool_budget_gib <= 0) {
+      $("compare-follow").textContent = "Compare follows the Deploy selection once it names a card with room for the pools.";
+      return Promise.resolve();
+    }
+    var args = e.args || {};
+    var val = function (k) { return (args[k] || {}).value; };
+    var memory = Math.floor(e.pool_budget_gib * 100) / 100;  // the input shows GiB to two decimals, never more than the budget
+    $("compare-model").value = S.analysis.model_name || $("compare-model").value;
+    $("compare-gpu").value = $("compare-gpu").querySelector('option[value="' + CSS.escape(hw.gpu) + '"]') ? hw.gpu : "";
+    $("compare-memory").value = String(memory);
+    $("compare-L").value = S.L || pageL() || "";
+    $("compare-tp").value = val("tp_size") || 1;
+    $("compare-kv").value = /^fp8/.test(String(val("kv_cache_dtype") || "")) ? "fp8" : "auto";
+    $("compare-follow").textContent = "Compare takes the Deploy model on " + (hw.label || hw.gpu) + ", the pool budget SGLang finds " +
+      "there for the Deploy command (" + fmtGiBv(memory) + ") as both engines' cache memory, and the Calculator's L. Edit a field to compare something else.";
+    $("compare-refollow").hidden = true;
+    return runCompare();
+  }
+  function detachCompare() {
+    if (!cmp.follow) return;
+    cmp.follow = false;
+    $("compare-follow").textContent = "Compare no longer follows the Deploy selection.";
+    $("compare-refollow").hidden = false;
+  }
+  function initCompare() {
+    $("compare-form").addEventListener("submit", function (ev) { ev.preventDefault(); detachCompare(); runCompare(); });
+    Object.keys(COMPARE_KEYS).forEach(function (k) {
+      $(COMPARE_KEYS[k]).addEventListener("input", detachCompare);
+      $(COMPARE_KEYS[k]).addEventListener("change", detachCompare);
+    });
+    $("compare-refollow").addEventListener("click", function () { cmp.follow = true; writeCompareParams({}); followCompare(); });
+    var given = Object.keys(COMPARE_KEYS).filter(function (k) { return params.has(k); });
+    if (!given.length) return;
+    cmp.follow = false;
+    $("compare-follow").textContent = "Compare as the link gave it.";
+    $("compare-refollow").hidden = false;
+    selectParam("cg", $("compare-gpu"), "GPU");
+    selectParam("ckv", $("compare-kv"), "KV cache dtype");
+    if (params.has("cm")) {
+      if (params.get("cm").length <= 256) $("compare-model").value = params.get("cm"); else dropParam("cm", "longer than 256 characters");
+    }
+    if (params.has("cmem")) {
+      if (isFinite(Number(params.get("cmem"))) && Number(params.get("cmem")) > 0) $("compare-memory").value = params.get("cmem");
+      else dropParam("cmem", "not a positive number of GiB");
+    }
+    [["ctp", 1024], ["cL", 10000000]].forEach(function (p) {
+      var n = intParam(p[0], p[1]);
+      if (n !== null) $(COMPARE_KEYS[p[0]]).value = n;
+    });
+    runCompare();
+  }
+
   function initCatalogs() {
     return api("/api/gpus").then(function (res) {
-      ["explain-gpu", "plan-gpu"].forEach(function (id) {
+      ["explain-gpu", "plan-gpu", "compare-gpu"].forEach(function (id) {
         (res.data.gpus || []).forEach(function (g) {
           gpus[g.id] = g;
           $(id).appendChild(el("option", {value: g.id, text: g.name + " (" + fmtGiBv(g.memory_gib) + ")"}));
@@ -1206,6 +1463,7 @@
     initCatalogs().then(function () {
       initExplain();
       initPlan();
+      initCompare();
       return initDeploy();
     }).then(ready, ready);
   });

@@ -1,0 +1,113 @@
+"""The engine selector and the side-by-side view in headless Chromium: the vLLM Explain figures equal
+`explain --engine vllm --json`, and the Compare table equals `compare --json` for the Deploy model, card and L."""
+
+from __future__ import annotations
+
+import shlex
+from urllib.parse import quote
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+VLLM = "vllm serve Qwen/Qwen3.8-27B --max-model-len 32768"
+
+
+def _value(pg, selector: str) -> str:
+    return pg.locator(selector).get_attribute("data-value")
+
+
+def test_vllm_selector_shows_the_cli_numbers(page, cli_json):
+    page.goto(page.base + "/")
+    page.click('#explain-engine [data-engine="vllm"]')
+    assert page.locator("#explain-version-label").is_hidden() and page.locator("#explain-log-box").is_hidden()
+    assert "Available KV cache memory" in page.inner_text("#explain-budget-label")
+    page.fill("#explain-command", VLLM)
+    page.fill("#explain-budget", "40")
+    page.select_option("#explain-gpu", "h200")
+    page.click("#explain-run")
+    page.wait_for_selector('#explain-out [data-key="kv_cache_tokens"]')
+    code, expected = cli_json("explain", "--json", "--engine", "vllm", "--kv-memory-gib", "40", "--gpu", "h200", "--",
+                              *shlex.split(VLLM))
+    assert code == 0
+    for key in ("block_size", "bytes_per_block", "blocks_per_request", "state_pages_per_request", "num_blocks",
+                "kv_cache_tokens", "available_kv_memory_bytes"):
+        assert int(_value(page, f'#explain-out [data-key="{key}"]')) == expected[key], key
+    assert float(_value(page, '#explain-out [data-key="max_concurrency"]')) == expected["max_concurrency"]
+    assert page.inner_text("#explain-log-lines").splitlines() == expected["predicted_lines"]
+    assert page.locator("#explain-vllm-groups tbody tr").count() == len(expected["groups"])
+    assert "get_kv_cache_capacity" in page.get_attribute('#explain-out [data-key="kv_cache_tokens"]', "title")
+    assert "eng=vllm" in page.url and "budget=40" in page.url
+    # the link reproduces the vLLM view; back to SGLang restores its inputs
+    page.goto(page.url)
+    page.wait_for_selector('#explain-out [data-key="kv_cache_tokens"]')
+    assert page.get_attribute('#explain-engine [data-engine="vllm"]', "aria-checked") == "true"
+    page.click('#explain-engine [data-engine="sglang"]')
+    assert page.locator("#explain-version-label").is_visible() and "eng=" not in page.url
+    assert page.inner_text("#explain-out") == ""
+
+
+def test_vllm_bad_memory_is_one_line_on_its_field(page):
+    page.goto(page.base + f"/?eng=vllm&cmd={quote(VLLM)}&budget=0")
+    page.wait_for_selector("#explain-budget-err:not([hidden])")
+    assert page.inner_text("#explain-budget-err").startswith("kv_memory_gib: ")
+    assert "Traceback" not in page.content()
+
+
+def test_compare_follows_the_deploy_selection_with_the_cli_numbers(page, cli_json, screenshot):
+    page.goto(page.base + "/")
+    page.wait_for_selector('#compare-table [data-key="requests_at_length"]')
+    body = {k: page.input_value(f"#compare-{k}") for k in ("model", "gpu", "memory", "L", "tp", "kv")}
+    assert body["gpu"] and float(body["memory"]) > 0  # the Deploy card and the pool budget SGLang finds on it
+    code, expected = cli_json("compare", "--json", "--model", body["model"], "--memory-gib", body["memory"],
+                              "-L", body["L"], "--tp", body["tp"], "--kv-cache-dtype", body["kv"], "--gpu", body["gpu"])
+    assert code == 0
+    for key, s_key, v_key in (("requests_at_length", "requests_at_length", "requests_at_length"),
+                              ("kv_tokens", "kv_tokens", "kv_tokens"), ("state", "state_slots", "state_pages_per_request"),
+                              ("state_bytes_per_request", "state_bytes_per_request", "state_bytes_per_request"),
+                              ("running_cap", "max_running_requests", "max_num_seqs")):
+        row = f'#compare-table tr[data-key="{key}"]'
+        assert _value(page, row + ' td[data-engine="sglang"]') == str(expected["sglang"][s_key]), key
+        assert _value(page, row + ' td[data-engine="vllm"]') == str(expected["vllm"][v_key]), key
+    assert page.locator("#compare-why li").all_inner_texts() == expected["why"]
+    assert page.inner_text("#compare-vllm-command") == expected["vllm"]["command"]
+    screenshot(page, "compare")
+    # the vLLM command opens in Explain on vLLM with the same memory: the tokens it logs are the table's
+    page.click("#compare-vllm-command-explain")
+    page.wait_for_selector('#explain-out [data-key="kv_cache_tokens"]')
+    assert int(_value(page, '#explain-out [data-key="kv_cache_tokens"]')) == expected["vllm"]["kv_tokens"]
+
+
+def test_compare_fields_detach_and_the_link_keeps_them(page, cli_json):
+    page.goto(page.base + "/")
+    page.wait_for_selector('#compare-table [data-key="kv_tokens"]')
+    page.fill("#compare-memory", "12.5")
+    page.fill("#compare-L", "8192")
+    page.fill("#compare-model", "Qwen/Qwen3.5-9B")
+    page.select_option("#compare-kv", "fp8")
+    page.click("#compare-run")
+    page.wait_for_selector("#compare-table caption:has-text('Qwen/Qwen3.5-9B')")
+    assert "cmem=12.5" in page.url and "ckv=fp8" in page.url and not page.locator("#compare-refollow").is_hidden()
+    gpu = page.input_value("#compare-gpu")
+    code, expected = cli_json("compare", "--json", "--model", "Qwen/Qwen3.5-9B", "--memory-gib", "12.5", "-L", "8192",
+                              "--kv-cache-dtype", "fp8", *(["--gpu", gpu] if gpu else []))
+    assert code == 0
+    assert _value(page, '#compare-table tr[data-key="kv_tokens"] td[data-engine="vllm"]') == str(expected["vllm"]["kv_tokens"])
+    page.goto(page.url)
+    page.wait_for_selector("#compare-table caption:has-text('Qwen/Qwen3.5-9B')")
+    assert page.input_value("#compare-memory") == "12.5"
+    # a bad field is one line on that field
+    page.fill("#compare-L", "0")
+    page.click("#compare-run")
+    assert page.inner_text("#compare-L-err").startswith("L: a whole number")
+
+
+def test_engine_selector_is_one_radio_group_for_the_keyboard(page):
+    page.goto(page.base + "/")
+    page.focus('#explain-engine [data-engine="sglang"]')
+    page.keyboard.press("ArrowRight")
+    vllm = page.locator('#explain-engine [data-engine="vllm"]')
+    assert vllm.get_attribute("aria-checked") == "true" and vllm.get_attribute("tabindex") == "0"
+    assert page.evaluate("document.activeElement.dataset.engine") == "vllm"
+    assert page.get_attribute("#explain-budget", "name") == "kv_memory_gib"
+    assert "eng=vllm" in page.url
