@@ -6,6 +6,8 @@ from __future__ import annotations
 import shlex
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 COMPARE = [
     # (model, memory GiB, L, tp, kv dtype, gpu)
@@ -100,3 +102,50 @@ def test_compare_bad_input_is_a_400_naming_the_field(client, extra, needle):
     body = {"model": "Qwen/Qwen3.8-27B", "memory_gib": 40, "request_length": 32768, **extra}
     res = client.post("/api/compare", json=body)
     assert res.status_code == 400 and needle in res.json()["error"]["message"]
+
+
+# -- any vLLM command: a shaped answer, never a 500 ----------------------------------------------------------------
+
+SIZING_FLAGS = ["--max-model-len", "--block-size", "--mamba-block-size", "--mamba-cache-mode", "--max-num-seqs",
+                "--max-num-batched-tokens", "--kv-cache-dtype", "--mamba-cache-dtype", "--mamba-ssm-cache-dtype",
+                "--gpu-memory-utilization", "-tp", "--enable-prefix-caching", "--no-enable-prefix-caching",
+                "--speculative-config", "--dtype"]
+VALUES = st.one_of(st.integers(-2**70, 2**70).map(str), st.floats(allow_nan=True).map(str),
+                   st.sampled_from(["auto", "align", "all", "none", "fp8", "float32", "bfloat16", "-1", "1k", "{}",
+                                    '{"method": "mtp", "num_speculative_tokens": 3}']),
+                   st.text(max_size=12))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(flags=st.lists(st.tuples(st.sampled_from(SIZING_FLAGS), VALUES), max_size=4),
+       memory=st.none() | st.floats(0.001, 200), gpu=st.sampled_from([None, "h200", "rtx5090", "a100-80gb", "b200", "mi355x", "dgx-spark"]))
+def test_any_vllm_command_gets_a_shaped_answer(client, flags, memory, gpu):
+    command = "vllm serve Qwen/Qwen3.8-27B " + shlex.join([t for pair in flags for t in pair])
+    res = client.post("/api/explain", json={"command": command, "engine": "vllm", "kv_memory_gib": memory, "gpu": gpu})
+    assert res.status_code in (200, 400, 422), (command, res.text)
+    data = res.json()
+    if res.status_code != 200:
+        assert data["error"]["message"] and "\n" not in data["error"]["message"], (command, data)
+    elif memory is not None:
+        assert data["kv_cache_tokens"] >= 0 and data["available_kv_memory_bytes"] == int(memory * 2**30)
+
+
+def _catalog_ids() -> list[str]:
+    from hybridplan.models.catalog import listing
+
+    return [m["id"] for m in listing()]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(model=st.sampled_from(_catalog_ids()), memory=st.floats(0.001, 16384), length=st.integers(1, 10_000_000),
+       tp=st.sampled_from([1, 2, 3, 8, 1024]), kv=st.sampled_from(["auto", "fp8"]),
+       gpu=st.sampled_from([None, "h200", "rtx3090", "b300", "mi300x"]))
+def test_any_catalog_compare_gets_a_shaped_answer(client, model, memory, length, tp, kv, gpu):
+    res = client.post("/api/compare", json={"model": model, "memory_gib": memory, "request_length": length, "tp": tp,
+                                            "kv_cache_dtype": kv, "gpu": gpu})
+    assert res.status_code in (200, 400, 422), (model, memory, length, tp, kv, gpu, res.text)
+    data = res.json()
+    if res.status_code != 200:
+        assert data["error"]["message"] and "\n" not in data["error"]["message"]
+    else:
+        assert data["sglang"]["requests_at_length"] >= 0 and data["vllm"]["requests_at_length"] >= 0
