@@ -3,7 +3,9 @@ critical accessibility violation on the page, at phone and desktop widths, in bo
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -13,6 +15,21 @@ AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 
 
 VLLM_VIEW = "/?eng=vllm&budget=40&egpu=h200&cmd=vllm+serve+Qwen%2FQwen3.8-27B+--max-model-len+32768"
+WIDTHS_THEMES = [(375, "light"), (1280, "dark")]
+
+
+@contextmanager
+def _opened(browser, url: str, width: int, theme: str) -> Iterator:
+    """The page at `url` in its own context; the page's CSP forbids injected scripts, this context bypasses it to load
+    axe."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=True)
+    try:
+        pg = context.new_page()
+        pg.add_init_script(f"localStorage.setItem('hybridplan-theme', '{theme}')")
+        pg.goto(url)
+        yield pg
+    finally:
+        context.close()
 
 
 def _serious(pg) -> list:
@@ -23,34 +40,21 @@ def _serious(pg) -> list:
             if v["impact"] in ("serious", "critical")]
 
 
-@pytest.mark.parametrize("width,theme", [(375, "light"), (1280, "dark")])
+@pytest.mark.parametrize("width,theme", WIDTHS_THEMES)
 def test_axe_on_the_engine_selector_and_the_side_by_side_view(browser, live_server, width, theme):
     """Explain on vLLM (its pool, groups and pages) and the Compare table, at phone and desktop widths."""
-    context = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=True)
-    try:
-        pg = context.new_page()
-        pg.add_init_script(f"localStorage.setItem('hybridplan-theme', '{theme}')")
-        pg.goto(live_server + VLLM_VIEW)
+    with _opened(browser, live_server + VLLM_VIEW, width, theme) as pg:
         pg.wait_for_selector('#explain-out [data-key="kv_cache_tokens"]', timeout=20_000)
         pg.wait_for_selector('#compare-table [data-key="kv_tokens"]', timeout=20_000)
         pg.click("#explain-vllm-pages summary")
         assert _serious(pg) == []
         assert pg.evaluate("document.documentElement.scrollWidth") <= width  # nothing widens the phone layout
-    finally:
-        context.close()
 
 
-@pytest.mark.parametrize("width,theme", [(375, "light"), (1280, "dark")])
+@pytest.mark.parametrize("width,theme", WIDTHS_THEMES)
 def test_axe_reports_no_serious_violations(browser, live_server, width, theme):
-    # the page's CSP forbids injected scripts; this context bypasses it to load axe
-    context = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=True)
-    try:
-        pg = context.new_page()
-        pg.add_init_script(f"localStorage.setItem('hybridplan-theme', '{theme}')")
-        pg.goto(live_server + "/?page=kimi-k3&hw=gb300")
+    with _opened(browser, live_server + "/?page=kimi-k3&hw=gb300", width, theme) as pg:
         pg.wait_for_selector("#memory-pools .stat", timeout=20_000)
         pg.wait_for_selector("#plan-out #plan-command, #plan-out #plan-why", timeout=20_000)
         serious = _serious(pg)
         assert serious == [], serious
-    finally:
-        context.close()

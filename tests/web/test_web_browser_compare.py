@@ -111,3 +111,14 @@ def test_engine_selector_is_one_radio_group_for_the_keyboard(page):
     assert page.evaluate("document.activeElement.dataset.engine") == "vllm"
     assert page.get_attribute("#explain-budget", "name") == "kv_memory_gib"
     assert "eng=vllm" in page.url
+
+
+def test_a_deploy_model_vllm_does_not_model_is_a_note_not_an_error(page, client):
+    """Kimi K3 (KDA state) on its page: vLLM's engine model does not cover KDA, and Compare says so as the API does."""
+    page.goto(page.base + "/?page=kimi-k3&hw=gb300")
+    page.wait_for_selector("#compare-none")
+    body = {k: page.input_value(f"#compare-{k}") for k in ("model", "memory", "L")}
+    res = client.post("/api/compare", json={"model": body["model"], "memory_gib": float(body["memory"]),
+                                            "request_length": int(body["L"]), "gpu": page.input_value("#compare-gpu")})
+    assert res.status_code == 400 and res.json()["error"]["message"] in page.inner_text("#compare-none")
+    assert page.locator("#compare-error").is_hidden()

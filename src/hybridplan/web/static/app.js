@@ -1258,32 +1258,42 @@
     $("plan-refollow").hidden = true;
     return runPlan();
   }
-  function detachPlan() {
-    if (!plan.follow) return;
-    plan.follow = false;
-    $("plan-follow").textContent = "Plan no longer follows the Deploy selection.";
-    $("plan-refollow").hidden = false;
+  // Plan and Compare follow the Deploy state until one of their own fields is edited; a link carrying their keys
+  // starts them detached. f: {state, id ("plan": #plan-form, #plan-follow, #plan-refollow), name, keys, write,
+  // follow, run}. Returns whether the link gave their fields.
+  function detach(f) {
+    if (!f.state.follow) return;
+    f.state.follow = false;
+    $(f.id + "-follow").textContent = f.name + " no longer follows the Deploy selection.";
+    $(f.id + "-refollow").hidden = false;
+  }
+  function wireFollower(f) {
+    var off = function () { detach(f); };
+    $(f.id + "-form").addEventListener("submit", function (ev) { ev.preventDefault(); off(); f.run(); });
+    Object.keys(f.keys).forEach(function (k) {
+      $(f.keys[k]).addEventListener("input", off);
+      $(f.keys[k]).addEventListener("change", off);
+    });
+    $(f.id + "-refollow").addEventListener("click", function () { f.state.follow = true; f.write({}); f.follow(); });
+    if (!Object.keys(f.keys).some(function (k) { return params.has(k); })) return false;
+    f.state.follow = false;
+    $(f.id + "-follow").textContent = f.name + " as the link gave it.";
+    $(f.id + "-refollow").hidden = false;
+    return true;
+  }
+  // a model reference from the link into its field (at most 256 characters, as the API takes)
+  function modelParam(key, input) {
+    if (!params.has(key)) return;
+    if (params.get(key).length <= 256) input.value = params.get(key); else dropParam(key, "longer than 256 characters");
   }
   function initPlan() {
-    var form = $("plan-form");
-    form.addEventListener("submit", function (ev) { ev.preventDefault(); detachPlan(); runPlan(); });
-    Object.keys(PLAN_KEYS).forEach(function (k) {
-      $(PLAN_KEYS[k]).addEventListener("input", detachPlan);
-      $(PLAN_KEYS[k]).addEventListener("change", detachPlan);
-    });
-    $("plan-draft").addEventListener("input", detachPlan);
-    $("plan-refollow").addEventListener("click", function () { plan.follow = true; writePlanParams({}); followPlan(); });
-    var given = Object.keys(PLAN_KEYS).filter(function (k) { return params.has(k); });
-    if (!given.length) return;
-    plan.follow = false;
-    $("plan-follow").textContent = "Plan as the link gave it.";
-    $("plan-refollow").hidden = false;
+    var f = {state: plan, id: "plan", name: "Plan", keys: PLAN_KEYS, write: writePlanParams, follow: followPlan, run: runPlan};
+    $("plan-draft").addEventListener("input", function () { detach(f); });
+    if (!wireFollower(f)) return;
     selectParam("pg", $("plan-gpu"), "GPU");
     selectParam("pq", $("plan-quant"), "quantization");
     selectParam("ps", $("plan-spec"), "speculative decoding");
-    if (params.has("pm")) {
-      if (params.get("pm").length <= 256) $("plan-model").value = params.get("pm"); else dropParam("pm", "longer than 256 characters");
-    }
+    modelParam("pm", $("plan-model"));
     [["ptp", 1024], ["pL", 10000000], ["pC", 1000000]].forEach(function (p) {
       var n = intParam(p[0], p[1]);
       if (n !== null) $(PLAN_KEYS[p[0]]).value = n;
@@ -1335,8 +1345,11 @@
         var err = res.data.error || {};
         var name = (/^([a-z_]+): /.exec(err.message || "") || [])[1];
         var field = COMPARE_FIELDS[name] ? $(COMPARE_FIELDS[name]) : /^model /.test(err.message || "") ? $("compare-model") : null;
-        if (field) { fieldError(field, err.message); showError($("compare-error"), null); } else showError($("compare-error"), err);
         clear($("compare-out"));
+        if (cmp.follow) {  // the Deploy selection has no side-by-side (a model vLLM does not model): a note, not an error
+          showError($("compare-error"), null);
+          $("compare-out").appendChild(el("p", {class: "alert info", id: "compare-none"}, el("strong", {text: "No side-by-side for this selection: "}), short(err.message)));
+        } else if (field) { fieldError(field, err.message); showError($("compare-error"), null); } else showError($("compare-error"), err);
         return null;
       }
       showError($("compare-error"), null);
@@ -1406,29 +1419,12 @@
     $("compare-refollow").hidden = true;
     return runCompare();
   }
-  function detachCompare() {
-    if (!cmp.follow) return;
-    cmp.follow = false;
-    $("compare-follow").textContent = "Compare no longer follows the Deploy selection.";
-    $("compare-refollow").hidden = false;
-  }
   function initCompare() {
-    $("compare-form").addEventListener("submit", function (ev) { ev.preventDefault(); detachCompare(); runCompare(); });
-    Object.keys(COMPARE_KEYS).forEach(function (k) {
-      $(COMPARE_KEYS[k]).addEventListener("input", detachCompare);
-      $(COMPARE_KEYS[k]).addEventListener("change", detachCompare);
-    });
-    $("compare-refollow").addEventListener("click", function () { cmp.follow = true; writeCompareParams({}); followCompare(); });
-    var given = Object.keys(COMPARE_KEYS).filter(function (k) { return params.has(k); });
-    if (!given.length) return;
-    cmp.follow = false;
-    $("compare-follow").textContent = "Compare as the link gave it.";
-    $("compare-refollow").hidden = false;
+    if (!wireFollower({state: cmp, id: "compare", name: "Compare", keys: COMPARE_KEYS, write: writeCompareParams,
+                       follow: followCompare, run: runCompare})) return;
     selectParam("cg", $("compare-gpu"), "GPU");
     selectParam("ckv", $("compare-kv"), "KV cache dtype");
-    if (params.has("cm")) {
-      if (params.get("cm").length <= 256) $("compare-model").value = params.get("cm"); else dropParam("cm", "longer than 256 characters");
-    }
+    modelParam("cm", $("compare-model"));
     if (params.has("cmem")) {
       if (isFinite(Number(params.get("cmem"))) && Number(params.get("cmem")) > 0) $("compare-memory").value = params.get("cmem");
       else dropParam("cmem", "not a positive number of GiB");
