@@ -24,7 +24,7 @@ from hybridplan.cookbook.docs_view import DocsPage
 from hybridplan.cookbook.node_eval import evaluate_file, evaluate_source
 from hybridplan.cookbook.pages import load_page, read_page_text
 from hybridplan.cookbook.render import render
-from hybridplan.cookbook.validate import check_paths
+from hybridplan.cookbook.validate import Finding, Report, check_paths
 
 PAGES = Path(__file__).parent / "docs_pages"
 MODULES = sorted(PAGES.glob("*.jsx"))
@@ -267,7 +267,7 @@ def test_check_docs_checks_every_config_module_of_a_tree(tmp_path):
     res = runner.invoke(app, ["cookbook", "check", "--docs", str(docs)])
     assert res.exit_code == 1  # the pre-retune pins
     out = res.output.splitlines()
-    pages = [line for line in out if line.split()[:1] in (["ok"], ["FAIL"], ["unreadable"])]
+    pages = [line for line in out if line.split()[:1] in (["ok"], ["warn"], ["FAIL"], ["unreadable"])]
     assert [p.split()[1].split("/configs/")[1].rstrip(":") for p in pages] == [
         "Qwen/qwen_pre_retune.jsx", "Toy/toy_helpers.jsx", "Toy/toy_legacy.jsx"]
     assert pages[0].startswith("FAIL") and "2 error" in pages[0]
@@ -284,3 +284,15 @@ def test_check_docs_a_module_that_cannot_be_kept_is_an_error_line(tmp_path):
     assert res.exit_code == 1
     assert any(line.startswith("::error file=") and "cannot keep a spread" in line for line in res.output.splitlines())
     assert runner.invoke(app, ["cookbook", "check", "--docs", str(tmp_path / "nowhere")]).exit_code == 2
+
+
+def test_check_docs_fails_on_errors_only():
+    """Over a docs tree warnings are reported but do not fail the job; any error, an unreadable module included,
+    does. A single page keeps `check`'s own codes (1 on any finding, 2 unreadable)."""
+    warned = Finding("warning", "cell-flags", "no --host", "a.jsx", 3)
+    wrong = Finding("error", "flag-unknown", "--old", "a.jsx", 4)
+    assert Report(["a.jsx"], [warned], docs=True).exit_code == 0
+    assert Report(["a.jsx"], [warned, wrong], docs=True).exit_code == 1
+    assert Report(["a.jsx"], [], ["a.jsx"], docs=True).exit_code == 1
+    assert Report(["a.jsx"], [warned]).exit_code == 1
+    assert Report(["a.jsx"], [], ["a.jsx"]).exit_code == 2

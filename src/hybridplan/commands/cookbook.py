@@ -162,7 +162,7 @@ def check(
     """Validate pages: schema, every selection renders, flags exist and are not duplicated, pins fit the engine
     model; every finding of every cell (a cell with an unknown flag is still sized without it). Docs config modules
     are imported in the Node sandbox first. Exit 0 clean, 1 findings, 2 unreadable input (with --docs, 1 for any
-    error, an unreadable module included)."""
+    error, an unreadable module included, and 0 when only warnings remain)."""
 
     def body() -> int:
         from hybridplan.cookbook.validate import check_paths, docs_modules
@@ -174,6 +174,7 @@ def check(
         if docs and not todo:
             raise BadInput(f"--docs {docs}: no config modules under src/snippets/configs/")
         report = check_paths(todo, version=engine_version)
+        report.docs = docs is not None
         if as_json:
             emit_json(report.as_dict())
         elif fmt == "github":
@@ -184,7 +185,7 @@ def check(
             from hybridplan.render.cookbook import print_report
 
             print_report(report, per_page=docs is not None)
-        return min(report.exit_code, 1) if docs else report.exit_code
+        return report.exit_code
 
     run_guarded(body, as_json)
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, cast
 
 from pydantic import BaseModel
 
 from hybridplan.cookbook import compose as C
 from hybridplan.cookbook import selection as S
-from hybridplan.cookbook.conditions import _Cond, evaluate, refs
+from hybridplan.cookbook.conditions import Condition, _Cond, evaluate, refs
 from hybridplan.cookbook.engine_view import argv_of
 from hybridplan.cookbook.matrix import landings
 from hybridplan.cookbook.pages import at_version, bundled_ids, bundled_path, read_page_file, read_page_text
@@ -60,6 +60,7 @@ class Report:
     files: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
+    docs: bool = False  # a docs tree (`check --docs`): only errors fail, an unreadable module among them
 
     @property
     def failing(self) -> list[Finding]:
@@ -67,6 +68,10 @@ class Report:
 
     @property
     def exit_code(self) -> int:
+        """0 clean, 1 findings, 2 unreadable input; over a docs tree 1 for any error (an unreadable module
+        included) and 0 when only warnings or info remain."""
+        if self.docs:
+            return 1 if self.unreadable or any(f.severity == "error" for f in self.findings) else 0
         return 2 if self.unreadable else 1 if self.failing else 0
 
     def summary(self) -> str:
@@ -137,10 +142,10 @@ def _walk(obj, loc: tuple = ()) -> Iterator[tuple[tuple, str, object]]:
             yield from _walk(v, loc + (k,))
 
 
-def _conditions(page: Page) -> Iterator[tuple[tuple, object]]:
+def _conditions(page: Page) -> Iterator[tuple[tuple, "Condition"]]:
     for loc, key, value in _walk(page):
         if key in COND_FIELDS:
-            yield loc, value
+            yield loc, cast("Condition", value)
 
 
 def _option_ids(page: Page) -> dict[str, list[str]]:
@@ -225,10 +230,10 @@ def _check_cells(page: Page, out: _Collector) -> None:
     for hw in ids["hw"]:
         if not any(c.match.get("hw") == hw for c in page.lookup):
             out.add("error", "hardware", f"hardware {hw!r} has no cell", ("supported_hardware",))
-    for k, dim in enumerate(page.match_dims):
-        for j, opt in enumerate(dim.options):
-            if not any(c.match.get(dim.id) == opt.id for c in page.lookup):
-                out.add("warning", "cell-match", f"no cell uses {dim.id}={opt.id}: the option is always greyed",
+    for k, row in enumerate(page.match_dims):
+        for j, opt in enumerate(row.options):
+            if not any(c.match.get(row.id) == opt.id for c in page.lookup):
+                out.add("warning", "cell-match", f"no cell uses {row.id}={opt.id}: the option is always greyed",
                         ("match_dims", k, "options", j))
 
 

@@ -194,7 +194,8 @@ def print_report(report: Report, console: Console | None = None, per_page: bool 
                 f"{escape(f.message + _selection(f))}", highlight=False)
     if per_page:
         for p in report.per_file():
-            verdict = "unreadable" if p["unreadable"] else "ok" if not (p["error"] or p["warning"]) else "FAIL"
+            verdict = ("unreadable" if p["unreadable"] else "FAIL" if p["error"] else "warn" if p["warning"]
+                       else "ok")
             c.print(f"{verdict:10} {escape(p['file'])}: {p['error']} error, {p['warning']} warning, {p['info']} info",
                     highlight=False)
     c.print(report.summary())
