@@ -56,6 +56,7 @@ VLLM = [
     ("vllm serve Qwen/Qwen3.8-27B-FP8 --kv-cache-dtype fp8 --max-model-len 65536 --enable-prefix-caching", 11.2,
      "rtx5090"),
     ("vllm serve Qwen/Qwen3.5-9B -tp 2", None, None),
+    ("vllm serve Qwen/Qwen3.8-27B --max-model-len 32768", None, "h200"),  # sized from the card alone
 ]
 
 
@@ -69,8 +70,13 @@ def test_vllm_explain_is_the_cli_object(client, cli_json, command, memory, gpu):
     assert res.json() == expected
     got = res.json()
     assert got["engine"]["name"] == "vllm"
-    if memory is None:
+    if memory is None and gpu is None:
         assert got["kv_cache_tokens"] is None and got["num_blocks"] is None
+    elif memory is None:  # the card's memory timeline gives the available KV memory
+        assert got["memory"]["source"] == "card"
+        gib = got["available_kv_memory_bytes"] / 2**30
+        assert round(gib, 2) == got["memory"]["available_kv_gib"]
+        assert abs(gib - got["memory"]["timeline"]["available_gib"]["value"]) < 1e-3
     else:
         assert got["available_kv_memory_bytes"] == int(memory * 2**30)
         assert f"GPU KV cache size: {got['kv_cache_tokens']:,} tokens" in got["predicted_lines"]
@@ -128,6 +134,8 @@ def test_any_vllm_command_gets_a_shaped_answer(client, flags, memory, gpu):
         assert data["error"]["message"] and "\n" not in data["error"]["message"], (command, data)
     elif memory is not None:
         assert data["kv_cache_tokens"] >= 0 and data["available_kv_memory_bytes"] == int(memory * 2**30)
+    elif gpu is None:
+        assert data["kv_cache_tokens"] is None
 
 
 def _catalog_ids() -> list[str]:

@@ -122,3 +122,17 @@ def test_a_deploy_model_vllm_does_not_model_is_a_note_not_an_error(page, client)
                                             "request_length": int(body["L"]), "gpu": page.input_value("#compare-gpu")})
     assert res.status_code == 400 and res.json()["error"]["message"] in page.inner_text("#compare-none")
     assert page.locator("#compare-error").is_hidden()
+
+
+def test_vllm_on_a_card_alone_shows_the_cli_timeline(page, cli_json):
+    """No boot log: the card's memory timeline gives the available KV memory, as `explain --engine vllm --gpu`."""
+    page.goto(page.base + f"/?eng=vllm&egpu=h200&cmd={quote(VLLM)}")
+    page.wait_for_selector('#explain-out [data-key="kv_cache_tokens"]')
+    code, expected = cli_json("explain", "--json", "--engine", "vllm", "--gpu", "h200", "--", *shlex.split(VLLM))
+    assert code == 0 and expected["memory"]["source"] == "card"
+    assert int(_value(page, '#explain-out [data-key="kv_cache_tokens"]')) == expected["kv_cache_tokens"]
+    assert int(_value(page, '#explain-out [data-key="available_kv_memory_bytes"]')) == expected["available_kv_memory_bytes"]
+    steps = page.locator("#explain-memory tr[data-step]").evaluate_all("rows => rows.map(r => r.dataset.step)")
+    assert steps == list(expected["memory"]["timeline"])
+    assert "determine_available_memory" in page.get_attribute(
+        '#explain-out [data-key="available_kv_memory_bytes"]', "title")

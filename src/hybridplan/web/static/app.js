@@ -900,7 +900,8 @@
     if (isNum(r.kv_cache_tokens)) {
       out.appendChild(el("h3", {text: "Pool"}));
       out.appendChild(el("div", {class: "stats", id: "explain-vllm-pool"},
-        stat("available_kv_memory_bytes", "available KV memory", fmtGiB(r.available_kv_memory_bytes), r.available_kv_memory_bytes, {source: "input", note: "the boot log's Available KV cache memory"}, null, "B"),
+        stat("available_kv_memory_bytes", r.memory ? "available KV memory (card alone)" : "available KV memory", fmtGiB(r.available_kv_memory_bytes), r.available_kv_memory_bytes,
+             r.memory ? r.memory.timeline.available_gib : {source: "input", note: "the boot log's Available KV cache memory"}, null, "B"),
         stat("num_blocks", "blocks", fmtInt(r.num_blocks), r.num_blocks, rule("num_blocks")),
         stat("kv_cache_tokens", "GPU KV cache size", fmtInt(r.kv_cache_tokens) + " tokens", r.kv_cache_tokens, rule("kv_cache_tokens")),
         stat("max_concurrency", "concurrency at " + fmtInt(r.max_model_len) + " tokens", r.max_concurrency.toFixed(2) + "x", r.max_concurrency, rule("max_concurrency"), "binding")));
@@ -924,6 +925,7 @@
       out.appendChild(el("h3", {text: "Boot-log lines to expect"}));
       out.appendChild(el("pre", {id: "explain-log-lines", tabindex: "0", "aria-label": "boot-log lines", text: r.predicted_lines.join("\n")}));
     }
+    if (r.memory && r.memory.timeline) $("explain-memory").appendChild(timelineTable(r.memory.timeline));
     var keys = Object.keys(res).filter(function (k) { return k !== "notes"; });
     out.appendChild(el("details", {}, el("summary", {text: "Resolved vLLM arguments (" + keys.length + ")"}),
       el("div", {class: "table-wrap"}, el("table", {}, el("tbody", {}, keys.map(function (k) {
