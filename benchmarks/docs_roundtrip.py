@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from hybridplan.cookbook.docs_export import export_jsx
 from hybridplan.cookbook.docs_import import import_evaluation
@@ -40,7 +41,7 @@ from hybridplan.errors import BadInput
 _COMMENT = re.compile(r"^\s*(//|/\*|\*)")
 
 
-def data_differences(a, b, where: str = "") -> list[str]:
+def data_differences(a: Any, b: Any, where: str = "") -> list[str]:
     """Paths where two evaluated config objects differ (functions compared by source text)."""
     if isinstance(a, dict) and isinstance(b, dict):
         return [d for k in dict.fromkeys([*a, *b]) for d in data_differences(a.get(k), b.get(k), f"{where}.{k}")]
@@ -74,7 +75,7 @@ HYBRID = ("Qwen/qwen3.8-27b.jsx", "Qwen/qwen3-next-80b-a3b-instruct.jsx", "Qwen/
           "Qwen/qwen3.8-flash-next.jsx", "nvidia/nemotron-3.5-lightning.jsx", "moonshotai/kimi-k3.jsx")
 
 
-def one(path: Path, origin: str = "", prettier: str | None = None) -> dict:
+def one(path: Path, origin: str = "", prettier: str | None = None) -> dict[str, Any]:
     t = time.perf_counter()
     try:
         ev = evaluate_file(path)
@@ -86,6 +87,7 @@ def one(path: Path, origin: str = "", prettier: str | None = None) -> dict:
            "docs_rules": docs_rules(ev)}
     if imp.page is not None:
         page = read_page_text(imp.yaml(), f"{path.stem}.yaml").page  # through the page file, as a maintainer would
+        assert page is not None
         text = export_jsx(page)
         back = evaluate_source(text, f"{path.name} (exported)")
         want, got = DocsPage.of(ev).observations(), DocsPage.of(back).observations()
@@ -106,7 +108,7 @@ def one(path: Path, origin: str = "", prettier: str | None = None) -> dict:
 BEGIN, END = "<!-- docs_roundtrip: begin -->", "<!-- docs_roundtrip: end -->"
 
 
-def report(rows: list[dict]) -> str:
+def report(rows: list[dict[str, Any]]) -> str:
     """The rows as a Markdown table: page, repo@commit, selections compared, import and round trip exact."""
     nodes = sorted({r["node"] for r in rows if r.get("node")})
     out = [f"Result ({time.strftime('%Y-%m-%d')}, Node {', '.join(nodes) or '-'}):", "",

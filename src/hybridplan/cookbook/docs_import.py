@@ -196,7 +196,8 @@ class _Builder:
                  for st in dict.fromkeys(statuses.values()) if st != base]
         if rules:
             verification["rules"] = rules
-        private = c.get(PRIVATE) if isinstance(c.get(PRIVATE), dict) else {}
+        raw = c.get(PRIVATE)
+        private: dict = raw if isinstance(raw, dict) else {}
         verification.update(private.get("verification") or {})
         verification["status"], verification["rules"] = base, rules
         if not rules:
@@ -325,7 +326,8 @@ def compare(docs: DocsPage, page: Page, limit: int = MAX_LISTED) -> Comparison:
         if diff and len(out.findings) < limit:
             out.findings.append(f"{docs.docs_sel(p)}: " + "; ".join(diff[:3]))
         ours = observe_page(page, sel)
-        if not diff and got is not None and got["composed"] is not None and ours["composed"] != got["composed"]:
+        if (not diff and got is not None and ours is not None and got["composed"] is not None
+                and ours["composed"] != got["composed"]):
             out.ratio_divergences += 1
             if out.first_divergence is None:
                 out.first_divergence = (f"{docs.docs_sel(p)}: docs {got['composed']['flags']} vs hybridplan "

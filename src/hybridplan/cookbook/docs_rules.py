@@ -19,7 +19,7 @@ def _sources(value) -> list[str]:
     """Every function's source text in the evaluated data."""
     if isinstance(value, dict):
         if "$fn" in value or "$getter" in value:
-            return [value.get("$fn") or value.get("$getter")]
+            return [str(value.get("$fn") or value.get("$getter"))]
         return [s for v in value.values() for s in _sources(v)]
     if isinstance(value, list):
         return [s for v in value for s in _sources(v)]
@@ -54,7 +54,7 @@ def structure_rules(ev: Evaluation) -> list[str]:
     custom = isinstance(d.get("matchDims"), list)
     if not custom:
         out += [f"legacy config is missing `{k}`" for k, _ in LEGACY if not isinstance(d.get(k), list)]
-    match_dims = d.get("matchDims") if custom else [{"id": i, "options": d.get(k) or []} for k, i in LEGACY]
+    match_dims: list = (d.get("matchDims") or []) if custom else [{"id": i, "options": d.get(k) or []} for k, i in LEGACY]
     ids = ["hw"] + [str(m.get("id")) for m in match_dims if isinstance(m, dict)]
     for i, cell in enumerate(d.get("cells") or []):
         keys = sorted((cell.get("match") or {}).keys())
