@@ -939,8 +939,8 @@
     sglang: {budget: "Pool budget (GiB, the engine's total_rest_memory)", example: "e.g. 66.5", field: "pool_budget_gib",
              gpu: "GPU (sizes the pools from its memory timeline)",
              placeholder: "python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B --mem-fraction-static 0.85"},
-    vllm: {budget: "Available KV cache memory (GiB, vLLM's boot log)", example: "e.g. 40", field: "kv_memory_gib",
-           gpu: "GPU (its sm picks the GDN kernel; its memory the batch defaults)",
+    vllm: {budget: "Available KV cache memory (GiB, vLLM's boot log; empty: from the GPU)", example: "e.g. 40",
+           field: "kv_memory_gib", gpu: "GPU (its sm, batch defaults and memory timeline)",
            placeholder: "vllm serve Qwen/Qwen3.8-27B --max-model-len 32768"}
   };
   var explainEngine = "sglang";
