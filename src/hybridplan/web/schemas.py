@@ -101,7 +101,8 @@ class _WithModel(_OnGpu):
 
 
 class ExplainRequest(_WithModel):
-    """`hybridplan explain --json [--pool-budget-gib X | --gpu G | --available-gib A --pre-load-gib P] -- <command>`.
+    """`hybridplan explain --json [--pool-budget-gib X | --gpu G | --available-gib A --pre-load-gib P] -- <command>`;
+    with `engine: vllm`, `explain --engine vllm --json [--kv-memory-gib X] [--gpu G] -- <vllm command>`.
 
     The web never reads the Hub (`--hub`): weights come from allowed checkpoints, the catalog or the estimate. Models
     resolve as catalog ids, Hub ids in the server's HF cache, paths under `serve --allow-path` dirs, or `config`.
