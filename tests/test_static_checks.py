@@ -1,5 +1,7 @@
 """Static checks CI enforces, configured in pyproject.toml: the import contracts (only hybridplan.engine reaches a
-version package, the layers, no cycles), ruff, and mypy (strict on engine/, models/ and planner/)."""
+version package, the layers, no cycles), ruff, and mypy: strict on all of src/hybridplan except the oracle drivers
+(they run inside the engine's own interpreter; default checks, with conformance/oracle_schema.py as their typed
+boundary) and the modules STRICT_PENDING names (default checks until they are made strict; the list only shrinks)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,25 @@ import subprocess
 import sys
 from pathlib import Path
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: pytest's own TOML reader
+    import tomli as tomllib
+
 ROOT = Path(__file__).resolve().parents[1]
+ORACLE_DRIVERS = {"hybridplan.conformance.oracle_driver", "hybridplan.conformance.vllm_oracle_driver"}
+STRICT_PENDING: set[str] = {
+    "hybridplan.commands.cookbook",
+    "hybridplan.cookbook.docs_export",
+    "hybridplan.cookbook.docs_import",
+    "hybridplan.cookbook.docs_merge",
+    "hybridplan.cookbook.docs_rules",
+    "hybridplan.cookbook.node_eval",
+    "hybridplan.cookbook.validate",
+    "hybridplan.web.api",
+    "hybridplan.weights.inventory",
+    "hybridplan.weights.report",
+}
 
 
 def _run(*args: str, tmp: Path) -> subprocess.CompletedProcess[str]:
@@ -31,3 +51,19 @@ def test_mypy_strict_is_clean(tmp_path):
     proc = _run("-m", "mypy", "--cache-dir", str(tmp_path / "mypy"), tmp=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Success: no issues found" in proc.stdout
+
+
+def test_mypy_checks_all_of_src_strict_but_the_oracle_drivers_and_the_pending_list():
+    """mypy reads the whole package, strict; only the oracle drivers and STRICT_PENDING relax strict's flags, and
+    nothing (no module) is skipped or has its errors ignored."""
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    assert cfg["files"] == ["src/hybridplan"] and cfg["strict"] is True
+    relaxed: set[str] = set()
+    for override in cfg.get("overrides", []):
+        modules = override["module"] if isinstance(override["module"], list) else [override["module"]]
+        assert not override.get("ignore_errors"), modules
+        if any(k != "module" and k != "ignore_missing_imports" for k in override):
+            relaxed |= set(modules)
+        elif override.get("ignore_missing_imports"):
+            assert all(not m.startswith("hybridplan") for m in modules), modules  # third-party engines only
+    assert relaxed == ORACLE_DRIVERS | STRICT_PENDING
