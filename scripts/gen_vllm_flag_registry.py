@@ -6,6 +6,7 @@ as scripts/gen_flag_registry.py records sglang's. vLLM's argument types are name
 `optional_type(int)` -> "int", `human_readable_int_or_auto` -> "human_readable_int" (the engine model maps
 `auto` to -1 first).
 Usage: PYTHONPATH=<release>:<deps> <oracle python> scripts/gen_vllm_flag_registry.py > src/hybridplan/engine/vllm/flags.json
+(an older release: > src/hybridplan/engine/vllm/flags-<version>.json)
 """
 
 import json
@@ -31,10 +32,7 @@ def _type_name(fn):
 
 def main():
     vllm = driver.prepare()
-    from vllm.entrypoints.common.cli_args import make_arg_parser
-    from vllm.utils.argparse_utils import FlexibleArgumentParser
-
-    parser = make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
+    parser = driver.serve_parser()
     flags = []
     for action in parser._actions:
         if not action.option_strings and action.dest != "model_tag":

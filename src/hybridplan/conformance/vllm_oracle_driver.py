@@ -117,15 +117,24 @@ def _dtypes(sc, model_dtype, cache):
 _PARSER: dict = {}
 
 
+def serve_parser():
+    """The release's `vllm serve` parser (make_arg_parser: entrypoints/common/cli_args.py, in 0.24.0
+    entrypoints/openai/cli_args.py)."""
+    try:
+        from vllm.entrypoints.common.cli_args import make_arg_parser
+    except ImportError:
+        from vllm.entrypoints.openai.cli_args import make_arg_parser
+    from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+    return make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
+
+
 def parsed(argv: list) -> dict:
     """The explicit values vLLM's own `vllm serve` parser reads from argv (entrypoints/common/cli_args.py::
     make_arg_parser on utils/argparse_utils.py::FlexibleArgumentParser): every dest that differs from its default,
     the positional model_tag as `model`."""
     if not _PARSER:
-        from vllm.entrypoints.common.cli_args import make_arg_parser
-        from vllm.utils.argparse_utils import FlexibleArgumentParser
-
-        _PARSER["p"] = make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
+        _PARSER["p"] = serve_parser()
     p = _PARSER["p"]
     ns = p.parse_args(argv)
     return {("model" if k == "model_tag" else k): v for k, v in vars(ns).items() if v != p.get_default(k)}
@@ -147,7 +156,7 @@ def checkpoint_alignment(sc: dict, mode: str):
     """The state layers' prefill checkpoint alignment in `mode`: GDN asks the release's own
     _resolve_gdn_prefill_backend (FlashInfer exports checkpoints every FLASHINFER_GDN_CHECKPOINT_ALIGNMENT tokens);
     MambaMixer2.get_kv_cache_spec always declares one checkpoint block at alignment 1."""
-    if mode != "align":
+    if mode != "align" or _release() < (0, 25):  # 0.24.0 exports no prefill checkpoints
         return None
     if sc["family"] != "gdn":
         return 1
@@ -160,6 +169,25 @@ def checkpoint_alignment(sc: dict, mode: str):
         linear_key_head_dim=m["head_k_dim"], linear_value_head_dim=m["head_v_dim"])))
     _, backend = _resolve_gdn_prefill_backend(cfg)
     return FLASHINFER_GDN_CHECKPOINT_ALIGNMENT if backend == "flashinfer" else None
+
+
+def _release() -> tuple:
+    import vllm
+
+    return tuple(int(x) for x in vllm.__version__.split(".")[:2])
+
+
+def _supports_mamba_prefix_caching(architecture: str) -> bool:
+    """Whether the release's model class for `architecture` implements SupportsMambaPrefixCaching (read from the
+    class definition in its source: importing the model module pulls in its kernels)."""
+    import ast
+
+    from vllm.model_executor.models.registry import _VLLM_MODELS
+
+    module, cls = _VLLM_MODELS[architecture]
+    node = next(n for n in _source(f"model_executor/models/{module}.py").body
+                if isinstance(n, ast.ClassDef) and n.name == cls)
+    return any(isinstance(b, ast.Name) and b.id == "SupportsMambaPrefixCaching" for b in node.bases)
 
 
 def _source(path: str):
@@ -222,7 +250,8 @@ def run(sc: dict) -> dict:
     use_card(sc["card"])
     seqs, batched = batch_defaults(sc, values)
     try:
-        out = plan(sc) | {"max_num_seqs": seqs, "max_num_batched_tokens": batched}
+        out = plan(sc | {"parsed_mamba_cache_mode": values.get("mamba_cache_mode")}) | {
+            "max_num_seqs": seqs, "max_num_batched_tokens": batched}
     except (ValueError, AssertionError, NotImplementedError) as exc:
         out = {"id": sc["id"], "error": {"type": type(exc).__name__, "message": str(exc)}}
     return out | {"parsed": values}
@@ -235,16 +264,19 @@ def plan(sc: dict) -> dict:
     from vllm.model_executor.models.config import MambaModelConfig
     from vllm.platforms.interface import Platform
     from vllm.utils.torch_utils import STR_DTYPE_TO_TORCH_DTYPE
-    from vllm.v1.core.kv_cache_planning import get_global_kv_cache_groups, get_kv_cache_configs
     from vllm.v1.core.kv_cache_utils import get_kv_cache_capacity
     from vllm.v1.kv_cache_interface import FullAttentionSpec, MambaSpec, get_kv_quant_mode
 
     c = sc["cache"]
     tp, num_spec = sc["tp"], sc["num_speculative_tokens"]
     model_dtype = STR_DTYPE_TO_TORCH_DTYPE[sc["model_dtype"]]
+    v024 = _release() < (0, 25)
+    # 0.24.0 honours --mamba-cache-mode (0.33.0 deprecates it: MambaModelConfig derives it from prefix caching)
+    mode = {"mamba_cache_mode": sc["parsed_mamba_cache_mode"]} if v024 and sc.get("parsed_mamba_cache_mode") else {}
     cache = CacheConfig(block_size=c["block_size"], cache_dtype=c["kv_cache_dtype"],
                         enable_prefix_caching=c["enable_prefix_caching"], mamba_block_size=c["mamba_block_size"],
-                        mamba_cache_dtype=c["mamba_cache_dtype"], mamba_ssm_cache_dtype=c["mamba_ssm_cache_dtype"])
+                        mamba_cache_dtype=c["mamba_cache_dtype"], mamba_ssm_cache_dtype=c["mamba_ssm_cache_dtype"],
+                        **mode)
     cache.kv_cache_layout = "LBNHC"  # FLASH_ATTN's preferred layout (its page sizes are uniform after alignment)
     shapes = _shapes(sc, tp, num_spec)
     kv_heads = max(1, sc["attn"]["total_kv_heads"] // tp)
@@ -252,13 +284,18 @@ def plan(sc: dict) -> dict:
         max_model_len=sc["max_model_len"], original_max_model_len=sc["original_max_model_len"],
         architecture=sc["architecture"], dtype=model_dtype, use_mla=False, is_hybrid=True,
         supports_kv_cache_grouping=False, get_num_kv_heads=lambda pc: kv_heads,
-        get_head_size=lambda: sc["attn"]["head_dim"])
+        get_head_size=lambda: sc["attn"]["head_dim"],
+        supports_mamba_prefix_caching=v024 and _supports_mamba_prefix_caching(sc["architecture"]))
     vllm_config = SimpleNamespace(
         model_config=model_config, cache_config=cache,
         scheduler_config=SimpleNamespace(enable_chunked_prefill=True, disable_hybrid_kv_cache_manager=False),
-        parallel_config=SimpleNamespace(tensor_parallel_size=tp, decode_context_parallel_size=1),
-        attention_config=SimpleNamespace(hisparse_config=None), speculative_config=None,
-        num_prefill_lookahead_tokens=0, num_speculative_tokens=num_spec, device_config=SimpleNamespace(device_type="cuda"))
+        parallel_config=SimpleNamespace(tensor_parallel_size=tp, decode_context_parallel_size=1,
+                                        prefill_context_parallel_size=1),
+        attention_config=SimpleNamespace(hisparse_config=None),
+        # 0.24.0's MambaBase.get_kv_cache_spec reads num_speculative_tokens off the speculative config
+        speculative_config=SimpleNamespace(num_speculative_tokens=num_spec) if v024 and num_spec else None,
+        num_prefill_lookahead_tokens=0, num_speculative_tokens=num_spec, device_config=SimpleNamespace(device_type="cuda"),
+        kv_transfer_config=None)
     MambaModelConfig.verify_and_update_config(vllm_config)
     alignment = checkpoint_alignment(sc, cache.mamba_cache_mode)
     state_dtypes = _dtypes(sc, model_dtype, cache)
@@ -296,8 +333,15 @@ def plan(sc: dict) -> dict:
                         prefill_checkpoint_alignment=abstract.get_mamba_prefill_checkpoint_grid(vllm_config))
     for i, kind in enumerate(layer_kinds):
         spec[f"model.layers.{i}.{'attn' if kind == 'attention' else 'mixer'}"] = attn if kind == "attention" else mamba
-    groups = get_global_kv_cache_groups(vllm_config, [spec])
-    config = get_kv_cache_configs(vllm_config, [spec], [sc["available_memory"]], groups)[0]
+    if v024:  # v1/core/kv_cache_utils.py::get_kv_cache_configs groups the specs itself
+        from vllm.v1.core.kv_cache_utils import get_kv_cache_configs as configs_024
+
+        config = configs_024(vllm_config, [spec], [sc["available_memory"]])[0]
+    else:
+        from vllm.v1.core.kv_cache_planning import get_global_kv_cache_groups, get_kv_cache_configs
+
+        groups = get_global_kv_cache_groups(vllm_config, [spec])
+        config = get_kv_cache_configs(vllm_config, [spec], [sc["available_memory"]], groups)[0]
     tokens, concurrency = get_kv_cache_capacity(vllm_config, config)
     per_group = []
     for g in config.kv_cache_groups:
@@ -311,7 +355,9 @@ def plan(sc: dict) -> dict:
     return {
         "id": sc["id"], "block_size": cache.block_size, "mamba_block_size": cache.mamba_block_size,
         "mamba_cache_mode": cache.mamba_cache_mode, "mamba_page_size_padded": cache.mamba_page_size_padded,
-        "attn_page_bytes": attn.page_size_bytes, "state_page_bytes": mamba.real_page_size_bytes,
+        "attn_page_bytes": attn.page_size_bytes,
+        "state_page_bytes": (mamba.real_page_size_bytes if hasattr(mamba, "real_page_size_bytes")
+                             else MambaSpec(shapes=mamba.shapes, dtypes=mamba.dtypes, block_size=-1).page_size_bytes),
         "page_bytes": mamba.page_size_bytes, "num_blocks": config.num_blocks, "groups": per_group,
         "max_model_len": model_config.max_model_len, "kv_cache_tokens": tokens, "max_concurrency": repr(concurrency),
         "conv_shape": list(shapes[0]), "temporal_shape": list(shapes[1]),

@@ -16,7 +16,7 @@ from hybridplan.engine.flags import Bound, FlagRegistry, parse_argv, registry_fr
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_COMMAND_CHARS, MAX_CONTEXT, MAX_PARALLEL, MAX_REQUESTS
 
-VERSION = "0.33.0"
+VERSION = "0.33.0"  # the newest modelled release (flags.json); older ones read flags-<version>.json
 _PROGRAMS = (("vllm", "serve"), ("python", "-m", "vllm.entrypoints.openai.api_server"),
              ("python3", "-m", "vllm.entrypoints.openai.api_server"))
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -44,10 +44,12 @@ class VllmCommand:
     source: str = "command"  # command | non-default-args
 
 
-@lru_cache(maxsize=1)
-def registry() -> FlagRegistry:
-    """vLLM 0.33.0's `vllm serve` parser (flags.json, scripts/gen_vllm_flag_registry.py)."""
-    return registry_from_json(json.loads((resources.files(__package__) / "flags.json").read_text()))
+@lru_cache(maxsize=4)
+def registry(version: str = VERSION) -> FlagRegistry:
+    """The release's `vllm serve` parser recorded by scripts/gen_vllm_flag_registry.py (flags.json for the newest,
+    flags-<version>.json for an older one)."""
+    name = "flags.json" if version == VERSION else f"flags-{version}.json"
+    return registry_from_json(json.loads((resources.files(__package__) / name).read_text()))
 
 
 def _flag_token(tok: str) -> str:
@@ -58,13 +60,14 @@ def _flag_token(tok: str) -> str:
     return opt.replace("_", "-") + eq + val
 
 
-def parse_command(text: str) -> VllmCommand:
-    """A vLLM server command line; BadInput names what is wrong (argparse's wording, `vllm serve: error:`)."""
+def parse_command(text: str, version: str = VERSION) -> VllmCommand:
+    """A vLLM server command line, parsed by the release's parser; BadInput names what is wrong (argparse's
+    wording, `vllm serve: error:`)."""
     if len(text) > MAX_COMMAND_CHARS:
         raise BadInput(f"launch command: {len(text):,} characters, over the {MAX_COMMAND_CHARS:,}-character bound")
     match = _NON_DEFAULT.search(text)
     if match:
-        return parse_non_default_args(match.group(1))
+        return parse_non_default_args(match.group(1), version)
     try:
         tokens = shlex.split(re.sub(r"\\\r?\n", " ", text), comments=True)
     except ValueError as exc:
@@ -84,14 +87,15 @@ def parse_command(text: str) -> VllmCommand:
     argv = ["-1" if a == "auto" and i and argv[i - 1] == "--max-model-len" else a for i, a in enumerate(argv)]
     if prog[0] == "vllm" and argv and not argv[0].startswith("-"):
         argv = ["--model", argv[0], *argv[1:]]  # entrypoints/cli/serve.py::cmd: model_tag wins over --model
-    reg = registry()
+    reg = registry(version)
     try:
         parsed = parse_argv(reg, tuple(argv))
     except BadInput as exc:
         raise BadInput(f"{reg.prog}: error: {exc.message}") from None
     values = dict(parsed.values)
     for dest, spelled in parsed.spelled.items():
-        if reg.flag_for(dest).kind == "enabledisableaction":  # utils/argparse_utils.py EnableDisableAction
+        if reg.flag_for(dest).kind in ("enabledisableaction", "bool_optional"):  # EnableDisableAction (0.33.0),
+            # argparse.BooleanOptionalAction (0.24.0): --disable-X / --no-X is False
             values[dest] = not spelled.startswith("--disable-") and not spelled.startswith("--no-")
     return VllmCommand(values=_bounded(values, reg), env=tuple(env))
 
@@ -107,7 +111,7 @@ def _bounded(values: dict[str, Any], reg: FlagRegistry) -> dict[str, Any]:
     return values
 
 
-def parse_non_default_args(text: str) -> VllmCommand:
+def parse_non_default_args(text: str, version: str = VERSION) -> VllmCommand:
     """The `non-default args: {...}` dict a vLLM boot log prints (entrypoints/utils.py::log_non_default_args)."""
     try:
         raw = ast.literal_eval(text)
@@ -115,11 +119,11 @@ def parse_non_default_args(text: str) -> VllmCommand:
         raise BadInput("non-default args: not a Python dict literal") from None
     if not isinstance(raw, dict):
         raise BadInput("non-default args: not a dict")
-    reg = registry()
+    reg = registry(version)
     values: dict[str, Any] = {}
     for key, value in raw.items():
         dest = "model" if key == "model_tag" else str(key)
         if dest not in reg.by_dest:
-            raise BadInput(f"non-default args: {key!r} is not a vLLM {VERSION} argument")
+            raise BadInput(f"non-default args: {key!r} is not a vLLM {version} argument")
         values[dest] = value
     return VllmCommand(values=_bounded(values, reg), source="non-default-args")

@@ -1,4 +1,4 @@
-"""vLLM 0.33.0 behind the engine API (`engine.for_engine("vllm", version)`)."""
+"""The modelled vLLM releases (0.33.0, 0.24.0) behind the engine API (`engine.for_engine("vllm", version)`)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from hybridplan.engine.flags import FlagRegistry
 from hybridplan.engine.vllm import command, planning
+from hybridplan.engine.vllm.behaviours import RELEASES
 from hybridplan.errors import BadInput
 from hybridplan.models.geometry import ModelGeometry
 
-SUPPORTED = (command.VERSION,)
+SUPPORTED = tuple(RELEASES)  # oldest first; the last is the default
 
 
 @dataclass(frozen=True)
@@ -27,16 +28,17 @@ class VllmEngine:
         return __package__ or "hybridplan.engine.vllm"
 
     def registry(self) -> FlagRegistry:
-        return command.registry()
+        return command.registry(self.version)
 
     def parse_command(self, text: str) -> command.VllmCommand:
-        return command.parse_command(text)
+        return command.parse_command(text, self.version)
 
     def resolve(self, cmd: command.VllmCommand, geo: ModelGeometry, sm: int | None = 90,
                 total_memory_bytes: int | None = None, device_name: str = "",
                 cuda_runtime_major: int = 12) -> planning.VllmArgs:
         return planning.resolve(cmd.values, geo, sm=sm, total_memory_bytes=total_memory_bytes,
-                                device_name=device_name, cuda_runtime_major=cuda_runtime_major)
+                                device_name=device_name, cuda_runtime_major=cuda_runtime_major,
+                                release=RELEASES[self.version])
 
     def layout(self, args: planning.VllmArgs, geo: ModelGeometry) -> planning.KVLayout:
         return planning.layout(args, geo)

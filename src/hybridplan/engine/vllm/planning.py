@@ -1,4 +1,5 @@
-"""vLLM 0.33.0's hybrid KV cache plan: resolved cache arguments, per-layer pages, the hybrid block size, the groups,
+"""vLLM's hybrid KV cache plan (0.33.0; 0.24.0 by the switches of engine/vllm/behaviours.py): resolved cache
+arguments, per-layer pages, the hybrid block size, the groups,
 and the capacity and concurrency its boot log prints, from the model geometry and the available KV memory.
 
 Scope: hybrid GDN / Mamba2 models with MHA full attention on the FLASH_ATTN backend's kernel-block contract
@@ -13,6 +14,7 @@ from math import lcm
 from typing import Any
 
 from hybridplan.dtypes import itemsize, model_dtype
+from hybridplan.engine.vllm.behaviours import NEWEST, Release
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.models.geometry import Mamba2Mixer, ModelGeometry
 
@@ -53,6 +55,8 @@ class VllmArgs:
     draft_attention_layers: int  # the MTP drafter's full-attention layers, KV cache layers like the target's
     gdn_prefill_checkpoints: bool  # FlashInfer's GDN prefill exports align-mode checkpoints
     is_mamba2: bool  # MambaMixer2 layers (they always export prefill checkpoints)
+    prefill_checkpoints: bool = True  # the release keeps prefill checkpoint pages at all (behaviours.Release)
+    checks_hold_null_block: bool = True  # the memory checks and auto-fit leave the null block out
     notes: tuple[str, ...] = ()
 
 
@@ -121,19 +125,19 @@ GIB = 2**30
 
 
 def batch_defaults(values: dict[str, Any], max_model_len: int, total_memory_bytes: int | None, device_name: str,
-                   sm: int | None) -> tuple[int | None, int | None]:
+                   sm: int | None, large_tier: bool = True) -> tuple[int | None, int | None]:
     """(max_num_seqs, max_num_batched_tokens) after engine/arg_utils.py::
     _set_default_max_num_seqs_and_batched_tokens_args for `vllm serve` (OPENAI_API_SERVER) with chunked prefill on
     (the hybrids' default): get_batch_defaults' tiers by card memory (>= 160 GiB: 1024 / 16384; >= 70 GiB and not an
     A100 or a GB10: 1024 / 8192; else 256 / 2048), doubled under --performance-mode throughput, the tokens capped at
     max_num_seqs x max_model_len and the sequences at the tokens. None where the card is unknown and a default
-    applies."""
+    applies. `large_tier` False: a release without the >= 160 GiB tier and the GB10 exception (0.24.0)."""
     seqs, tokens = values.get("max_num_seqs"), values.get("max_num_batched_tokens")
     if total_memory_bytes is None:
         return seqs, tokens
-    if total_memory_bytes >= 160 * GIB:
+    if large_tier and total_memory_bytes >= 160 * GIB:
         d_tokens, d_seqs = 16384, 1024
-    elif total_memory_bytes >= 70 * GIB and "a100" not in device_name.lower() and sm != 121:
+    elif total_memory_bytes >= 70 * GIB and "a100" not in device_name.lower() and (sm != 121 or not large_tier):
         d_tokens, d_seqs = 8192, 1024
     else:
         d_tokens, d_seqs = 2048, 256
@@ -160,7 +164,7 @@ def gdn_prefill_flashinfer(geo: ModelGeometry, sm: int | None, cuda_runtime_majo
 
 
 def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, total_memory_bytes: int | None = None,
-            device_name: str = "", cuda_runtime_major: int = 12) -> VllmArgs:
+            device_name: str = "", cuda_runtime_major: int = 12, release: Release = NEWEST) -> VllmArgs:
     """EngineArgs.create_engine_config's cache fields: prefix caching on by default for generative hybrids
     (config/model.py::is_prefix_caching_supported), the cache mode derived from it
     (model_executor/models/config.py::MambaModelConfig.verify_and_update_config; --mamba-cache-mode has no effect)."""
@@ -174,21 +178,23 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
         if str(values.get(dest, "auto")) not in _MAMBA_DTYPES:
             raise BadInput(f"--{dest.replace('_', '-')}: one of {', '.join(_MAMBA_DTYPES)}")
     pc = values.get("enable_prefix_caching")
-    pc = True if pc is None else bool(pc)
+    pc = release.hybrid_prefix_caching if pc is None else bool(pc)
+    mode = _cache_mode(values, geo, pc, release)
     mml = values.get("max_model_len")
     auto_fit = mml == -1
     length = geo.context_length if mml is None or auto_fit else int(mml)
     if length < 1:
         raise BadInput("--max-model-len: must be a positive length or -1/auto")
     n_spec, draft_layers = _speculative(values.get("speculative_config"), geo)
-    seqs, batched = batch_defaults(values, length, total_memory_bytes, device_name, sm)
+    seqs, batched = batch_defaults(values, length, total_memory_bytes, device_name, sm, release.large_card_batch_tier)
     notes = ("--mamba-cache-mode is deprecated in 0.33.0 and has no effect "
-             "(engine/arg_utils.py::_MAMBA_CACHE_MODE_DEPRECATION_MESSAGE)",) if "mamba_cache_mode" in values else ()
+             "(engine/arg_utils.py::_MAMBA_CACHE_MODE_DEPRECATION_MESSAGE)",) \
+        if "mamba_cache_mode" in values and not release.mamba_cache_mode_flag else ()
     return VllmArgs(
         model=str(values.get("model", "")), tensor_parallel_size=int(values.get("tensor_parallel_size", 1)),
         model_dtype=model_dtype(geo.config_dtype, str(values.get("dtype", "auto")), geo.model_type),
         kv_cache_dtype=kv, block_size=values.get("block_size"), enable_prefix_caching=pc,
-        mamba_cache_mode="align" if pc else "none", mamba_block_size=values.get("mamba_block_size"),
+        mamba_cache_mode=mode, mamba_block_size=values.get("mamba_block_size"),
         mamba_cache_dtype=str(values.get("mamba_cache_dtype", "auto")),
         mamba_ssm_cache_dtype=_ssm_default(geo, str(values.get("mamba_ssm_cache_dtype", "auto"))),
         max_model_len=length, auto_fit=auto_fit, max_num_seqs=seqs, max_num_batched_tokens=batched,
@@ -196,7 +202,29 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
         kv_cache_memory_bytes=values.get("kv_cache_memory_bytes"), num_speculative_tokens=n_spec,
         draft_attention_layers=draft_layers,
         gdn_prefill_checkpoints=gdn_prefill_flashinfer(geo, sm, cuda_runtime_major), is_mamba2=geo.family == "mamba2",
+        prefill_checkpoints=release.prefill_checkpoints, checks_hold_null_block=release.checks_hold_null_block,
         notes=notes)
+
+
+def _cache_mode(values: dict[str, Any], geo: ModelGeometry, pc: bool, release: Release) -> str:
+    """model_executor/models/config.py::MambaModelConfig.verify_and_update_config: 0.33.0 runs the state in align
+    mode under prefix caching; 0.24.0 honours --mamba-cache-mode and turns 'none' into 'all' for a model class with
+    SupportsMambaPrefixCaching ('align' otherwise). 'all' (a state page per block) is not modelled yet."""
+    if not pc:
+        return "none"
+    if not release.mamba_cache_mode_flag:
+        return "align"
+    mode = str(values.get("mamba_cache_mode") or "none")
+    supports_all = geo.architecture in release.mamba_prefix_caching_archs
+    if mode == "none":
+        mode = "all" if supports_all else "align"
+    elif mode == "all" and not supports_all:
+        mode = "align"
+    if mode == "all":
+        raise BadInput(f"--mamba-cache-mode: 'all' (vLLM {release.version}'s mode for {geo.architecture} under prefix "
+                       "caching: a state page for every block) is not modelled yet; 'align' is "
+                       "(--mamba-cache-mode align) or --no-enable-prefix-caching")
+    return mode
 
 
 # config/speculative.py MTP methods whose drafter is the checkpoint's own MTP block (one full-attention decoder
@@ -270,6 +298,8 @@ def checkpoint_alignment(args: VllmArgs) -> int | None:
     """The state layers' prefill checkpoint alignment (model_executor/layers/mamba/abstract.py::
     get_mamba_prefill_checkpoint_alignment): MambaMixer2 exports at any token (1); GDN only under FlashInfer's
     prefill (64, gdn_prefill_flashinfer); else none."""
+    if not args.prefill_checkpoints:  # 0.24.0: no prefill checkpoint pages (behaviours.V0_24_0)
+        return None
     if args.gdn_prefill_checkpoints:
         return FLASHINFER_GDN_CHECKPOINT_ALIGNMENT
     return None if args.mamba_cache_mode == "none" or not args.is_mamba2 else 1
@@ -363,7 +393,8 @@ def plan(args: VllmArgs, geo: ModelGeometry, available_memory: int) -> KVPlan:
     available // bytes_per_block) and v1/core/kv_cache_utils.py::get_kv_cache_capacity."""
     lay = layout(args, geo)
     bpb = lay.bytes_per_block
-    check = available_memory - bpb  # get_kv_cache_configs holds the null block back for the checks
+    # get_kv_cache_configs holds the null block back for the checks (0.24.0 checks the whole memory)
+    check = available_memory - bpb if args.checks_hold_null_block else available_memory
     length = args.max_model_len
     if args.auto_fit:
         length = _auto_fit(length, check, bpb, lay.per_request)
