@@ -50,8 +50,8 @@ class Row:
 
 
 def predict(log: dict[str, Any]) -> Row:
-    """The capacities vLLM 0.33.0 logs for the record's launch, card and rounded available KV memory."""
-    return Row(log, vllm_check.predict(log["command"], log["available_kv_gib"], log["gpu"], "0.33.0"),
+    """The capacities the modelled release logs for the record's launch, card and rounded available KV memory."""
+    return Row(log, vllm_check.predict(log["command"], log["available_kv_gib"], log["gpu"], log["model_release"]),
                card_alone(log))
 
 
@@ -59,7 +59,7 @@ def card_alone(log: dict[str, Any]) -> CardAlone:
     """explain --engine vllm --gpu G without the logged memory: the memory timeline of planner/vllm_memory.py."""
     from hybridplan.vllm_explain import explain_vllm
 
-    d = explain_vllm(log["command"], version="0.33.0", kv_memory_gib=None, gpu=log["gpu"])
+    d = explain_vllm(log["command"], version=log["model_release"], kv_memory_gib=None, gpu=log["gpu"])
     return CardAlone(available_gib=d["available_kv_memory_bytes"] / 2**30, tokens=d["kv_cache_tokens"],
                      concurrency=d["max_concurrency"])
 
@@ -77,13 +77,13 @@ def render(table: list[Row]) -> str:
         "",
         "Each row: the launch as the log's `non-default args` line gives it, the card (its compute capability picks "
         "the GDN prefill kernel), and the logged `Available KV cache memory`. *Predicted* is every `GPU KV cache size` "
-        "vLLM 0.33.0's rules give for a pool that rounds to the logged GiB. The model is exact against vLLM 0.33.0's "
-        "own code (tests/conformance/test_vllm_conformance.py); these logs come from earlier releases, and a row "
-        "that reproduces shows that release planned that launch by the same rules.",
+        "the modelled release's rules give for a pool that rounds to the logged GiB: the log's own release where "
+        "hybridplan models it (0.24.0), else the newest (0.33.0); both are exact against their own code "
+        "(tests/conformance/test_vllm_conformance.py), so a row that does not reproduce names a rule.",
         "",
-        "| log | release | card | launch | available KV | predicted tokens | logged tokens | predicted concurrency | "
-        "logged concurrency | block | state pages / request | result |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| log | release | modelled as | card | launch | available KV | predicted tokens | logged tokens | "
+        "predicted concurrency | logged concurrency | block | state pages / request | result |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in table:
         log, p = r.log, r.prediction
@@ -93,7 +93,7 @@ def render(table: list[Row]) -> str:
         if log.get("assumed"):
             result += f" (assumed: {log['assumed']})"
         lines.append(
-            f"| [{link}]({log['source']}) | {log['release']} | {log['gpu']} | `{launch}` | "
+            f"| [{link}]({log['source']}) | {log['release']} | {log['model_release']} | {log['gpu']} | `{launch}` | "
             f"{log['available_kv_gib']} GiB | {' / '.join(f'{t:,}' for t in p.tokens)} | {log['kv_cache_tokens']:,} | "
             f"{' / '.join(sorted(set(p.concurrency)))}x | {log['max_concurrency']:.2f}x | {p.block_size:,} | "
             f"{p.state_pages_per_request} of {p.blocks_per_request} | {result} |")
