@@ -49,8 +49,8 @@ def _num(x: Any) -> str:
 def print_vllm_check(d: dict[str, Any], console: Console | None = None) -> None:
     """`logs check --engine vllm`: predicted vs logged, with the rule behind each difference."""
     c = console or Console()
-    c.print(f"[bold]vLLM log[/bold] (release {d['log_release'] or 'not stated'}), checked by hybridplan's vLLM model "
-            f"on sm{d['sm']} from {d['available_kv_gib']} GiB of available KV memory")
+    c.print(f"[bold]vLLM log[/bold] (release {d['log_release'] or 'not stated'}), checked by hybridplan's vLLM "
+            f"{d['modelled_release']} model on sm{d['sm']} from {d['available_kv_gib']} GiB of available KV memory")
     t = Table(show_header=True, header_style="bold")
     for col in ("quantity", "predicted", "logged", ""):
         t.add_column(col)

@@ -108,6 +108,9 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
         raise BadInput("the log has no `non-default args: {...}` line: give the launch command after `--`")
     if log.available_kv_gib is None:
         raise BadInput("the log has no `Available KV cache memory: X GiB` line")
+    from hybridplan.engine import for_engine
+
+    version = version or _modelled(log.release)
     p = predict(launch, log.available_kv_gib, gpu, version)
     rows: list[tuple[str, Any, Any, bool]] = []
     if log.block_size is not None:
@@ -125,7 +128,21 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
               for q, pred, got, ok in rows]
     from hybridplan.planner.vllm_plan import card
 
-    return {"engine": "vllm", "log_release": log.release, "launch": launch, "gpu": gpu, "sm": card(gpu).sm,
+    return {"engine": "vllm", "log_release": log.release, "modelled_release": for_engine("vllm", version).version,
+            "launch": launch, "gpu": gpu, "sm": card(gpu).sm,
             "available_kv_gib": log.available_kv_gib, "state_pages_per_request": p.state_pages_per_request,
             "blocks_per_request": p.blocks_per_request, "checks": checks,
             "explained": bool(checks) and all(c["match"] for c in checks)}
+
+
+def _modelled(release: str | None) -> str | None:
+    """The log's own release when hybridplan models it (`Initializing a V1 LLM engine (v0.24.0)`), else None (the
+    newest)."""
+    from hybridplan.engine import for_engine
+
+    if release is None:
+        return None
+    try:
+        return str(for_engine("vllm", release).version)
+    except BadInput:
+        return None
