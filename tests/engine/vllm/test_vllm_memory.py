@@ -27,3 +27,24 @@ def test_modelopt_layer_entry_prices_that_layers_experts():
     policy = QuantPolicy(per_name={"m.layers.0.mlp.experts": "w4a16_nvfp4"})
     assert policy.scheme("m.layers.0.mlp.experts.gate_proj", "expert") == "w4a16_nvfp4"
     assert policy.scheme("m.layers.0.mlp.gate_proj", "linear") == "bf16"
+
+
+def test_only_the_requested_memory_moves_with_the_utilization():
+    """determine_available_memory takes the weights, overhead, activation peak and graphs from ceil(total x u), so
+    two utilizations differ in available KV memory by exactly the difference of their requests."""
+    from dataclasses import replace
+
+    from hybridplan.engine import for_engine
+    from hybridplan.hardware.catalog import from_options
+    from hybridplan.models.loader import load_model
+    from hybridplan.planner.vllm_memory import from_card
+    from hybridplan.planner.vllm_plan import card, resolve_on
+
+    engine = for_engine("vllm", None)
+    cmd = engine.parse_command("vllm serve Qwen/Qwen3.8-27B-FP8 -tp 2 --max-model-len 131072")
+    args = resolve_on(engine, cmd, load_model("Qwen/Qwen3.8-27B-FP8"), card("rtx5090"))
+    gpu = from_options("rtx5090", None)
+    lo, hi = (from_card(replace(args, gpu_memory_utilization=u), gpu, None) for u in (0.85, 0.95))
+    assert hi.available.value - lo.available.value == hi.requested.value - lo.requested.value > 0
+    assert (hi.weights, hi.overhead, hi.activation, hi.cudagraph) == (lo.weights, lo.overhead, lo.activation,
+                                                                      lo.cudagraph)
