@@ -49,7 +49,7 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     args = resolve_on(engine, cmd, geo, c)
     lay = engine.layout(args, geo)
     head = _head(engine, c, gpu, geo, str(model), cmd, args)
-    timeline = None
+    timeline = card_gpu = None
     if kv_memory_gib is None and gpu is not None and c.total_memory_bytes is not None:
         from hybridplan.hardware.catalog import from_options
         from hybridplan.planner.vllm_memory import from_card
@@ -69,6 +69,10 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     notes = [] if timeline is None else [
         "available KV memory estimated from the card alone (memory.timeline); a boot log's 'Available KV cache "
         "memory' (--kv-memory-gib) replaces the estimate"]
+    if timeline is not None and card_gpu is not None and card_gpu.unified:
+        notes.append(f"{card_gpu.name} shares its memory with the host: vLLM refuses to start when less than the "
+                     "requested share is free at startup (v1/worker/utils.py::request_memory), and what the host "
+                     "holds is not in this estimate")
     return head | _layout(lay, args, plan.max_model_len) | {
         "available_kv_memory_bytes": memory,
         "memory": None if timeline is None else {

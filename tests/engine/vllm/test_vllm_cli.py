@@ -191,3 +191,13 @@ def test_plan_without_a_boot_searches_from_the_card_alone(cli_json):
     assert d["best"]["changes"] == {"--kv-cache-dtype": "fp8"} and d["best"]["block_size"] == 1600
     assert d["best"]["max_concurrency"] >= 8
     assert d["command"] == "vllm serve Qwen/Qwen3.5-27B --kv-cache-dtype fp8 --max-model-len 262144"
+
+
+def test_card_alone_on_unified_memory_says_what_it_leaves_out(cli_json):
+    code, d = cli_json("explain", "--engine", "vllm", "--gpu", "dgx-spark", "--json", "--",
+                       "vllm serve Qwen/Qwen3.8-27B --max-model-len 32768")
+    assert code == 0 and d["memory"]["source"] == "card"
+    assert any("shares its memory with the host" in n for n in d["notes"])
+    code, d = cli_json("explain", "--engine", "vllm", "--gpu", "h200", "--json", "--",
+                       "vllm serve Qwen/Qwen3.8-27B --max-model-len 32768")
+    assert not any("shares its memory" in n for n in d["notes"])
