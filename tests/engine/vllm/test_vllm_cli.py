@@ -201,3 +201,9 @@ def test_card_alone_on_unified_memory_says_what_it_leaves_out(cli_json):
     code, d = cli_json("explain", "--engine", "vllm", "--gpu", "h200", "--json", "--",
                        "vllm serve Qwen/Qwen3.8-27B --max-model-len 32768")
     assert not any("shares its memory" in n for n in d["notes"])
+
+
+def test_a_value_with_a_newline_is_refused_on_one_line(cli):
+    code, _, err = cli("explain", "--engine", "vllm", "--", "vllm", "serve", "Qwen/Qwen3.8-27B", "--max-model-len",
+                       "0\n0")
+    assert code == 2 and "--max-model-len" in err and "'0\\n0'" in err and "Traceback" not in err

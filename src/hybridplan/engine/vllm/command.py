@@ -91,7 +91,8 @@ def parse_command(text: str, version: str = VERSION) -> VllmCommand:
     try:
         parsed = parse_argv(reg, tuple(argv))
     except BadInput as exc:
-        raise BadInput(f"{reg.prog}: error: {exc.message}") from None
+        # one line: a value typed with a newline in it is echoed escaped
+        raise BadInput(f"{reg.prog}: error: {exc.message}".replace("\n", "\\n")) from None
     values = dict(parsed.values)
     for dest, spelled in parsed.spelled.items():
         if reg.flag_for(dest).kind in ("enabledisableaction", "bool_optional"):  # EnableDisableAction (0.33.0),
