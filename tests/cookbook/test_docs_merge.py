@@ -89,6 +89,21 @@ def test_workload_option_sets_the_calculator_workload(cli, tmp_path):
     assert code == 0 and "no workload" in err and "--workload LENGTH,CONCURRENCY" in err
 
 
+def test_a_page_with_a_docs_calculator_starts_from_its_workload(cli, tmp_path):
+    """The docs' Qwen3.8-27B calculator starts at L=5120, C=64 (outside the module): a module of that page imported
+    without --workload is sized as the page first shows it; --workload still wins."""
+    module = tmp_path / "qwen.jsx"
+    module.write_text((Path(__file__).parent / "docs_pages" / "qwen_pre_retune.jsx").read_text()
+                      .replace('modelName: "Qwen3.8-27B pre-retune"', 'modelName: "Qwen3.8-27B"'))
+    code, _, err = cli("cookbook", "import", str(module), "--out", str(tmp_path / "a.yaml"))
+    assert code == 0, err
+    assert "the docs' Qwen3.8-27B calculator starts at L=5120, C=64" in err and "no workload" not in err
+    assert yaml.safe_load((tmp_path / "a.yaml").read_text())["workload"] == {"request_length": 5120, "concurrency": 64}
+    code, _, err = cli("cookbook", "import", str(module), "--workload", "9216,1", "--out", str(tmp_path / "b.yaml"))
+    assert code == 0 and yaml.safe_load((tmp_path / "b.yaml").read_text())["workload"] == {
+        "request_length": 9216, "concurrency": 1}
+
+
 @pytest.mark.parametrize("args, field", [(("--workload", "5120"), "--workload"),
                                          (("--workload", "0,4"), "--workload"),
                                          (("--merge", "/nonexistent/page.yaml"), "page.yaml")])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -386,6 +387,22 @@ def _overlay(path: str) -> tuple[dict, str]:
     return data, head
 
 
+@lru_cache(maxsize=1)
+def _calculators() -> dict[str, dict[str, int]]:
+    from importlib import resources
+
+    raw = yaml.load((resources.files("hybridplan") / "data" / "docs_calculators.yaml").read_text(),
+                    Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return {str(k): {"request_length": int(v["request_length"]), "concurrency": int(v["concurrency"])}
+            for k, v in raw["calculators"].items()}
+
+
+def calculator_workload(model_name: object) -> dict[str, int] | None:
+    """The workload the docs' calculator for a page (by its modelName) starts from, when that page has one."""
+    found = _calculators().get(str(model_name))
+    return dict(found) if found else None
+
+
 def import_evaluation(ev: Evaluation, page_id: str | None = None, merge: str | None = None,
                       origin: str | None = None, workload: dict | None = None) -> Imported:
     """The page for an evaluated module, checked against the module on every selection that has a cell; with
@@ -396,6 +413,9 @@ def import_evaluation(ev: Evaluation, page_id: str | None = None, merge: str | N
     data = b.page(page_id)
     if origin:
         data["source"] = provenance(origin, _module_path(ev.origin), ev.node)
+    if not workload and merge is None and (workload := calculator_workload(ev.data.get("modelName"))):
+        b.notes.append(f"workload: the docs' {ev.data.get('modelName')} calculator starts at L={workload['request_length']}"
+                       f", C={workload['concurrency']} (data/docs_calculators.yaml); --workload overrides")
     if workload:
         data["workload"] = workload
     if "workload" not in data and merge is None:
