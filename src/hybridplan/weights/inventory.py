@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import Any
 
 from hybridplan.provenance import Source
 
@@ -87,11 +88,11 @@ class Inventory:
     note: str
 
     @cached_property
-    def memo(self) -> dict[tuple, object]:
+    def memo(self) -> dict[tuple[Any, ...], object]:
         """Answers derived from this (immutable) inventory: per-rank bytes by layout, rescaled copies by total."""
         return {}
 
-    def remember(self, key: tuple, value: object) -> None:
+    def remember(self, key: tuple[Any, ...], value: object) -> None:
         """Keep an answer; a long-lived process (the web server) keeps at most MEMO_MAX per inventory."""
         if len(self.memo) >= MEMO_MAX:
             self.memo.clear()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Any
 
 from hybridplan.engine import for_version
 from hybridplan.engine.args import EngineArgs
@@ -42,7 +43,7 @@ class WeightReport:
     def per_rank_bytes(self) -> int:
         return int(self.target_per_rank.value) + int(self.draft_per_rank.value)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"checkpoint_bytes": self.checkpoint.as_dict(), "target_bytes_per_rank": self.target_per_rank.as_dict(),
                 "draft_bytes_per_rank": self.draft_per_rank.as_dict(), "draft_kind": self.draft_kind,
                 "draft_released_bytes_per_rank": self.draft_released_per_rank, "notes": list(self.notes)}
@@ -181,19 +182,20 @@ def model_weights(args: EngineArgs, geo: ModelGeometry, *, hub: bool = False, ta
                         notes=tuple(notes + dnotes), draft_released_per_rank=released)
 
 
-def _mtp_own_ends(config: dict, par: Parallel) -> int:
+def _mtp_own_ends(config: dict[str, Any], par: Parallel) -> int:
     """The embedding and lm_head an in-checkpoint MTP draft builds for itself (VocabParallelEmbedding, ParallelLMHead
     in the model dtype, vocab split over TP) before the EAGLE worker swaps in the target's: the draft runner loads
     them before the pools are sized, so they count there (club-3090's single RTX 3090 AutoRound boot: "minimum
     viable 0.98" with the MTP head, data/launch_reports.yaml)."""
     nested = config.get("text_config")
-    text: dict = nested if isinstance(nested, dict) else config
+    text: dict[str, Any] = nested if isinstance(nested, dict) else config
     vocab, hidden = int(text.get("vocab_size") or 0), int(text.get("hidden_size") or 0)
     head_tp = 1 if par.dp_lm_head else par.tp
     return 2 * hidden * (-(-vocab // par.tp) + -(-vocab // head_tp))
 
 
-def _draft(args: EngineArgs, geo: ModelGeometry, inv: Inventory, par: Parallel, stages, hub: bool):
+def _draft(args: EngineArgs, geo: ModelGeometry, inv: Inventory, par: Parallel, stages: list[tuple[int, int]],
+           hub: bool) -> tuple[Sourced, str, list[str]]:
     """The draft runner's weights: the in-checkpoint MTP head, or a separate draft checkpoint."""
     algo = args["speculative_algorithm"]
     if algo is None or algo in ("NGRAM", "UNO"):
