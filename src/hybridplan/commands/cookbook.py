@@ -6,12 +6,16 @@ e.g. `--hw rtx5090 --quant nvfp4-fp4-head --ssm-dtype float32`) or `--set dim=op
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 
 from hybridplan.commands.app import app, emit_json, run_guarded
 from hybridplan.commands import options as opt
+
+if TYPE_CHECKING:
+    from hybridplan.cookbook.render import Delta
+    from hybridplan.cookbook.schema import Page
 
 cookbook_app = typer.Typer(no_args_is_help=True, help="Deployment pages: verified launch commands per model, "
                                                       "rendered and validated against the engine model.")
@@ -32,7 +36,7 @@ def _pairs(values: List[str], what: str) -> dict[str, str]:
     return out
 
 
-def picks_from_args(page, extra: List[str], sets: List[str]) -> dict[str, str]:
+def picks_from_args(page: Page, extra: List[str], sets: List[str]) -> dict[str, str]:
     """`--<dim> <option>` pairs (extra CLI args, dim ids in kebab case) and `--set dim=option`, checked against
     the page's dimensions and options."""
     from hybridplan.cookbook.selection import check_picks
@@ -75,7 +79,7 @@ def list_pages(as_json: bool = opt.JSON) -> None:
     run_guarded(body, as_json)
 
 
-def _delta(flags: List[str], env: List[str]):
+def _delta(flags: List[str], env: List[str]) -> Delta | None:
     """Playground-style additions as a render Delta (None without any), each entry checked."""
     from hybridplan.cookbook.render import Delta
     from hybridplan.errors import BadInput
@@ -272,7 +276,7 @@ def import_(
     run_guarded(body, as_json)
 
 
-def _workload(text: Optional[str]) -> Optional[dict]:
+def _workload(text: Optional[str]) -> Optional[dict[str, Any]]:
     """`LENGTH,CONCURRENCY` as a page workload ({request_length, concurrency}), checked."""
     from hybridplan.errors import BadInput
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
@@ -12,6 +12,11 @@ from fastapi.responses import JSONResponse
 from hybridplan.web.errors import STATUS_FOR_EXIT, GuardedRoute
 from hybridplan.web.schemas import (ID_PATTERN, CompareRequest, ExplainRequest, LogCheckRequest, LogParseRequest,
                                    PlanRequest, RatioRequest, RenderRequest)
+
+if TYPE_CHECKING:
+    from hybridplan.cookbook.schema import Page
+    from hybridplan.engine.command import LaunchCommand
+    from hybridplan.web.schemas import _WithModel
 
 ERROR_SCHEMA = {"type": "object", "properties": {"error": {"type": "object", "properties": {
     "message": {"type": "string"}, "type": {"type": "string"}, "rule": {"type": "string"}}}}}
@@ -35,12 +40,12 @@ class CliJSON(JSONResponse):
         return json.dumps(content, default=str).encode()
 
 
-def payload(result: dict) -> CliJSON:
+def payload(result: dict[str, Any]) -> CliJSON:
     """A CLI payload; one carrying an engine refusal gets the refusal's status, as the CLI exits 3."""
     return CliJSON(result, status_code=STATUS_FOR_EXIT[3] if "error" in result else 200)
 
 
-def _uploads(req, model_ref: str | None, draft_ref: str | None) -> dict:
+def _uploads(req: _WithModel, model_ref: str | None, draft_ref: str | None) -> dict[str, Any]:
     """The request's `config` / `draft_config`, keyed by the model and draft references they stand for."""
     from hybridplan.errors import BadInput
     from hybridplan.model_sources import Upload
@@ -58,7 +63,7 @@ def _uploads(req, model_ref: str | None, draft_ref: str | None) -> dict:
     return out
 
 
-def _command_uploads(req, command) -> dict:
+def _command_uploads(req: ExplainRequest | PlanRequest | RatioRequest, command: LaunchCommand) -> dict[str, Any]:
     """Uploads for a pasted command: its --model-path and draft path name them."""
     from hybridplan.loading import model_refs
 
@@ -68,7 +73,7 @@ def _command_uploads(req, command) -> dict:
 
 
 @contextmanager
-def _sources(request: Request, uploads: dict | None = None) -> Iterator[None]:
+def _sources(request: Request, uploads: dict[str, Any] | None = None) -> Iterator[None]:
     """Resolve models under the server's source policy (never an arbitrary server path) and the request's uploads."""
     from hybridplan.model_sources import model_sources
 
@@ -196,7 +201,7 @@ def logs_check(req: LogCheckRequest, request: Request) -> CliJSON:
                                  version=req.engine_version))
 
 
-def _bundled_page(page_id: str):
+def _bundled_page(page_id: str) -> Page:
     """A bundled page by id; the web never reads page files from paths (the CLI's `load_page` would)."""
     from hybridplan.cookbook.pages import bundled_ids, load_page
     from hybridplan.errors import BadInput
@@ -233,7 +238,7 @@ def page_layout(page_id: str = Path(pattern=ID_PATTERN)) -> CliJSON:
     })
 
 
-def _with_workload(page, request_length: int | None, concurrency: int | None):
+def _with_workload(page: Page, request_length: int | None, concurrency: int | None) -> Page:
     """The page with the Calculator's L and C in place of its own workload (unset ones keep the page's)."""
     from hybridplan.cookbook.schema import PageWorkload
     from hybridplan.errors import BadInput
@@ -241,10 +246,13 @@ def _with_workload(page, request_length: int | None, concurrency: int | None):
     if request_length is None and concurrency is None:
         return page
     own = page.workload
-    if own is None and (request_length is None or concurrency is None):
-        raise BadInput(f"page {page.id} has no calculator workload: give both request_length and concurrency")
-    workload = PageWorkload(request_length=request_length or own.request_length,
-                            concurrency=concurrency or own.concurrency)
+    if own is None:
+        if request_length is None or concurrency is None:
+            raise BadInput(f"page {page.id} has no calculator workload: give both request_length and concurrency")
+        workload = PageWorkload(request_length=request_length, concurrency=concurrency)
+    else:
+        workload = PageWorkload(request_length=request_length or own.request_length,
+                                concurrency=concurrency or own.concurrency)
     return page.model_copy(update={"workload": workload})
 
 
