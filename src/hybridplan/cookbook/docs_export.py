@@ -14,8 +14,8 @@ from typing import Any
 
 from hybridplan.cookbook.docs_keep import PRIVATE
 from hybridplan.cookbook.docs_view import DEFAULT_IMAGE, IMAGE_LADDER, NAME_LADDER, docs_id, ladder_key
-from hybridplan.cookbook.schema import Branch, Dimension, Option, Page
-from hybridplan.cookbook.conditions import All, AnyOf, Equals, In, Not, Prefix
+from hybridplan.cookbook.schema import Branch, Dimension, NamedRule, Option, Page
+from hybridplan.cookbook.conditions import All, AnyOf, Condition, Equals, In, Not, Prefix
 from hybridplan.cookbook import text as T
 from hybridplan.cookbook.matrix import selection_space
 from hybridplan.cookbook.selection import find_cell
@@ -32,7 +32,7 @@ def _field(dim: str) -> str:
     return f"sel.{docs_id(dim)}"
 
 
-def js_condition(c) -> str:
+def js_condition(c: Condition) -> str:
     """A condition as a JavaScript expression over `sel`."""
     if isinstance(c, bool):
         return "true" if c else "false"
@@ -50,7 +50,7 @@ def js_condition(c) -> str:
     return "(" + (" && " if isinstance(c, All) else " || ").join(f"({js_condition(p)})" for p in parts) + ")"
 
 
-def _items_expr(items: list) -> str:
+def _items_expr(items: list[Any]) -> str:
     out = []
     for it in items:
         if isinstance(it, str):
@@ -60,7 +60,7 @@ def _items_expr(items: list) -> str:
     return "[" + ", ".join(out) + "]"
 
 
-def js_items(items: list) -> str:
+def js_items(items: list[Any]) -> str:
     """Items as a literal array, or `(sel) => [...]` when a branch depends on the selection."""
     if all(isinstance(i, str) for i in items):
         return _s(list(items))
@@ -140,7 +140,7 @@ def _cell(page: Page, i: int) -> dict[str, str]:
     return {**fields, "": ",\n    ".join(cells)}
 
 
-def _ladder(page: Page, rules, rungs: tuple[tuple[str, ...], ...], missing: str) -> dict[str, str]:
+def _ladder(page: Page, rules: list[NamedRule], rungs: tuple[tuple[str, ...], ...], missing: str) -> dict[str, str]:
     """A docs lookup table (`rungs` in the docs' lookup order) giving each selection that has a cell the page's
     first-match value, each value at the coarsest rung that holds it: coarse keys first, and a finer key only where
     it changes the answer (a name that never varies is one `default` key, an image one key per hardware)."""
@@ -148,11 +148,11 @@ def _ladder(page: Page, rules, rungs: tuple[tuple[str, ...], ...], missing: str)
             for sel in selection_space(page) if find_cell(page, sel) is not None]
     table: dict[str, str] = {}
 
-    def got(sel: dict) -> str | None:
+    def got(sel: dict[str, Any]) -> str | None:
         return next((table[k] for k in (ladder_key(r, sel) for r in rungs) if k in table), None)
 
     for rung in reversed(rungs):
-        groups: dict[str, list[tuple[dict, str]]] = {}
+        groups: dict[str, list[tuple[dict[str, Any], str]]] = {}
         for sel, v in want:
             groups.setdefault(ladder_key(rung, sel), []).append((sel, v))
         for key, members in groups.items():

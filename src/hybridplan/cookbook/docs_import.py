@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -34,7 +34,7 @@ MAX_OVERLAY_BYTES = 1 << 20
 class Imported:
     """The page as YAML-ready data, the loaded page, and what was not exact (empty: exact on every selection)."""
 
-    data: dict
+    data: dict[str, Any]
     page: Page | None
     findings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -77,13 +77,15 @@ class _Builder:
         self.notes: list[str] = []
         self.care = [p for p in self.d.points() if p in self.d.cell_at]
 
-    def _where(self, path: tuple) -> str:
+    def _where(self, path: tuple[Any, ...]) -> str:
         return ".".join(str(x) for x in path)
 
-    def _table(self, path: tuple, literal: Any, points: list, check) -> dict:
+    def _table(self, path: tuple[Any, ...], literal: Any, points: list[R.Point],
+               check: Callable[[Any], str | None]) -> dict[R.Point, Any]:
         """{point: value} for a field on `points`, leaving out (and listing) points where it throws or is malformed;
         a point without a cell is left out silently (the panel never composes there)."""
-        out, broken = {}, None
+        out: dict[R.Point, Any] = {}
+        broken: tuple[R.Point, str] | None = None
         for p in points:
             v = self.d.value(path, literal, p)
             why = bad(v) or check(v)
@@ -95,14 +97,16 @@ class _Builder:
             self.findings.append(f"{self._where(path)}: {broken[1]} at {self.d.docs_sel(broken[0])}")
         return out
 
-    def boolean(self, path: tuple, literal: Any, points=None) -> Any:
+    def boolean(self, path: tuple[Any, ...], literal: Any, points: list[R.Point] | None = None) -> Any:
         if not is_fn(literal):
             return bool(literal) if literal is not None else True
         t = self._table(path, literal, points or self.care, lambda v: None)
         return R.condition(self.d.space, {p: bool(v) for p, v in t.items()})
 
-    def strings(self, path: tuple, literal: Any) -> list:
-        ok = lambda v: None if isinstance(v, list) and all(isinstance(s, str) for s in v) else "not a list of strings"
+    def strings(self, path: tuple[Any, ...], literal: Any) -> list[Any]:
+        def ok(v: Any) -> str | None:
+            return None if isinstance(v, list) and all(isinstance(s, str) for s in v) else "not a list of strings"
+
         if not is_fn(literal):
             if literal is None:
                 return []
@@ -112,7 +116,7 @@ class _Builder:
             return list(literal)
         return R.items(self.d.space, self._table(path, literal, self.care, ok))
 
-    def option(self, dim: str, path: tuple, o: dict, overlay: bool) -> dict:
+    def option(self, dim: str, path: tuple[Any, ...], o: dict[str, Any], overlay: bool) -> dict[str, Any]:
         oid = our_id(o.get("id"))
         if oid != o.get("id"):
             self.notes.append(f"{self._where(path)}: option id {o.get('id')!r} is {oid!r} here")
@@ -143,7 +147,7 @@ class _Builder:
             out["nnodes"] = o["nnodes"]
         return out
 
-    def dimension(self, dim: str) -> dict:
+    def dimension(self, dim: str) -> dict[str, Any]:
         row = self.d.rows[dim]
         path = self.d.row_paths[dim]
         overlay = self.d.kinds[dim] == "overlay"
@@ -159,7 +163,7 @@ class _Builder:
                               "engine, so they are carried as is, not imported as hybridplan strips")
         return out
 
-    def cell(self, i: int, c: dict) -> dict:
+    def cell(self, i: int, c: dict[str, Any]) -> dict[str, Any]:
         path = ("cells", i)
         match = {}
         for k, dim in enumerate(self.ev.dims):
@@ -198,7 +202,7 @@ class _Builder:
         if rules:
             verification["rules"] = rules
         raw = c.get(PRIVATE)
-        private: dict = raw if isinstance(raw, dict) else {}
+        private: dict[str, Any] = raw if isinstance(raw, dict) else {}
         verification.update(private.get("verification") or {})
         verification["status"], verification["rules"] = base, rules
         if not rules:
@@ -211,7 +215,7 @@ class _Builder:
         out["verification"] = verification
         return out
 
-    def named(self, of) -> list[dict]:
+    def named(self, of: Callable[[R.Point], str]) -> list[dict[str, Any]]:
         """First-match rules that give each selection's value (model names, docker images)."""
         values = {p: of(p) for p in self.care}
         names = [v for v in dict.fromkeys(values.values()) if v]
@@ -220,7 +224,7 @@ class _Builder:
         return [{"when": R.condition(self.d.space, {p: v == n for p, v in values.items()}), "value": n}
                 for n in names]
 
-    def hardware(self) -> list[dict]:
+    def hardware(self) -> list[dict[str, Any]]:
         known = {h.id for h in hardware_catalog()}
         own = {str(h.get("id")): h for h in self.ev.data.get("hardware") or [] if isinstance(h, dict)}
         out = []
@@ -236,7 +240,7 @@ class _Builder:
                                                                                         "hopper") else "other"})
         return out
 
-    def page(self, page_id: str | None) -> dict:
+    def page(self, page_id: str | None) -> dict[str, Any]:
         d = self.ev.data
         name = str(d.get("modelName") or page_id or "page")
         out: dict[str, Any] = {"id": page_id or our_id(name), "model": name,
@@ -304,7 +308,7 @@ class Comparison:
     first_divergence: str | None = None
 
 
-def _reseated(docs: DocsPage, want: dict, sel: dict[str, str]) -> bool:
+def _reseated(docs: DocsPage, want: dict[str, Any], sel: dict[str, str]) -> bool:
     """The panel moves a pick off an option hidden in a visible row before it composes (a hidden row's pick
     contributes nothing and composes as usual)."""
     return any(want["rows"].get(d, True) and not want["options"].get(f"{d}.{sel[d]}", {}).get("visible", True)
@@ -374,7 +378,7 @@ def _load(imp: Imported, docs: DocsPage, what: str) -> Comparison | None:
     return compare(docs, loaded.page)
 
 
-def _overlay(path: str) -> tuple[dict, str]:
+def _overlay(path: str) -> tuple[dict[str, Any], str]:
     """The page to merge into (its data and leading comment block); BadInput when unreadable."""
     text = read_text(Path(path), limit=MAX_OVERLAY_BYTES)
     try:
@@ -404,7 +408,7 @@ def calculator_workload(model_name: object) -> dict[str, int] | None:
 
 
 def import_evaluation(ev: Evaluation, page_id: str | None = None, merge: str | None = None,
-                      origin: str | None = None, workload: dict | None = None) -> Imported:
+                      origin: str | None = None, workload: dict[str, Any] | None = None) -> Imported:
     """The page for an evaluated module, checked against the module on every selection that has a cell; with
     `merge`, that page regenerated (docs-owned data from the module, its own additions kept) and checked again."""
     refuse_unkeepable(ev.data)

@@ -12,7 +12,7 @@ subtitles the docs lack. Overlay cells and options the module no longer has are 
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import Any, Callable, Collection
 
 from hybridplan import __version__
 
@@ -30,12 +30,16 @@ def provenance(origin: str, path: str, node: str, on: date | None = None) -> str
             f"(Node {node or 'unknown'}) on {day}")
 
 
-def _keep(imported: dict, overlay: dict, owned: tuple[str, ...]) -> dict:
+_Merge = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]  # (imported, overlay) -> merged entry
+
+
+def _keep(imported: dict[str, Any], overlay: dict[str, Any], owned: tuple[str, ...]) -> dict[str, Any]:
     """The imported entry with the overlay's keys the docs do not own (the overlay's value where both have one)."""
     return {**imported, **{k: v for k, v in overlay.items() if k not in owned}}
 
 
-def _by_id(imported: list, overlay: list, merge, what: str, notes: list[str], keep=()) -> list:
+def _by_id(imported: list[Any], overlay: list[Any], merge: _Merge, what: str, notes: list[str],
+           keep: Collection[Any] = ()) -> list[Any]:
     theirs = {o.get("id"): o for o in overlay if isinstance(o, dict)}
     out = [merge(i, theirs[i["id"]]) if i.get("id") in theirs else i for i in imported]
     gone = [k for k in theirs if k not in {i.get("id") for i in imported} and k not in keep]
@@ -44,15 +48,15 @@ def _by_id(imported: list, overlay: list, merge, what: str, notes: list[str], ke
     return out
 
 
-def _option(imported: dict, overlay: dict) -> dict:
+def _option(imported: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
     out = dict(imported)
     if "subtitle" not in imported and "subtitle" in overlay:
         out["subtitle"] = overlay["subtitle"]
     return out
 
 
-def _dimension(notes: list[str]):
-    def merge(imported: dict, overlay: dict) -> dict:
+def _dimension(notes: list[str]) -> _Merge:
+    def merge(imported: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
         out = {**imported, "options": _by_id(imported["options"], overlay.get("options") or [], _option,
                                              f"option(s) of {imported['id']}:", notes)}
         if overlay.get("strip"):
@@ -63,12 +67,12 @@ def _dimension(notes: list[str]):
     return merge
 
 
-def _covers(overlay_match: dict, match: dict) -> bool:
+def _covers(overlay_match: dict[str, Any], match: dict[str, Any]) -> bool:
     return set(overlay_match) == set(match) and all(
         v == match[k] or (isinstance(v, list) and match[k] in v) for k, v in overlay_match.items())
 
 
-def _completed(overlay_cells: list, dims: list[dict], notes: list[str]) -> list[dict]:
+def _completed(overlay_cells: list[Any], dims: list[dict[str, Any]], notes: list[str]) -> list[dict[str, Any]]:
     """Each overlay cell's match with the module's match dims it lacks set to that dimension's default (else its
     first option): a page keyed before the docs added a dimension keeps its cells (and measurements) there."""
     out = []
@@ -86,14 +90,14 @@ def _completed(overlay_cells: list, dims: list[dict], notes: list[str]) -> list[
     return out
 
 
-def _cell(imported: dict, overlay: dict) -> dict:
+def _cell(imported: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
     out = _keep(imported, overlay, DOCS_CELL + ("verification",))
     ver = overlay.get("verification") or {}
     out["verification"] = _keep(imported.get("verification") or {}, ver, DOCS_VERIFICATION)
     return out
 
 
-def merge_page(imported: dict, overlay: dict, source: str) -> tuple[dict, list[str]]:
+def merge_page(imported: dict[str, Any], overlay: dict[str, Any], source: str) -> tuple[dict[str, Any], list[str]]:
     """The imported page data with the overlay page's own additions; notes list what was dropped or kept."""
     notes: list[str] = []
     out: dict[str, Any] = {"id": overlay.get("id", imported["id"]), "model": imported["model"]}

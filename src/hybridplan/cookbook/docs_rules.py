@@ -8,6 +8,7 @@ what the panel expects.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from hybridplan.cookbook.docs_view import LEGACY, STATUSES
 from hybridplan.cookbook.node_eval import Evaluation
@@ -15,7 +16,7 @@ from hybridplan.cookbook.node_eval import Evaluation
 _STRING_OR_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`", re.S)
 
 
-def _sources(value) -> list[str]:
+def _sources(value: object) -> list[str]:
     """Every function's source text in the evaluated data."""
     if isinstance(value, dict):
         if "$fn" in value or "$getter" in value:
@@ -54,7 +55,7 @@ def structure_rules(ev: Evaluation) -> list[str]:
     custom = isinstance(d.get("matchDims"), list)
     if not custom:
         out += [f"legacy config is missing `{k}`" for k, _ in LEGACY if not isinstance(d.get(k), list)]
-    match_dims: list = (d.get("matchDims") or []) if custom else [{"id": i, "options": d.get(k) or []} for k, i in LEGACY]
+    match_dims: list[Any] = (d.get("matchDims") or []) if custom else [{"id": i, "options": d.get(k) or []} for k, i in LEGACY]
     ids = ["hw"] + [str(m.get("id")) for m in match_dims if isinstance(m, dict)]
     for i, cell in enumerate(d.get("cells") or []):
         keys = sorted((cell.get("match") or {}).keys())

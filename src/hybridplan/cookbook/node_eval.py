@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from hybridplan.errors import BadInput
 from hybridplan.textfile import read_text
@@ -42,10 +43,10 @@ class Evaluation:
     source: str
     origin: str
     node: str
-    data: dict
-    dims: list[dict]
+    data: dict[str, Any]
+    dims: list[dict[str, Any]]
     selections: int
-    functions: list[dict]
+    functions: list[dict[str, Any]]
     helpers: list[str]
     errors: list[str]
 

@@ -27,6 +27,12 @@ from hybridplan.errors import BadInput
 
 if TYPE_CHECKING:
     from hybridplan.cookbook.docs_keep import ModuleLines
+    from hybridplan.cookbook.pages import Loaded as LoadedPage
+    from hybridplan.cookbook.schema import Option
+    from hybridplan.engine.flags import FlagRegistry
+
+# a strip entry: (group, dim index, option index or None for the row's own strip, flag family, row-level)
+_StripKey = tuple[str, int, int | None, str, bool]
 
 SEVERITIES = ("error", "warning", "info")
 COND_FIELDS = ("when", "show_when", "covers")
@@ -44,13 +50,13 @@ class Finding:
     message: str
     origin: str
     line: int | None = None
-    selection: dict | None = None
+    selection: dict[str, Any] | None = None
 
     @property
     def where(self) -> str:
         return f"{self.origin}:{self.line}" if self.line else self.origin
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"severity": self.severity, "rule": self.rule, "message": self.message, "file": self.origin,
                 "line": self.line, "selection": self.selection}
 
@@ -88,7 +94,7 @@ class Report:
                         **{s: sum(f.severity == s for f in mine) for s in SEVERITIES}})
         return out
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"files": self.files, "findings": [f.as_dict() for f in self.findings], "unreadable": self.unreadable,
                 "pages": self.per_file(), "exit_code": self.exit_code, "summary": self.summary()}
 
@@ -101,9 +107,9 @@ class _Collector:
         self.src = src
         self.page = page
         self.out: list[Finding] = []
-        self._seen: set = set()
+        self._seen: set[Any] = set()
 
-    def _known(self, rule: str, loc: tuple, selection: dict | None) -> str | None:
+    def _known(self, rule: str, loc: tuple[Any, ...], selection: dict[str, Any] | None) -> str | None:
         if self.page is None or rule not in REFUSABLE or len(loc) < 2 or loc[0] != "cells":
             return None
         for k in self.page.cells[loc[1]].known_refused:
@@ -111,7 +117,7 @@ class _Collector:
                 return f"{k.reason} ({k.source})"
         return None
 
-    def add(self, severity: str, rule: str, message: str, loc: tuple = (), selection: dict | None = None) -> None:
+    def add(self, severity: str, rule: str, message: str, loc: tuple[Any, ...] = (), selection: dict[str, Any] | None = None) -> None:
         known = self._known(rule, loc, selection)
         if known and severity != "info":
             severity, message = "info", f"known refusal, {known}: {message}"
@@ -126,7 +132,7 @@ class _Collector:
 # ---------------------------------------------------------------------------------------------- walking the page
 
 
-def _walk(obj, loc: tuple = ()) -> Iterator[tuple[tuple, str, object]]:
+def _walk(obj: object, loc: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str, object]]:
     """(location, field name, value) for every field of every model in the page, YAML keys (aliases) as names."""
     if isinstance(obj, BaseModel) and not isinstance(obj, _Cond):
         for name, info in type(obj).model_fields.items():
@@ -142,7 +148,7 @@ def _walk(obj, loc: tuple = ()) -> Iterator[tuple[tuple, str, object]]:
             yield from _walk(v, loc + (k,))
 
 
-def _conditions(page: Page) -> Iterator[tuple[tuple, "Condition"]]:
+def _conditions(page: Page) -> Iterator[tuple[tuple[Any, ...], "Condition"]]:
     for loc, key, value in _walk(page):
         if key in COND_FIELDS:
             yield loc, cast("Condition", value)
@@ -154,7 +160,7 @@ def _option_ids(page: Page) -> dict[str, list[str]]:
     return ids
 
 
-def _contribution_strings(page: Page) -> Iterator[tuple[tuple, str, str]]:
+def _contribution_strings(page: Page) -> Iterator[tuple[tuple[Any, ...], str, str]]:
     """(location, kind, string) for every flag/strip/env string an overlay or match row can contribute."""
     for group in ("match_dims", "overlay_dims"):
         for i, dim in enumerate(getattr(page, group)):
@@ -188,7 +194,7 @@ def _check_conditions(page: Page, out: _Collector) -> None:
 def _check_cells(page: Page, out: _Collector) -> None:
     ids = _option_ids(page)
     want = set(page.dims)
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[Any, ...], int] = {}
     for i, cell in enumerate(page.cells):
         keys = set(cell.match)
         if keys != want:
@@ -237,13 +243,13 @@ def _check_cells(page: Page, out: _Collector) -> None:
                         ("match_dims", k, "options", j))
 
 
-def _registry(page: Page):
+def _registry(page: Page) -> FlagRegistry:
     from hybridplan.engine import for_version
 
     return for_version(page.engine_version).registry()
 
 
-def _check_flag(reg, flag: str, kind: str, values: dict) -> str | None:
+def _check_flag(reg: FlagRegistry, flag: str, kind: str, values: dict[str, Any]) -> str | None:
     """Why a flag string is not valid for the engine's parser (None if it is)."""
     from hybridplan.cookbook.text import interpolate
     from hybridplan.engine.flags import parse_argv
@@ -343,7 +349,7 @@ def set_aside(page: Page, aside: set[str], out: _Collector) -> Page:
 def _check_placeholders(page: Page, out: _Collector) -> None:
     """Every {{KEY}} in a command, env, curl or example is declared (or filled by the renderer)."""
     declared = set(page.placeholders) | BUILTIN_KEYS
-    places: list[tuple[tuple, str, set]] = []
+    places: list[tuple[tuple[Any, ...], str, set[Any]]] = []
     for i, cell in enumerate(page.cells):
         places += [(("cells", i, "flags", j), f, declared) for j, f in enumerate(cell.flags)]
         places += [(("cells", i, "env", j), e, declared) for j, e in enumerate(cell.env)]
@@ -402,7 +408,7 @@ def _check_defaults(page: Page, out: _Collector) -> None:
 # ---------------------------------------------------------------------------------------------- dynamic rules
 
 
-def _dim_loc(page: Page, dim: str) -> tuple:
+def _dim_loc(page: Page, dim: str) -> tuple[Any, ...]:
     for group in ("match_dims", "overlay_dims"):
         ids = [d.id for d in getattr(page, group)]
         if dim in ids:
@@ -417,7 +423,7 @@ def _check_selections(page: Page, out: _Collector, *, gpu: bool, engine: bool) -
     reg = _registry(page)
     if gpu:
         from hybridplan.cookbook import fit
-    strip_hits: dict[tuple, bool] = {}
+    strip_hits: dict[_StripKey, bool] = {}
     for sel_items, _, landed in landings(page):
         sel = dict(sel_items)
         for row in S.rows(page):
@@ -459,11 +465,11 @@ def _check_selections(page: Page, out: _Collector, *, gpu: bool, engine: bool) -
         if gpu:
             for severity, rule, msg in fit.check_rendered(page, r):
                 out.add(severity, rule, msg, cell_loc, sel)
-    for (group, i, j, fam, own_row), hit in strip_hits.items():
+    for (group, i, opt_j, fam, own_row), hit in strip_hits.items():
         if not hit:
-            loc = (group, i, "strip") if own_row else (group, i, "options", j, "strip")
+            loc = (group, i, "strip") if own_row else (group, i, "options", opt_j, "strip")
             dim = getattr(page, group)[i]
-            who = f"row {dim.id}" if own_row else f"{dim.id}={dim.options[j].id}"
+            who = f"row {dim.id}" if opt_j is None else f"{dim.id}={dim.options[opt_j].id}"
             out.add("warning", "strip-unused", f"{who} strips {fam}, which no cell it applies to carries and it "
                     "does not re-pin", loc)
     if gpu and engine:
@@ -473,18 +479,18 @@ def _check_selections(page: Page, out: _Collector, *, gpu: bool, engine: bool) -
             out.add(severity, rule, msg, ("records",))
 
 
-def _shown(option, sel) -> bool:
+def _shown(option: Option, sel: dict[str, str]) -> bool:
     from hybridplan.cookbook.conditions import evaluate
 
     return evaluate(option.show_when, sel)
 
 
-def _dest(reg, fam: str) -> str | None:
+def _dest(reg: FlagRegistry, fam: str) -> str | None:
     flag = reg.by_option.get(fam)
     return flag.dest if flag is not None else None
 
 
-def _strip_usage(page: Page, sel: dict, cell_flags: list[str], hits: dict) -> None:
+def _strip_usage(page: Page, sel: dict[str, Any], cell_flags: list[str], hits: dict[_StripKey, bool]) -> None:
     """Record, per strip entry, whether it removed a cell flag (or the ratio slot) or re-pins its own family."""
     from hybridplan.cookbook.conditions import evaluate
 
@@ -523,7 +529,7 @@ def validate(page: Page, src: "SourceMap | ModuleLines", *, gpu: bool = True) ->
     return out.out
 
 
-def _findings(loaded, *, gpu: bool, version: str | None = None) -> list[Finding]:
+def _findings(loaded: LoadedPage, *, gpu: bool, version: str | None = None) -> list[Finding]:
     if loaded.page is None:
         return [Finding(severity="error", rule="schema", message=f"{dotted(e.loc) or 'page'}: {e.message}",
                         origin=loaded.source.origin, line=e.line) for e in loaded.errors]
