@@ -1,7 +1,7 @@
 """Static checks CI enforces, configured in pyproject.toml: the import contracts (only hybridplan.engine reaches a
 version package, the layers, no cycles), ruff, and mypy: strict on all of src/hybridplan except the oracle drivers
-(they run inside the engine's own interpreter; default checks, with conformance/oracle_schema.py as their typed
-boundary) and the modules STRICT_PENDING names (default checks until they are made strict; the list only shrinks)."""
+(they run inside the engine's own interpreter, on its untyped modules: default checks, with conformance/oracle_schema.py
+as their typed boundary)."""
 
 from __future__ import annotations
 
@@ -16,18 +16,6 @@ except ModuleNotFoundError:  # Python 3.10: pytest's own TOML reader
 
 ROOT = Path(__file__).resolve().parents[1]
 ORACLE_DRIVERS = {"hybridplan.conformance.oracle_driver", "hybridplan.conformance.vllm_oracle_driver"}
-STRICT_PENDING: set[str] = {
-    "hybridplan.commands.cookbook",
-    "hybridplan.cookbook.docs_export",
-    "hybridplan.cookbook.docs_import",
-    "hybridplan.cookbook.docs_merge",
-    "hybridplan.cookbook.docs_rules",
-    "hybridplan.cookbook.node_eval",
-    "hybridplan.cookbook.validate",
-    "hybridplan.web.api",
-    "hybridplan.weights.inventory",
-    "hybridplan.weights.report",
-}
 
 
 def _run(*args: str, tmp: Path) -> subprocess.CompletedProcess[str]:
@@ -53,9 +41,9 @@ def test_mypy_strict_is_clean(tmp_path):
     assert "Success: no issues found" in proc.stdout
 
 
-def test_mypy_checks_all_of_src_strict_but_the_oracle_drivers_and_the_pending_list():
-    """mypy reads the whole package, strict; only the oracle drivers and STRICT_PENDING relax strict's flags, and
-    nothing (no module) is skipped or has its errors ignored."""
+def test_mypy_checks_all_of_src_strict_but_the_oracle_drivers():
+    """mypy reads the whole package, strict; only the oracle drivers relax strict's flags (to mypy's defaults), and
+    no module is skipped or has its errors ignored."""
     cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
     assert cfg["files"] == ["src/hybridplan"] and cfg["strict"] is True
     relaxed: set[str] = set()
@@ -66,4 +54,4 @@ def test_mypy_checks_all_of_src_strict_but_the_oracle_drivers_and_the_pending_li
             relaxed |= set(modules)
         elif override.get("ignore_missing_imports"):
             assert all(not m.startswith("hybridplan") for m in modules), modules  # third-party engines only
-    assert relaxed == ORACLE_DRIVERS | STRICT_PENDING
+    assert relaxed == ORACLE_DRIVERS
