@@ -120,8 +120,9 @@ def render(table: list[Row]) -> str:
               "[noonghunna/club-3090#104](https://github.com/noonghunna/club-3090/issues/104), a v0.20-era boot of the "
               "dual stack (9.84 GiB -> 619,202 tokens logged, 555,042 predicted by the 0.33.0 rules with its MTP 3). "
               "Planned without MTP (no speculative conv rows, state blocks or drafter layer) it reproduces exactly "
-              "(1,568-token blocks, 411 blocks); whether that boot ran without MTP or v0.20 planned MTP so is not "
-              "identified.", ""]
+              "(1,568-token blocks, 411 blocks). [club-3090#91](https://github.com/noonghunna/club-3090/issues/91), the "
+              "same launch on v0.20.1, reproduces with its MTP 3 (row above), so v0.20 planned MTP as the modelled "
+              "rules do; whether #104's boot ran without the drafter is not identified.", ""]
     return "\n".join(lines)
 
 
