@@ -122,7 +122,12 @@ def render(table: list[Row]) -> str:
               "Planned without MTP (no speculative conv rows, state blocks or drafter layer) it reproduces exactly "
               "(1,568-token blocks, 411 blocks). [club-3090#91](https://github.com/noonghunna/club-3090/issues/91), the "
               "same launch on v0.20.1, reproduces with its MTP 3 (row above), so v0.20 planned MTP as the modelled "
-              "rules do; whether #104's boot ran without the drafter is not identified.", ""]
+              "rules do; whether #104's boot ran without the drafter is not identified.", "",
+              "Public boots left out (not modelled, or a number missing from the public excerpt): DFlash/DFlash2 "
+              "drafters (club-3090#46, #96, #1084, #1085, #1086, vllm-project/vllm#46462), int8_per_token_head KV "
+              "(club-3090#602, #446), no `Available KV cache memory` line (club-3090#294, #295, "
+              "vllm-project/vllm#40691), no `GPU KV cache size` line (club-3090#127, #1087), KDA + MLA "
+              "(vllm-project/vllm#28228, Kimi-Linear: not modelled yet).", ""]
     return "\n".join(lines)
 
 
