@@ -22,6 +22,7 @@ from hybridplan.engine.command import LaunchCommand, parse_command
 from hybridplan.engine.flags import FlagRegistry
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU, catalog, from_options
+from hybridplan.monotone import largest_true
 from hybridplan.planner import evidence as ev
 from hybridplan.planner import ratio as rt
 from hybridplan.planner.argv import value_of, with_flag, without
@@ -547,18 +548,6 @@ def _fits_safely(o: Outcome) -> bool:
     return o.fits and o.timeline is not None and o.timeline.slack_fits_headroom
 
 
-def _largest_fit(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
-    """Largest n in [lo, hi] with fits(n) (monotone true -> false); lo - 1 when none."""
-    best = lo - 1
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            best, lo = mid, mid + 1
-        else:
-            hi = mid - 1
-    return best
-
-
 def _needed(pl: Planner, args: EngineArgs | None, *, gpu: GPU | None = None, L: int | None = None,
             C: int | None = None) -> str:
     """", with <knobs>": the cheapest knobs the changed target still needs (empty when it needs none)."""
@@ -576,11 +565,11 @@ def _cheapest_changes(pl: Planner, base: Outcome, loosest: Candidate) -> list[di
     args = pl.base_args()
     out: list[dict[str, Any]] = []
     if base.needs is not None and base.reason and "KV pool" in base.reason:
-        L = _largest_fit(1, t.request_length - 1, lambda n: pl.evaluate(loosest, L=n).fits)
+        L = largest_true(1, t.request_length - 1, lambda n: pl.evaluate(loosest, L=n).fits)
         if L >= 1:
             out.append({"change": f"request length {L:,} tokens (from {t.request_length:,})"
                                   + _needed(pl, args, L=L), "cost": 5.0})
-    C = _largest_fit(1, t.concurrency - 1, lambda n: pl.evaluate(loosest, C=n).fits)
+    C = largest_true(1, t.concurrency - 1, lambda n: pl.evaluate(loosest, C=n).fits)
     if C >= 1:
         out.append({"change": f"concurrency {C} (from {t.concurrency})" + _needed(pl, args, C=C), "cost": 5.5})
     if t.command is None:

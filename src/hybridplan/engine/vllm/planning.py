@@ -17,6 +17,7 @@ from hybridplan.dtypes import itemsize, model_dtype
 from hybridplan.engine.vllm.behaviours import NEWEST, Release
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.models.geometry import Mamba2Mixer, ModelGeometry
+from hybridplan.monotone import largest_true
 
 DEFAULT_BLOCK_SIZE = 16  # config/cache.py::CacheConfig.DEFAULT_BLOCK_SIZE
 FLASH_ATTN_KERNEL_BLOCK = 16  # v1/attention/backends/flash_attn.py::get_supported_kernel_block_sizes -> [MultipleOf(16)]
@@ -421,19 +422,7 @@ def _format_gib(b: int) -> str:
 def _longest_fit(original: int, memory: int, bytes_per_block: int, per_request: Callable[[int], int]) -> int:
     """v1/core/kv_cache_planning.py::_estimate_max_model_len_from_groups: the longest length in [1, original] whose
     request fits in `memory` (binary search), 0 when not even one token does."""
-    def fits(n: int) -> bool:
-        return bytes_per_block * per_request(n) <= memory
-
-    if not fits(1):
-        return 0
-    lo, hi, best = 1, original, 1
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            best, lo = mid, mid + 1
-        else:
-            hi = mid - 1
-    return best
+    return largest_true(1, original, lambda n: bytes_per_block * per_request(n) <= memory)
 
 
 def _auto_fit(original: int, memory: int, bytes_per_block: int, per_request: Callable[[int], int]) -> int:
