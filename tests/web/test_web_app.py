@@ -20,6 +20,16 @@ def test_page_loads_only_its_own_assets(client):
     assert res.headers["x-content-type-options"] == "nosniff"
 
 
+def test_the_header_names_both_engines_modelled(client):
+    """The page explains SGLang and vLLM commands: its header names the release of each it models by default."""
+    from hybridplan.engine import DEFAULT
+    from hybridplan.engine.api import for_engine
+
+    html = client.get("/").text
+    assert f"sglang {DEFAULT} and vllm {for_engine('vllm').version} memory models" in html
+    assert DEFAULT == "0.5.23" and for_engine("vllm").version == "0.33.0"
+
+
 def test_openapi_describes_the_bounded_api(client):
     schema = client.get("/openapi.json").json()
     op = schema["paths"]["/api/explain"]["post"]

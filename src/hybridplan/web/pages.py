@@ -18,9 +18,10 @@ router = APIRouter(include_in_schema=False)
 
 def _context(request: Request, **extra: Any) -> dict[str, Any]:
     from hybridplan.engine import DEFAULT, SUPPORTED
+    from hybridplan.engine.api import for_engine
 
     return {"request": request, "version": __version__, "engine_version": DEFAULT,
-            "engine_versions": sorted(SUPPORTED), **extra}
+            "vllm_version": for_engine("vllm").version, "engine_versions": sorted(SUPPORTED), **extra}
 
 
 @router.get("/", response_class=HTMLResponse)
