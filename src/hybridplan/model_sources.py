@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hybridplan.errors import BadInput
+from hybridplan.limits import MAX_WEIGHT_FILES
 from hybridplan.models import catalog as cat
 from hybridplan.models.config_json import parse_config_text
 from hybridplan.models.loader import (
@@ -114,6 +115,10 @@ class ModelSourcePolicy:
         for f in (config, config.with_name("hf_quant_config.json")):
             if f.exists() and not self.admits(f):
                 raise BadInput(f"{ref}: {f.name} resolves outside the directories this server allows")
+        if path.is_dir():
+            for f in _weight_files(path):  # read only when an answer needs the bytes; refused before any is opened
+                if not self.admits(f):
+                    raise BadInput(f"{ref}: {f.name} resolves outside the directories this server allows")
         if path.is_file():
             src = from_file(ref, path)
             return ConfigSource(ref=ref, config=src.config, hf_quant_config=src.hf_quant_config, origin=origin,
@@ -124,6 +129,19 @@ class ModelSourcePolicy:
         """The resolver `resolving_with` takes: this policy plus one request's uploaded configs."""
         table = dict(uploads or {})
         return lambda ref: self.resolve(ref, table)
+
+
+def _weight_files(directory: Path) -> Iterator[Path]:
+    """The safetensors shards and index a checkpoint directory holds (weights/headers.py reads these), at most
+    MAX_WEIGHT_FILES + 1 of them: the weights reader refuses a directory with more."""
+    found = 0
+    with os.scandir(directory) as entries:
+        for e in entries:
+            if e.name.endswith((".safetensors", ".safetensors.index.json")):
+                yield directory / e.name
+                found += 1
+                if found > MAX_WEIGHT_FILES:
+                    return
 
 
 @contextmanager

@@ -53,6 +53,9 @@ def places(tmp_path_factory):
     (allowed / "loop").symlink_to(allowed / "loop")
     (allowed / "linked_ckpt").mkdir()
     (allowed / "linked_ckpt" / "config.json").symlink_to(outside / "config.json")
+    (allowed / "linked_weights").mkdir()
+    (allowed / "linked_weights" / "config.json").write_text(text)
+    (allowed / "linked_weights" / "model.safetensors").symlink_to(outside / "secret.txt")
     bad = catalog_config()
     bad["text_config"]["linear_num_value_heads"] = SECRET
     (allowed / "bad_field.json").write_text(json.dumps(bad))
@@ -131,6 +134,15 @@ def test_a_config_symlinked_out_of_an_allowed_checkpoint_is_not_read(sec, places
     assert res.json()["error"]["message"].endswith("config.json resolves outside the directories this server allows")
 
 
+def test_a_weights_file_symlinked_out_of_an_allowed_checkpoint_is_not_read(sec, places):
+    """Like its config.json, a checkpoint's safetensors shards and index must resolve inside the allowed directories:
+    the server refuses the checkpoint before it opens any of them."""
+    res = sec.post("/api/explain", json={"command": f"--model-path {places[0] / 'linked_weights'}", "gpu": "h200"})
+    assert res.status_code == 400 and SECRET not in res.text
+    assert res.json()["error"]["message"].endswith("model.safetensors resolves outside the directories this server "
+                                                   "allows")
+
+
 @pytest.mark.parametrize("name,field", [("bad_field.json", "linear_num_value_heads"),
                                         ("bad_json.json", "malformed config.json"),
                                         ("not_object.json", "expected a JSON object")])
@@ -194,7 +206,8 @@ def test_requests_open_nothing_outside_the_allowed_places(sec, places, opened):
 
     allowed, outside = places
     for endpoint in ("explain", "ratio", "plan"):
-        for ref in [*_refused_refs(allowed, outside), MODEL, str(allowed / "ckpt"), str(allowed / "linked_ckpt")]:
+        for ref in [*_refused_refs(allowed, outside), MODEL, str(allowed / "ckpt"), str(allowed / "linked_ckpt"),
+                    str(allowed / "linked_weights")]:
             _post(sec, endpoint, ref)
     sec.post("/api/logs/check", json={"log": "x", "command": f"--model-path {outside / 'config.json'}"})
     roots = [Path(os.path.realpath(p)) for p in (Path(hybridplan.__file__).parent, allowed, sys.prefix,
