@@ -157,3 +157,41 @@ def test_any_catalog_compare_gets_a_shaped_answer(client, model, memory, length,
         assert data["error"]["message"] and "\n" not in data["error"]["message"]
     else:
         assert data["sglang"]["requests_at_length"] >= 0 and data["vllm"]["requests_at_length"] >= 0
+
+
+LOG_652 = """\
+(APIServer pid=1) INFO 07-09 02:56:25 [api_utils.py:273] non-default args: {'model_tag': 'Qwen/Qwen3.6-35B-A3B', \
+'dtype': 'bfloat16', 'max_model_len': 131072, 'kv_cache_dtype': 'fp8', 'enable_prefix_caching': True, \
+'max_num_batched_tokens': 8192, 'max_num_seqs': 1, 'enable_chunked_prefill': True}
+(EngineCore pid=107) INFO 07-09 02:56:41 [core.py:114] Initializing a V1 LLM engine (v0.24.0) with config: model=x
+(EngineCore pid=107) INFO 07-09 02:58:11 [gpu_worker.py:508] Available KV cache memory: 6.01 GiB
+(EngineCore pid=107) INFO 07-09 02:58:11 [kv_cache_utils.py:2146] GPU KV cache size: 569,878 tokens
+(EngineCore pid=107) INFO 07-09 02:58:11 [kv_cache_utils.py:2147] Maximum concurrency for 131,072 tokens per \
+request: 4.35x
+"""  # club-3090#652 (RTX 5090), its model path mapped to the catalog id
+
+
+@pytest.mark.parametrize("gpu,version", [("rtx5090", None), (None, "0.33.0")])
+def test_logs_check_with_engine_vllm_is_the_cli_object(client, cli_json, tmp_path, gpu, version):
+    """club-3090#652's boot: explained under its own 0.24.0 on its card; under 0.33.0 the GDN prefill checkpoints
+    raise the block and the logged tokens are not predicted (still a 200, `explained: false`, as the CLI's exit 1)."""
+    log = tmp_path / "vllm.log"
+    log.write_text(LOG_652)
+    code, expected = cli_json("logs", "check", "--engine", "vllm", "--json", *(["--gpu", gpu] if gpu else []),
+                              *(["--engine-version", version] if version else []), str(log))
+    res = client.post("/api/logs/check", json={"log": LOG_652, "engine": "vllm", "gpu": gpu, "engine_version": version})
+    assert res.status_code == 200 and res.json() == expected
+    assert (code, expected["explained"]) == ((0, True) if version is None else (1, False))
+
+
+@pytest.mark.parametrize("body,needle", [
+    ({"log": "INFO GPU KV cache size: 1,000 tokens\n", "engine": "vllm"}, "non-default args"),
+    ({"log": LOG_652, "engine": "vllm", "log_version": "0.5.23"}, "log_version: an sglang build"),
+    ({"log": "x", "command": "--model-path Qwen/Qwen3.5-9B", "gpu": "h200"}, "gpu: taken with `engine: vllm` only"),
+    ({"log": "x"}, "command: the command the server ran is required for an sglang log"),
+    ({"log": LOG_652, "engine": "tgi"}, "engine: Input should be 'sglang' or 'vllm'"),
+])
+def test_logs_check_bad_engine_input_is_a_400_naming_the_field(client, body, needle):
+    res = client.post("/api/logs/check", json=body)
+    assert res.status_code == 400 and needle in res.json()["error"]["message"]
+    assert "\n" not in res.json()["error"]["message"]

@@ -192,6 +192,19 @@ def logs_parse(req: LogParseRequest) -> CliJSON:
 def logs_check(req: LogCheckRequest, request: Request) -> CliJSON:
     """Predicted vs observed for a boot log and the command that wrote it (the `logs check --json` object);
     `explained: false` is the CLI's exit 1 (findings), still a 200 answer."""
+    from hybridplan.errors import BadInput
+
+    if req.engine == "vllm":
+        from hybridplan.verify.vllm_check import check_vllm_log
+
+        if req.log_version is not None:
+            raise BadInput("log_version: an sglang build; vLLM's log states its release (use engine_version)")
+        with _sources(request):
+            return CliJSON(check_vllm_log(req.log, req.command, gpu=req.gpu, version=req.engine_version))
+    if req.gpu is not None:
+        raise BadInput("gpu: taken with `engine: vllm` only (an sglang log states its own memory)")
+    if req.command is None:
+        raise BadInput("command: the command the server ran is required for an sglang log")
     from hybridplan.engine.command import parse_command
     from hybridplan.verify.check import check_log
     from hybridplan.verify.logparse import parse_log

@@ -34,11 +34,17 @@ class LogParseRequest(_Strict):
 
 
 class LogCheckRequest(LogParseRequest):
-    """`hybridplan logs check --json <log> [--log-version V] [--engine-version V] -- <command>`."""
+    """`hybridplan logs check --json <log> [--log-version V] [--engine-version V] -- <command>`; with `engine: vllm`,
+    `logs check --engine vllm --json [--gpu G] <log> [-- <vllm command>]` (the command may be left out: the log's
+    `non-default args:` line is the launch)."""
 
-    command: str = Field(min_length=1, max_length=MAX_COMMAND_CHARS, description="The command the server ran.")
+    command: str | None = Field(None, min_length=1, max_length=MAX_COMMAND_CHARS,
+                                description="The command the server ran (required for sglang).")
     log_version: str | None = Field(None, max_length=120, description="The sglang build that wrote the log.")
     engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
+    engine: Literal["sglang", "vllm"] = Field("sglang", description="The engine that wrote the log (--engine).")
+    gpu: str | None = Field(None, pattern=ID_PATTERN, description="vLLM: the card the log is from (its compute "
+                            "capability picks the GDN prefill kernel); default an sm90 card.")
 
 
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
