@@ -4,6 +4,7 @@ object for the same input, and bad input a one-line 400 naming the field."""
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -159,16 +160,8 @@ def test_any_catalog_compare_gets_a_shaped_answer(client, model, memory, length,
         assert data["sglang"]["requests_at_length"] >= 0 and data["vllm"]["requests_at_length"] >= 0
 
 
-LOG_652 = """\
-(APIServer pid=1) INFO 07-09 02:56:25 [api_utils.py:273] non-default args: {'model_tag': 'Qwen/Qwen3.6-35B-A3B', \
-'dtype': 'bfloat16', 'max_model_len': 131072, 'kv_cache_dtype': 'fp8', 'enable_prefix_caching': True, \
-'max_num_batched_tokens': 8192, 'max_num_seqs': 1, 'enable_chunked_prefill': True}
-(EngineCore pid=107) INFO 07-09 02:56:41 [core.py:114] Initializing a V1 LLM engine (v0.24.0) with config: model=x
-(EngineCore pid=107) INFO 07-09 02:58:11 [gpu_worker.py:508] Available KV cache memory: 6.01 GiB
-(EngineCore pid=107) INFO 07-09 02:58:11 [kv_cache_utils.py:2146] GPU KV cache size: 569,878 tokens
-(EngineCore pid=107) INFO 07-09 02:58:11 [kv_cache_utils.py:2147] Maximum concurrency for 131,072 tokens per \
-request: 4.35x
-"""  # club-3090#652 (RTX 5090), its model path mapped to the catalog id
+LOG_652 = (Path(__file__).resolve().parents[1] / "fixtures" / "vllm" / "club3090-652-rtx5090.log").read_text()
+# https://github.com/noonghunna/club-3090/issues/652 (RTX 5090), an excerpt; its model path mapped to the catalog id
 
 
 @pytest.mark.parametrize("gpu,version", [("rtx5090", None), (None, "0.33.0")])
