@@ -11,20 +11,26 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def run_setup(script: str, *args: str, failure: str) -> str:
+    """Run conformance/<script> (it builds or reuses what an oracle needs) and return the last line it prints; a
+    failure fails the test under CI and skips it elsewhere, with `failure` and the script's last error line."""
+    proc = subprocess.run(["bash", str(ROOT / "conformance" / script), *args], capture_output=True, text=True,
+                          timeout=1500)
+    if proc.returncode != 0:
+        why = f"{failure}: {proc.stderr.strip().splitlines()[-1:]}"
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+    return proc.stdout.strip().splitlines()[-1]
+
+
 @pytest.fixture(scope="session")
 def oracle_python() -> str:
     """HYBRIDPLAN_ORACLE_PYTHON, else the repository's .oracle-venv (built on first use). Skips only outside CI."""
     given = os.environ.get("HYBRIDPLAN_ORACLE_PYTHON")
     if given:
         return given
-    proc = subprocess.run(["bash", str(ROOT / "conformance" / "setup_oracle.sh")], capture_output=True, text=True,
-                          timeout=1500)
-    if proc.returncode != 0:
-        why = f"the oracle venv could not be built: {proc.stderr.strip().splitlines()[-1:]}"
-        if os.environ.get("CI"):
-            pytest.fail(why)
-        pytest.skip(why)
-    return proc.stdout.strip().splitlines()[-1]
+    return run_setup("setup_oracle.sh", failure="the oracle venv could not be built")
 
 
 @pytest.fixture(scope="session", autouse=True)

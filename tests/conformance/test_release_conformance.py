@@ -3,17 +3,15 @@ by conformance/setup_releases.sh) on the release-difference scenarios and a samp
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import run_setup
 
 from hybridplan.conformance.runner import check_release
 from hybridplan.conformance.scenarios import RELEASE_CASES
 
 pytestmark = pytest.mark.conformance
-ROOT = Path(__file__).resolve().parents[2]
 VERSIONS = ("0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22")
 N = 24  # sampled scenarios per release beside its release cases: each batch stays near 10 s on 2 cores
 
@@ -22,13 +20,7 @@ N = 24  # sampled scenarios per release beside its release cases: each batch sta
 def releases(oracle_python):
     """The oracle interpreter, with 0.5.18-0.5.22 unpacked beside it."""
     venv = Path(oracle_python).absolute().parent.parent
-    proc = subprocess.run(["bash", str(ROOT / "conformance" / "setup_releases.sh"), str(venv), *VERSIONS],
-                          capture_output=True, text=True, timeout=1500)
-    if proc.returncode != 0:
-        why = f"the releases could not be unpacked: {proc.stderr.strip().splitlines()[-1:]}"
-        if os.environ.get("CI"):
-            pytest.fail(why)
-        pytest.skip(why)
+    run_setup("setup_releases.sh", str(venv), *VERSIONS, failure="the releases could not be unpacked")
     return oracle_python
 
 

@@ -4,17 +4,15 @@ generated scenarios: >= 300 for each supported release (0.33.0, and 0.24.0, whic
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import run_setup
 
 from hybridplan.conformance import vllm_conformance as vc
 
 pytestmark = pytest.mark.conformance
-ROOT = Path(__file__).resolve().parents[2]
 # release -> (scenarios at least, align and none outcomes at least)
 RELEASES = {"0.33.0": (300, 100), "0.24.0": (300, 100)}
 
@@ -24,14 +22,8 @@ def vllm_oracle(request, oracle_python):
     """(version, python, PYTHONPATH) of the vLLM oracle for one release, built or reused beside the oracle venv."""
     version = request.param
     venv = Path(oracle_python).absolute().parent.parent
-    proc = subprocess.run(["bash", str(ROOT / "conformance" / "setup_vllm_oracle.sh"), str(venv), version],
-                          capture_output=True, text=True, timeout=1500)
-    if proc.returncode != 0:
-        why = f"the vLLM oracle could not be set up: {proc.stderr.strip().splitlines()[-1:]}"
-        if os.environ.get("CI"):
-            pytest.fail(why)
-        pytest.skip(why)
-    python, path = proc.stdout.strip().splitlines()[-1].split()
+    python, path = run_setup("setup_vllm_oracle.sh", str(venv), version,
+                             failure="the vLLM oracle could not be set up").split()
     return version, python, path
 
 
