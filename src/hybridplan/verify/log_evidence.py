@@ -12,23 +12,17 @@ from hybridplan.hardware.catalog import GPU
 from hybridplan.planner.evidence import EvidencePoint, model_key, same_class
 
 
-def _flag(words: list[str], flag: str) -> str | None:
-    """A flag's value in a split command (`--flag value` or `--flag=value`)."""
-    for i, w in enumerate(words):
-        if w.startswith(flag + "="):
-            return w.split("=", 1)[1]
-        if w == flag and i + 1 < len(words):
-            return words[i + 1]
-    return None
-
-
 def _model(model: str, command: str | None) -> str:
     """planner.evidence.model_key of a logged launch: its catalog id with the --quantization and speculative setup its
-    command names (the command's local --model-path, also as an MTP draft path, stands for the catalog id)."""
-    words = shlex.split(command or "")
-    path, algorithm = _flag(words, "--model-path"), _flag(words, "--speculative-algorithm")
-    draft = _flag(words, "--speculative-draft-model-path") if algorithm else None
-    return model_key({"model_path": model, "quantization": _flag(words, "--quantization"),
+    command names, read as the engine's parser groups the flags (the command's local --model-path, also as an MTP
+    draft path, stands for the catalog id)."""
+    from hybridplan.engine import for_version
+    from hybridplan.planner.argv import value_of
+
+    argv, reg = tuple(shlex.split(command or "")), for_version(None).registry()
+    path, algorithm = value_of(argv, "model_path", reg), value_of(argv, "speculative_algorithm", reg)
+    draft = value_of(argv, "speculative_draft_model_path", reg) if algorithm else None
+    return model_key({"model_path": model, "quantization": value_of(argv, "quantization", reg),
                       "speculative_algorithm": algorithm,
                       "speculative_draft_model_path": model if algorithm and draft in (None, path) else draft})
 
