@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Optional
 
 from hybridplan.engine import DEFAULT, SUPPORTED, release_of
@@ -66,10 +65,9 @@ def parse(data: Any) -> tuple[Build, ...]:
 @lru_cache(maxsize=1)
 def builds() -> tuple[Build, ...]:
     """The packaged table."""
-    import yaml
+    from hybridplan.packaged import data_yaml
 
-    return parse(yaml.load((resources.files("hybridplan") / "data" / _FILE).read_text(),
-                          Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))  # libyaml when built with it
+    return parse(data_yaml(_FILE))
 
 
 def find(commit: str) -> Build | None:

@@ -393,10 +393,9 @@ def _overlay(path: str) -> tuple[dict[str, Any], str]:
 
 @lru_cache(maxsize=1)
 def _calculators() -> dict[str, dict[str, int]]:
-    from importlib import resources
+    from hybridplan.packaged import data_yaml
 
-    raw = yaml.load((resources.files("hybridplan") / "data" / "docs_calculators.yaml").read_text(),
-                    Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    raw = data_yaml("docs_calculators.yaml")
     return {str(k): {"request_length": int(v["request_length"]), "concurrency": int(v["concurrency"])}
             for k, v in raw["calculators"].items()}
 

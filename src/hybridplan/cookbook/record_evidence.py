@@ -9,21 +9,15 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Sequence
 
 from hybridplan.hardware.catalog import GPU
+from hybridplan.packaged import plain_yaml
 from hybridplan.planner.evidence import EvidencePoint, match_args, model_key, same_class
 
 # a page's top-level `records:` key (bundled pages are block-style YAML; test_record_evidence holds the index to the
 # page model): a page without one is not parsed for the index
 _RECORDS_KEY = re.compile(r"^records\s*:", re.MULTILINE)
-
-
-def _plain(text: str) -> Any:
-    """Bundled YAML as plain data (libyaml when PyYAML has it; the files are ours, cookbook.source bounds user files)."""
-    import yaml
-
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 @lru_cache(maxsize=1)
@@ -34,13 +28,13 @@ def _recorded() -> tuple[tuple[str, str], ...]:
     from importlib import resources
 
     pages = resources.files("hybridplan") / "data" / "cookbooks"  # cookbook.pages: the bundled pages, sorted by id
-    shared = {h["id"]: h.get("gpu") for h in _plain((pages / "_hardware.yaml").read_text())["hardware"]}
+    shared = {h["id"]: h.get("gpu") for h in plain_yaml((pages / "_hardware.yaml").read_text())["hardware"]}
     out: list[tuple[str, str]] = []
     for pid in sorted(f.name[:-5] for f in pages.iterdir() if f.name.endswith(".yaml") and not f.name.startswith("_")):
         text = (pages / f"{pid}.yaml").read_text()
         if not _RECORDS_KEY.search(text):
             continue
-        data = _plain(text)
+        data = plain_yaml(text)
         gpus = {**shared, **{h["id"]: h.get("gpu") for h in data.get("hardware") or [] if isinstance(h, dict)}}
         out += [(pid, gpus[r["hw"]]) for r in data.get("records") or [] if gpus.get(r.get("hw")) is not None]
     return tuple(dict.fromkeys(out))

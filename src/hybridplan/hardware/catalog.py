@@ -9,7 +9,6 @@ import math
 import re
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Literal, Optional
 
 from hybridplan.engine.args import Platform
@@ -138,10 +137,9 @@ def _whole(value: object) -> bool:
 @lru_cache(maxsize=1)
 def _load() -> tuple[tuple[GPU, ...], dict[str, GPU]]:
     """data/gpus.yaml, read once."""
-    import yaml
+    from hybridplan.packaged import data_yaml
 
-    text = (resources.files("hybridplan") / "data" / "gpus.yaml").read_text()
-    return parse(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))  # libyaml
+    return parse(data_yaml("gpus.yaml"))
 
 
 def parse(data: object) -> tuple[tuple[GPU, ...], dict[str, GPU]]:

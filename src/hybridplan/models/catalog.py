@@ -52,7 +52,7 @@ def _auto_id(name: str) -> str | None:
 @lru_cache(maxsize=1)
 def catalog() -> dict[str, CatalogEntry]:
     """All catalog ids. Validated at load: every referenced file must exist."""
-    import yaml
+    from hybridplan.packaged import data_yaml
 
     configs = _data_dir() / "configs"
     names = {p.name for p in configs.iterdir()}
@@ -63,8 +63,7 @@ def catalog() -> dict[str, CatalogEntry]:
             sidecar = name[: -len(".json")] + ".hf_quant_config.json"
             entries[hf_id] = CatalogEntry(hf_id=hf_id, config_file=name,
                                           hf_quant_config_file=sidecar if sidecar in names else None)
-    text = (_data_dir() / "catalog.yaml").read_text()
-    raw = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}  # libyaml when built with it
+    raw = data_yaml("catalog.yaml") or {}
     for hf_id, spec in (raw.get("models") or {}).items():
         if spec.get("config") not in names:
             raise BadInput(f"catalog.yaml: {hf_id}: config file {spec.get('config')!r} is not bundled")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from hybridplan.errors import BadInput
@@ -78,10 +77,9 @@ def _entries(raw: object, where: str) -> dict[str, tuple[float, str]]:
 
 @lru_cache(maxsize=1)
 def _load() -> tuple[dict[str, tuple[float, str]], dict[str, dict[str, tuple[float, str]]]]:
-    import yaml
+    from hybridplan.packaged import data_yaml
 
-    text = (resources.files("hybridplan") / "data" / DATA_FILE).read_text()
-    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}  # libyaml when built with it
+    data = data_yaml(DATA_FILE) or {}
     defaults = _entries(data.get("defaults"), "defaults")
     missing = set(value_names()) - set(defaults)
     if missing:

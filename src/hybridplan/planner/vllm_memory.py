@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from hybridplan.errors import BadInput
@@ -48,9 +47,9 @@ class VllmMemory:
 @lru_cache(maxsize=1)
 def _constants() -> dict[str, tuple[float, str]]:
     """name -> (value, note) from the data file (overhead as overhead_single / overhead_tensor_parallel)."""
-    import yaml
+    from hybridplan.packaged import data_yaml
 
-    data = yaml.safe_load((resources.files("hybridplan") / "data" / DATA_FILE).read_text()) or {}
+    data = data_yaml(DATA_FILE) or {}
     flat = {"overhead_single": data["overhead_gib"]["single"],
             "overhead_tensor_parallel": data["overhead_gib"]["tensor_parallel"],
             "activation_copies": data["activation_copies"], "cudagraph_gib_per_graph": data["cudagraph_gib_per_graph"]}

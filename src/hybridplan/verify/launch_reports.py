@@ -8,7 +8,6 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Optional
 
 from hybridplan.errors import BadInput
@@ -133,10 +132,9 @@ def parse(data: Any) -> tuple[Report, ...]:
 @lru_cache(maxsize=1)
 def load() -> tuple[Report, ...]:
     """The packaged reports."""
-    import yaml
+    from hybridplan.packaged import data_yaml
 
-    text = (resources.files("hybridplan") / "data" / DATA_FILE).read_text()
-    return parse(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))  # libyaml when built with it
+    return parse(data_yaml(DATA_FILE))
 
 
 @dataclass(frozen=True, kw_only=True)

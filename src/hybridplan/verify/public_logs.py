@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any, Optional, TypeVar
 
 from hybridplan.errors import BadInput
@@ -216,7 +215,6 @@ def parse(data: Any) -> PublicLogs:
 @lru_cache(maxsize=1)
 def load() -> PublicLogs:
     """The packaged data set."""
-    import yaml
+    from hybridplan.packaged import data_yaml
 
-    text = (resources.files("hybridplan") / "data" / "boot_logs.yaml").read_text()
-    return parse(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))  # libyaml when built with it
+    return parse(data_yaml("boot_logs.yaml"))

@@ -1,0 +1,21 @@
+"""The YAML files the package ships (data/*.yaml, the bundled pages) as plain data: parsed by libyaml when PyYAML
+has it (the pure-Python parser costs ~10 ms a file at start-up). User YAML is not read here: cookbook.source bounds
+its aliases, nesting and size first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def plain_yaml(text: str) -> Any:
+    """Shipped YAML text as plain data."""
+    import yaml
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def data_yaml(name: str) -> Any:
+    """data/<name> as plain data."""
+    from importlib import resources
+
+    return plain_yaml((resources.files("hybridplan") / "data" / name).read_text())
