@@ -31,8 +31,8 @@ def test_gpu_timeline_steps_add_up():
     w = model_weights(args, geo)
     tl = build(args, geo, gpu=gpu, weights=w)
     assert tl.capacity_gib.value == pytest.approx(143771 / 1024)
-    # no torch total is observed for the H200: memory.total less the driver reserve the RTX 5090 shows (494 MiB)
-    assert tl.visible_gib.value == pytest.approx((143771 - 494) / 1024) and tl.visible_gib.source is Source.ESTIMATE
+    # the H200's torch total was measured on a lent card (benchmarks/device/h200-2026-12-04.json: 143155.94 MiB)
+    assert tl.visible_gib.value == pytest.approx(143156 / 1024) and tl.visible_gib.source is Source.MEASURED
     assert tl.pre_load_gib.value == pytest.approx(tl.visible_gib.value - tl.context_gib.value)
     assert tl.available_gib.value == pytest.approx(tl.pre_load_gib.value - w.per_rank_bytes / (1 << 30))
     assert tl.rest_gib.value == pytest.approx(tl.available_gib.value - tl.pre_load_gib.value * 0.15 - 100 / 1024)
@@ -51,6 +51,15 @@ def test_gpu_timeline_steps_add_up():
     assert tl.margin_gib.value == pytest.approx(0.28) and tl.margin_gib.source is Source.ESTIMATE
     assert tl.max_safe_mem_fraction.value == pytest.approx(1 - need / tl.pre_load_gib.value, abs=1e-3)
     assert tl.slack_fits_headroom == (tl.slack_gib.value >= need)
+
+
+def test_visible_memory_without_an_observed_torch_total():
+    # no torch total is observed for the B200: memory.total less the driver reserve the RTX 5090 shows (494 MiB)
+    gpu = lookup("b200")
+    args, geo, _ = resolve_cmd(Q27, platform=gpu.platform())
+    tl = build(args, geo, gpu=gpu, weights=model_weights(args, geo))
+    assert tl.visible_gib.value == pytest.approx((gpu.memory_mib - 494) / 1024)
+    assert tl.visible_gib.source is Source.ESTIMATE
 
 
 def test_default_fraction_comes_from_the_card():
