@@ -14,6 +14,7 @@ pytestmark = pytest.mark.browser
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 
 
+LOG_652 = Path(__file__).resolve().parents[1] / "fixtures" / "vllm" / "club3090-652-rtx5090.log"
 VLLM_VIEW = "/?eng=vllm&budget=40&egpu=h200&cmd=vllm+serve+Qwen%2FQwen3.8-27B+--max-model-len+32768"
 WIDTHS_THEMES = [(375, "light"), (1280, "dark")]
 
@@ -42,11 +43,17 @@ def _serious(pg) -> list:
 
 @pytest.mark.parametrize("width,theme", WIDTHS_THEMES)
 def test_axe_on_the_engine_selector_and_the_side_by_side_view(browser, live_server, width, theme):
-    """Explain on vLLM (its pool, groups and pages) and the Compare table, at phone and desktop widths."""
+    """Explain on vLLM (its pool, groups and pages, and a boot log checked) and the Compare table, at phone and
+    desktop widths."""
     with _opened(browser, live_server + VLLM_VIEW, width, theme) as pg:
         pg.wait_for_selector('#explain-out [data-key="kv_cache_tokens"]', timeout=20_000)
         pg.wait_for_selector('#compare-table [data-key="kv_tokens"]', timeout=20_000)
         pg.click("#explain-vllm-pages summary")
+        pg.click("#explain-log-box summary")
+        pg.fill("#explain-log", LOG_652.read_text())
+        pg.click("#explain-run")
+        pg.wait_for_selector("#logcheck-rows", timeout=20_000)
+        pg.click("#logcheck-launch summary")
         assert _serious(pg) == []
         assert pg.evaluate("document.documentElement.scrollWidth") <= width  # nothing widens the phone layout
 

@@ -20,7 +20,7 @@ def _value(pg, selector: str) -> str:
 def test_vllm_selector_shows_the_cli_numbers(page, cli_json):
     page.goto(page.base + "/")
     page.click('#explain-engine [data-engine="vllm"]')
-    assert page.locator("#explain-version-label").is_hidden() and page.locator("#explain-log-box").is_hidden()
+    assert page.locator("#explain-version-label").is_hidden() and page.locator("#explain-log-version-label").is_hidden()
     assert "Available KV cache memory" in page.inner_text("#explain-budget-label")
     page.fill("#explain-command", VLLM)
     page.fill("#explain-budget", "40")

@@ -938,10 +938,12 @@
   var ENGINES = {
     sglang: {budget: "Pool budget (GiB, the engine's total_rest_memory)", example: "e.g. 66.5", field: "pool_budget_gib",
              gpu: "GPU (sizes the pools from its memory timeline)",
-             placeholder: "python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B --mem-fraction-static 0.85"},
+             placeholder: "python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B --mem-fraction-static 0.85",
+             name: "SGLang", log: "[2026-04-14 16:08:44 TP0] Load weight begin. avail mem=22.93 GB ..."},
     vllm: {budget: "Available KV cache memory (GiB, vLLM's boot log; empty: from the GPU)", example: "e.g. 40",
            field: "kv_memory_gib", gpu: "GPU (its sm, batch defaults and memory timeline)",
-           placeholder: "vllm serve Qwen/Qwen3.8-27B --max-model-len 32768"}
+           placeholder: "vllm serve Qwen/Qwen3.8-27B --max-model-len 32768",
+           name: "vLLM", log: "(APIServer pid=1) INFO ... non-default args: {'model_tag': ...}\n... GPU KV cache size: 569,878 tokens"}
   };
   var explainEngine = "sglang";
   function setEngine(name) {
@@ -957,15 +959,17 @@
     $("explain-budget").placeholder = e.example;
     $("explain-budget").name = e.field;
     $("explain-command").placeholder = e.placeholder;
-    $("explain-version-label").hidden = name !== "sglang";  // one vLLM release is modelled
-    $("explain-log-box").hidden = name !== "sglang";
+    $("explain-version-label").hidden = name !== "sglang";  // a vLLM log check models the release the log names
+    $("explain-log-version-label").hidden = name !== "sglang";
+    $("explain-log").placeholder = e.log;
+    each("#explain-log-box p[data-engine]", function (p) { p.hidden = p.getAttribute("data-engine") !== name; });
   }
   function pickEngine(b) {
     var name = b.getAttribute("data-engine");
     if (name === explainEngine) return;
     setEngine(name);
     clear($("explain-out")); clear($("explain-memory")); clear($("logcheck-out"));
-    showError($("explain-error"), null);
+    showError($("explain-error"), null); showError($("logcheck-error"), null); showLogEngine(null);
     fieldError($("explain-command"), null); fieldError($("explain-budget"), null);
     setParams({eng: name === "sglang" ? null : name});
     announce("Explain now reads " + (name === "vllm" ? "vLLM" : "SGLang") + " launch commands.");
@@ -1008,6 +1012,70 @@
     out.appendChild(el("p", {id: "logcheck-verdict", class: d.explained ? "alert info" : "alert warn",
       text: d.explained ? "Every difference is explained." : "Some differences stay unexplained."}));
   }
+  // `logs check --engine vllm --json`: each number the vLLM log states beside the prediction, or the rule that differs
+  var VLLM_UNITS = {block_size: " tokens", max_model_len: " tokens", kv_cache_tokens: " tokens", max_concurrency: "x",
+                    padding_pct: " %"};
+  function renderVllmLogCheck(d) {
+    var out = clear($("logcheck-out"));
+    var unit = function (q, v) { return fmtCell(v) + (VLLM_UNITS[q] || ""); };
+    out.appendChild(el("h3", {text: "Boot log: predicted vs logged (vLLM)"}));
+    out.appendChild(el("p", {id: "logcheck-vllm-about"}, "vLLM log (release " + (d.log_release || "not stated") +
+      "), checked by hybridplan's vLLM " + d.modelled_release + " model on sm" + d.sm +
+      (d.gpu ? " (" + ((gpus[d.gpu] || {}).name || d.gpu) + ")" : " (no GPU picked)") + " from " + d.available_kv_gib +
+      " GiB of available KV memory."));
+    out.appendChild(el("div", {class: "stats", id: "logcheck-vllm-figures"},
+      stat("available_kv_gib", "available KV memory (logged)", d.available_kv_gib + " GiB", d.available_kv_gib, {source: "input", note: "the log's Available KV cache memory (the smallest worker's)"}),
+      stat("blocks_per_request", "blocks / request", fmtInt(d.blocks_per_request), d.blocks_per_request, {source: "engine rule", note: "at the logged max_model_len"}),
+      stat("state_pages_per_request", "of them state pages", fmtInt(d.state_pages_per_request), d.state_pages_per_request, {source: "engine rule"})));
+    var rows = (d.checks || []).map(function (c) {
+      var pred = Array.isArray(c.predicted) ? c.predicted : [c.predicted];
+      return el("tr", {"data-quantity": c.quantity, class: c.match ? null : "diff"},
+        el("td", {}, el("code", {text: c.quantity})),
+        el("td", {class: "num", "data-value": JSON.stringify(c.logged), title: exactText(c.logged), text: unit(c.quantity, c.logged)}),
+        el("td", {class: "num", "data-value": JSON.stringify(c.predicted), text: pred.map(function (v) { return unit(c.quantity, v); }).join(" / "),
+                  title: pred.length > 1 ? "every value vLLM logs for a memory that rounds to the logged GiB" : exactText(pred[0])}),
+        el("td", {text: c.match ? "predicted" : "differs: " + c.rule}));
+    });
+    if (rows.length) {
+      // focusable: at phone width the table scrolls sideways, and a keyboard must reach it
+      out.appendChild(el("div", {class: "table-wrap", tabindex: "0", role: "region", "aria-label": "logged vs predicted"},
+        el("table", {id: "logcheck-rows"}, el("thead", {}, el("tr", {},
+        ["quantity", "logged", "predicted", "rule"].map(function (h) { return el("th", {scope: "col", text: h}); }))),
+        el("tbody", {}, rows))));
+    }
+    out.appendChild(el("details", {id: "logcheck-launch"}, el("summary", {text: "The launch it was read with"}),
+      el("pre", {class: "command", tabindex: "0", "aria-label": "launch", text: d.launch})));
+    out.appendChild(el("p", {id: "logcheck-verdict", class: d.explained ? "alert info" : "alert warn",
+      text: d.explained ? "Every logged number is predicted." :
+        rows.length ? "Some logged numbers differ from the prediction: the rule behind each is named." : "The log states no number to check."}));
+  }
+  // which engine wrote a pasted log, by lines only that engine prints (null: neither); a log of the other engine is
+  // not sent, so it never reads as a confusing error of the selected one
+  var LOG_MARKS = {vllm: ["non-default args:", "Available KV cache memory:", "GPU KV cache size:", "Maximum concurrency for"],
+                   sglang: ["Load weight begin", "Load weight end", "max_total_num_tokens=", "KV Cache is allocated", "max_mamba_cache_size"]};
+  function logEngine(text) {
+    var hit = null;
+    ["vllm", "sglang"].some(function (name) {
+      var mark = LOG_MARKS[name].filter(function (m) { return text.indexOf(m) >= 0; })[0];
+      if (mark) hit = {engine: name, mark: mark};
+      return !!mark;
+    });
+    return hit;
+  }
+  function showLogEngine(wrote) {
+    var box = clear($("logcheck-engine"));
+    box.hidden = !wrote;
+    if (!wrote) return;
+    var name = ENGINES[wrote.engine].name;
+    var button = el("button", {type: "button", class: "ghost small", id: "logcheck-switch", text: "Check it as " + name});
+    button.addEventListener("click", function () {
+      pickEngine(document.querySelector('#explain-engine [data-engine="' + wrote.engine + '"]'));
+      runLogCheck($("explain-command").value.trim() || null);
+    });
+    box.appendChild(document.createTextNode("This is a " + name + " boot log (it has \u201c" + wrote.mark + "\u201d) and Explain is on " +
+      ENGINES[explainEngine].name + ": not checked. "));
+    box.appendChild(button);
+  }
   // "sha256:<16 hex>" of the log text, or null where the browser has no WebCrypto (a non-local plain-http page)
   function digest(text) {
     if (!(window.crypto && crypto.subtle)) return Promise.resolve(null);
@@ -1026,14 +1094,26 @@
   function runLogCheck(command) {
     var log = $("explain-log").value;
     var errBox = $("logcheck-error");
+    showLogEngine(null);
     if (!log.trim()) { clear($("logcheck-out")); showError(errBox, null); setParams({ld: linkDigest}); drawDigest(null); return Promise.resolve(); }
     digest(log).then(function (dg) { if (dg) { setParams({ld: dg}); drawDigest(dg); } });
-    return api("/api/logs/check", {log: log, command: command, engine_version: $("explain-version").value || null,
-                                   log_version: $("explain-log-version").value.trim() || null})
-      .then(function (res) {
-        showError(errBox, res.status === 200 ? null : res.data.error);
-        if (res.status === 200) renderLogCheck(res.data); else clear($("logcheck-out"));
-      });
+    var wrote = logEngine(log);
+    if (wrote && wrote.engine !== explainEngine) {
+      clear($("logcheck-out")); showError(errBox, null); showLogEngine(wrote);
+      return Promise.resolve();
+    }
+    var vllm = explainEngine === "vllm";
+    // vLLM: the log's own launch line wins (the CLI's `logs check --engine vllm LOG`); the command only stands in for it
+    var body = vllm ? {log: log, engine: "vllm", gpu: $("explain-gpu").value || null,
+                       command: log.indexOf("non-default args:") >= 0 ? null : command} :
+      {log: log, command: command, engine_version: $("explain-version").value || null,
+       log_version: $("explain-log-version").value.trim() || null};
+    return api("/api/logs/check", body).then(function (res) {
+      showError(errBox, res.status === 200 ? null : res.data.error);
+      if (res.status !== 200) clear($("logcheck-out"));
+      else if (vllm) renderVllmLogCheck(res.data); else renderLogCheck(res.data);
+      return res;
+    });
   }
   function runExplain() {
     var command = $("explain-command").value.trim();
@@ -1041,9 +1121,10 @@
     var budgetText = budgetInput.value.trim();
     var errBox = $("explain-error");
     showError(errBox, null);
+    var vllm = explainEngine === "vllm";
+    if (!command && vllm && $("explain-log").value.trim()) return runVllmLogAlone();
     if (!command) { fieldError($("explain-command"), "paste a launch command first"); return Promise.resolve(); }
     fieldError($("explain-command"), null);
-    var vllm = explainEngine === "vllm";
     var body = vllm ? {command: command, engine: "vllm", gpu: $("explain-gpu").value || null} :
       {command: command, engine_version: $("explain-version").value || null, gpu: $("explain-gpu").value || null};
     if (budgetText) {
@@ -1056,8 +1137,7 @@
                ever: vllm || body.engine_version === $("explain-version").getAttribute("data-default") ? null : body.engine_version,
                lv: vllm ? null : $("explain-log-version").value.trim()});
     $("explain-run").disabled = true;
-    if (vllm) clear($("logcheck-out"));
-    return Promise.all([api("/api/explain", body), vllm ? null : runLogCheck(command)]).then(function (all) {
+    return Promise.all([api("/api/explain", body), runLogCheck(command)]).then(function (all) {
       $("explain-run").disabled = false;
       var d = all[0].data;
       if (d.error && !d.model) {  // bad input: next to the field it names, else the command it is about
@@ -1070,6 +1150,19 @@
       announce(!d.model ? "Explain: " + short((d.error || {}).message) :
         vllm ? "Explained on vLLM: " + (isNum(d.kv_cache_tokens) ? fmtInt(d.kv_cache_tokens) + " KV tokens, " + d.max_concurrency.toFixed(2) + "x at " + fmtInt(d.max_model_len) + " tokens." : "block size " + fmtInt(d.block_size) + " tokens.") :
         "Explained: serves " + fmtInt(d.max_running_requests) + " requests.");
+    });
+  }
+  // vLLM with a boot log and no command: the log's own launch line is the command, so only the log is checked
+  function runVllmLogAlone() {
+    fieldError($("explain-command"), null);
+    clear($("explain-out")); clear($("explain-memory"));
+    setParams({cmd: null, budget: null, egpu: $("explain-gpu").value || null, eng: "vllm", ever: null, lv: null});
+    $("explain-run").disabled = true;
+    return runLogCheck(null).then(function (res) {
+      $("explain-run").disabled = false;
+      announce(!res ? "" : res.status !== 200 ? "Boot log: " + short(res.data.error.message) :
+        res.data.explained ? "Boot log checked on vLLM: every logged number is predicted." :
+        "Boot log checked on vLLM: some logged numbers differ.");
     });
   }
   function openInExplain(command, gpu, opts) {
