@@ -13,17 +13,19 @@ from hybridplan.commands.app import app, emit_json, run_guarded
 @app.command()
 def compare(
     model: str = typer.Option(..., "--model", help="Model id or path (the catalog resolves offline)."),
-    memory_gib: float = typer.Option(..., "--memory-gib", callback=opt.FREE_GIB_CHECK,
-                                     help="Cache memory per rank, GiB: SGLang's pool budget and vLLM's available KV "
-                                     "memory."),
+    memory_gib: Optional[float] = typer.Option(None, "--memory-gib", callback=opt.FREE_GIB_CHECK,
+                                               help="Cache memory per rank, GiB: SGLang's pool budget and vLLM's "
+                                               "available KV memory. Without it, --gpu sizes each engine from the "
+                                               "card's memory timeline."),
     request_length: int = opt.REQUEST_LENGTH,
     tp: int = opt.TP,
     kv_cache_dtype: str = typer.Option("auto", "--kv-cache-dtype", help="auto or fp8 (each engine's spelling)."),
     gpu: Optional[str] = opt.GPU,
     as_json: bool = opt.JSON,
 ) -> None:
-    """What SGLang and vLLM serve at L tokens from the same cache memory (KV tokens, state slots or pages, concurrent
-    requests) and why they differ; each engine at its own defaults."""
+    """What SGLang and vLLM serve at L tokens (KV tokens, state slots or pages, concurrent requests) and why they
+    differ: from the same cache memory (--memory-gib), or from what each leaves on one card (--gpu alone); each engine
+    at its own defaults."""
 
     def body() -> int:
         from hybridplan.engines_compare import compare_engines

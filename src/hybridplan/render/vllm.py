@@ -90,12 +90,15 @@ def print_vllm_plan(d: dict[str, Any], console: Console | None = None) -> None:
 def print_compare(d: dict[str, Any], console: Console | None = None) -> None:
     """`compare`: the two engines in one table, then why they differ."""
     c = console or Console()
-    c.print(f"[bold]{d['model']}[/bold]: {d['memory_gib']:g} GiB of cache memory per rank, requests of "
-            f"{d['request_length']:,} tokens, TP{d['tp']}")
     s, v = d["sglang"], d["vllm"]
+    memory = (f"{d['memory_gib']:g} GiB of cache memory per rank" if d["memory_gib"] is not None
+              else f"each engine's cache memory on one {d['gpu']}")
+    c.print(f"[bold]{d['model']}[/bold]: {memory}, requests of {d['request_length']:,} tokens, TP{d['tp']}")
     t = Table(show_header=True, header_style="bold")
     for col in ("", f"sglang {s['version']}", f"vllm {v['version']}"):
         t.add_column(col)
+    if d["memory_gib"] is None:
+        t.add_row("cache GiB per rank", f"{s['cache_memory_gib']:.2f}", f"{v['cache_memory_gib']:.2f}")
     t.add_row("KV tokens", f"{s['kv_tokens']:,}", f"{v['kv_tokens']:,}")
     t.add_row("state", f"{s['state_slots']} slots, {s['slots_per_request']} a request",
               f"{v['state_pages_per_request']} pages a request ({v['mamba_cache_mode']})")

@@ -119,6 +119,30 @@ def test_compare_sglang_and_vllm_from_the_same_cache_memory(cli_json):
     assert len(d["why"]) == 3 and "state pool of 131 slots" in d["why"][0]
 
 
+def test_compare_on_a_card_alone_tells_each_engines_own_story(cli_json):
+    """--gpu without --memory-gib: each engine sizes from what its own timeline leaves on the card, and the numbers
+    are the ones `explain --gpu` gives for the same launch on each engine (one story, not a second model)."""
+    code, d = cli_json("compare", "--model", "Qwen/Qwen3.6-35B-A3B", "--gpu", "h200", "-L", "131072", "--json")
+    assert code == 0 and d["memory_gib"] is None
+    s, v = d["sglang"], d["vllm"]
+    code, se = cli_json("explain", "--gpu", "h200", "--json", "--", s["command"])
+    assert code == 0
+    code, ve = cli_json("explain", "--engine", "vllm", "--gpu", "h200", "--json", "--", v["command"])
+    assert code == 0
+    assert s["kv_tokens"] == se["max_total_num_tokens"] and s["cache_memory_gib"] == se["pool_budget_gib"]
+    assert s["state_slots"] == se["max_mamba_cache_size"]
+    frac = se["memory"]["timeline"]["mem_fraction_static"]["value"]
+    assert f"--mem-fraction-static {frac:.3f}" in s["memory_source"]
+    assert v["kv_tokens"] == ve["kv_cache_tokens"] and v["cache_memory_gib"] == ve["available_kv_memory_bytes"] / 2**30
+    assert ve["memory"]["source"] == "card" and "gpu_memory_utilization 0.92" in v["memory_source"]
+    assert d["why"][0].startswith("on one h200 sglang keeps") and len(d["why"]) == 4
+
+
+def test_compare_needs_memory_or_a_card(cli):
+    code, _, err = cli("compare", "--model", "Qwen/Qwen3.5-27B", "-L", "4096")
+    assert code == 2 and err.count("\n") == 1 and "--memory-gib" in err and "--gpu" in err
+
+
 def test_compare_refuses_what_it_does_not_model(cli):
     code, _, err = cli("compare", "--model", "Qwen/Qwen3.5-27B", "--memory-gib", "40", "-L", "4096",
                        "--kv-cache-dtype", "int8")
