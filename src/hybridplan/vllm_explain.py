@@ -6,9 +6,14 @@ the plan out with each value's provenance and the boot-log lines vLLM prints for
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hybridplan.limits import MAX_GPU_GIB
+
+if TYPE_CHECKING:
+    from hybridplan.engine.api import HybridKVEngine, VllmArgs, VllmCommand
+    from hybridplan.models.geometry import ModelGeometry
+    from hybridplan.planner.vllm_plan import Card
 
 _RULES = {
     "block_size": "platforms/interface.py::Platform._align_hybrid_block_size",
@@ -39,7 +44,7 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
 
     if kv_memory_gib is not None and not 0 < kv_memory_gib <= MAX_GPU_GIB:
         raise BadInput(f"--kv-memory-gib: {kv_memory_gib:g} is outside 0..{MAX_GPU_GIB:g} (GiB on one GPU)")
-    engine: Any = for_engine("vllm", version)
+    engine = for_engine("vllm", version)
     cmd = engine.parse_command(text)
     model = cmd.values.get("model")
     if not model:
@@ -86,7 +91,8 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     }
 
 
-def _head(engine: Any, c: Any, gpu: str | None, geo: Any, model: str, cmd: Any, args: Any) -> dict[str, Any]:
+def _head(engine: "HybridKVEngine", c: "Card", gpu: str | None, geo: "ModelGeometry", model: str,
+          cmd: "VllmCommand", args: "VllmArgs") -> dict[str, Any]:
     """The engine, card, model, launch and resolved arguments."""
     return {
         "engine": {"name": "vllm", "version": engine.version, "rules": engine.rules_package},

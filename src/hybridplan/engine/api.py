@@ -6,7 +6,7 @@ version package (an import-linter contract in pyproject.toml enforces it).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, overload
 
 from hybridplan.engine.args import EngineArgs, Platform
 from hybridplan.engine.command import LaunchCommand
@@ -14,9 +14,9 @@ from hybridplan.engine.flags import FlagRegistry, ParsedFlags
 from hybridplan.engine.types import KVCell, PoolBudget, PoolSizing, RequestCap, StateAllocation, StatePlan
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 
-if TYPE_CHECKING:
-    from hybridplan.engine.vllm.command import VllmCommand
-    from hybridplan.engine.vllm.planning import KVLayout, KVPlan, VllmArgs
+if TYPE_CHECKING:  # re-exported for callers' annotations: outside engine/ the vLLM types are named through this API
+    from hybridplan.engine.vllm.command import VllmCommand as VllmCommand
+    from hybridplan.engine.vllm.planning import KVLayout as KVLayout, KVPlan as KVPlan, VllmArgs as VllmArgs
 
 
 class Engine(Protocol):
@@ -197,6 +197,12 @@ class HybridKVEngine(Protocol):
         ...
 
 
+@overload
+def for_engine(name: Literal["sglang"], version: str | None = None) -> Engine: ...
+@overload
+def for_engine(name: Literal["vllm"], version: str | None = None) -> HybridKVEngine: ...
+@overload
+def for_engine(name: str, version: str | None = None) -> "Engine | HybridKVEngine": ...
 def for_engine(name: str, version: str | None = None) -> "Engine | HybridKVEngine":
     """The engine API of `name` ("sglang" or "vllm") at `version` (default its newest modelled release)."""
     from importlib import import_module

@@ -14,9 +14,13 @@ from __future__ import annotations
 import math
 import shlex
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from hybridplan.errors import BadInput, EngineRefusal
+
+if TYPE_CHECKING:
+    from hybridplan.engine.api import HybridKVEngine, VllmArgs, VllmCommand
+    from hybridplan.models.geometry import ModelGeometry
 
 GIB = 2**30
 UTIL_STEP = 0.01
@@ -45,7 +49,7 @@ def card(gpu: str | None, cuda_runtime_major: int = 12) -> Card:
     return Card(sm=g.sm, total_memory_bytes=mib << 20, name=g.name, cuda_runtime_major=cuda_runtime_major)
 
 
-def resolve_on(engine: Any, cmd: Any, geo: Any, c: Card) -> Any:
+def resolve_on(engine: "HybridKVEngine", cmd: "VllmCommand", geo: "ModelGeometry", c: Card) -> "VllmArgs":
     """The engine's resolution of `cmd` on card `c`."""
     return engine.resolve(cmd, geo, c.sm, c.total_memory_bytes, c.name, c.cuda_runtime_major)
 
@@ -108,7 +112,7 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
         raise BadInput(f"--max-util: {t.max_util:g} is outside 0..1")
     if t.card.total_memory_bytes is None:
         raise BadInput("plan --engine vllm: --gpu is required (gpu_memory_utilization is a share of its memory)")
-    engine: Any = for_engine("vllm", version)
+    engine = for_engine("vllm", version)
     base = engine.parse_command(t.command)
     geo = load_model(str(base.values.get("model") or ""))
     default_u = 0.92  # config/cache.py::CacheConfig.gpu_memory_utilization
@@ -167,7 +171,7 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
             "max_num_seqs": seqs, "warnings": warnings}
 
 
-def _fit(engine: Any, geo: Any, t: VllmTarget, u0: float, flags: list[str], kv_at: KVAt) -> dict[str, Any] | None:
+def _fit(engine: "HybridKVEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, flags: list[str], kv_at: KVAt) -> dict[str, Any] | None:
     """The smallest utilization (from the measured one up to max_util) at which the launch with `flags` serves the
     target concurrency at the target length; the plan at max_util when none does. None: the engine refuses it."""
     cmd = engine.parse_command(t.command + " " + shlex.join(flags))

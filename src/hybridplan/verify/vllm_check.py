@@ -73,7 +73,7 @@ def predict(command_text: str, gib: float, gpu: str | None, version: str | None 
     from hybridplan.models.loader import load_model
     from hybridplan.planner.vllm_plan import card, resolve_on
 
-    engine: Any = for_engine("vllm", version)
+    engine = for_engine("vllm", version)
     cmd = engine.parse_command(command_text)
     if not cmd.values.get("model"):
         raise BadInput("the vLLM launch names no model")
