@@ -132,3 +132,16 @@ def test_dflash_with_attention_dp_is_accepted_on_cuda_from_0_5_23(version, refus
     with pytest.raises(EngineRefusal) as exc:
         load(cmd, version=version)
     assert exc.value.message == refusal
+
+
+def test_for_engine_names_each_engine_and_its_release():
+    """`for_engine` answers every engine through one base protocol: its name, release and the release's own flags
+    (sglang's --mamba-full-memory-ratio, vLLM's --mamba-cache-mode, each absent from the other's registry)."""
+    from hybridplan.engine import for_engine
+
+    sgl, vllm = for_engine("sglang", "0.5.21"), for_engine("vllm", "0.24.0")
+    assert (sgl.name, sgl.version, vllm.name, vllm.version) == ("sglang", "0.5.21", "vllm", "0.24.0")
+    assert sgl.registry().knows("--mamba-full-memory-ratio") and not sgl.registry().knows("--mamba-cache-mode")
+    assert vllm.registry().knows("--mamba-cache-mode") and not vllm.registry().knows("--mamba-full-memory-ratio")
+    with pytest.raises(BadInput, match="--engine: 'trtllm' is not modelled"):
+        for_engine("trtllm")

@@ -1,7 +1,11 @@
-"""The one engine API: what every modelled sglang version offers the layers above (`engine.for_version(v)`).
+"""The one engine API: what every modelled engine release offers the layers above.
 
-Callers outside `hybridplan.engine` go through this Protocol and the types of `engine.types`, never through a
-version package (an import-linter contract in pyproject.toml enforces it).
+`EngineRelease` is what every engine and release has (its name, version, rules package and flag registry).
+`Engine` is an sglang release (`engine.for_version(v)`, or `for_engine("sglang", v)`): two pools fixed at startup
+(S, D, the state pool, the KV pool). `HybridKVEngine` is a vLLM release (`for_engine("vllm", v)`): one paged pool
+shared by attention KV and state. Callers outside `hybridplan.engine` go through these Protocols and the types of
+`engine.types` (and the vLLM types re-exported here), never through an engine package (an import-linter contract in
+pyproject.toml enforces it).
 """
 
 from __future__ import annotations
@@ -19,12 +23,17 @@ if TYPE_CHECKING:  # re-exported for callers' annotations: outside engine/ the v
     from hybridplan.engine.vllm.planning import KVLayout as KVLayout, KVPlan as KVPlan, VllmArgs as VllmArgs
 
 
-class Engine(Protocol):
-    """One sglang release's semantics: parse and resolve a command, size the pools, predict the boot-log lines."""
+class EngineRelease(Protocol):
+    """What every modelled engine release offers, whichever way it lays out memory."""
+
+    @property
+    def name(self) -> str:
+        """The engine: "sglang" or "vllm"."""
+        ...
 
     @property
     def version(self) -> str:
-        """The release, e.g. "0.5.23"."""
+        """The release, e.g. "0.5.23" or "0.33.0"."""
         ...
 
     @property
@@ -32,11 +41,15 @@ class Engine(Protocol):
         """The Python package whose functions mirror this release (conformance reports name rules under it)."""
         ...
 
-    # --- the command line
-
     def registry(self) -> FlagRegistry:
         """The release's flag registry (its argparse options, defaults and choices)."""
         ...
+
+
+class Engine(EngineRelease, Protocol):
+    """One sglang release's semantics: parse and resolve a command, size the pools, predict the boot-log lines."""
+
+    # --- the command line
 
     def parse(self, command: LaunchCommand) -> ParsedFlags:
         """Parse the argv as the release's argparse does; errors carry its `prog: error:` prefix."""
@@ -156,26 +169,10 @@ class Engine(Protocol):
         ...
 
 
-class HybridKVEngine(Protocol):
+class HybridKVEngine(EngineRelease, Protocol):
     """An engine whose hybrid models share one paged pool between attention KV and state (vLLM): parse its launch,
     resolve it, plan the pool from the available KV memory. Engine-neutral where `Engine` is sglang-shaped (S, D,
     the state pool, the ReplaySSM ring); `engine.for_engine("vllm", v)` returns one."""
-
-    @property
-    def name(self) -> str:
-        """The engine, e.g. "vllm"."""
-        ...
-
-    @property
-    def version(self) -> str:
-        ...
-
-    @property
-    def rules_package(self) -> str:
-        ...
-
-    def registry(self) -> FlagRegistry:
-        ...
 
     def parse_command(self, text: str) -> "VllmCommand":
         """A launch command or a boot log's `non-default args: {...}` line, by the release's parser."""
@@ -202,8 +199,8 @@ def for_engine(name: Literal["sglang"], version: str | None = None) -> Engine: .
 @overload
 def for_engine(name: Literal["vllm"], version: str | None = None) -> HybridKVEngine: ...
 @overload
-def for_engine(name: str, version: str | None = None) -> "Engine | HybridKVEngine": ...
-def for_engine(name: str, version: str | None = None) -> "Engine | HybridKVEngine":
+def for_engine(name: str, version: str | None = None) -> EngineRelease: ...
+def for_engine(name: str, version: str | None = None) -> EngineRelease:
     """The engine API of `name` ("sglang" or "vllm") at `version` (default its newest modelled release)."""
     from importlib import import_module
 

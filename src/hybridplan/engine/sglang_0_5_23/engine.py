@@ -19,6 +19,7 @@ from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 class SglangRelease:
     """One release's implementation of hybridplan.engine.api.Engine: 0.5.23's rules with the release's switches."""
 
+    name = "sglang"
     rules_package = REGISTRY_PACKAGE
     pre_capture_reserve_rule = reserves.RULE
 
