@@ -41,7 +41,7 @@ class CardAlone:
 class Row:
     log: dict[str, Any]
     prediction: Prediction
-    card: CardAlone
+    card: CardAlone | None  # None where the log carries `no_card_estimate` (why there is none)
 
     @property
     def reproduced(self) -> bool:
@@ -55,10 +55,14 @@ def predict(log: dict[str, Any]) -> Row:
                card_alone(log))
 
 
-def card_alone(log: dict[str, Any]) -> CardAlone:
-    """explain --engine vllm --gpu G without the logged memory: the memory timeline of planner/vllm_memory.py."""
+def card_alone(log: dict[str, Any]) -> CardAlone | None:
+    """explain --engine vllm --gpu G without the logged memory: the memory timeline of planner/vllm_memory.py. None
+    for a log marked `no_card_estimate` (a checkpoint the catalog does not price, a shared card, or an estimate that
+    vLLM's admission check would refuse where the boot went through; the field says which)."""
     from hybridplan.vllm_explain import explain_vllm
 
+    if log.get("no_card_estimate"):
+        return None
     d = explain_vllm(log["command"], version=log["model_release"], kv_memory_gib=None, gpu=log["gpu"])
     return CardAlone(available_gib=d["available_kv_memory_bytes"] / 2**30, tokens=d["kv_cache_tokens"],
                      concurrency=d["max_concurrency"])
@@ -78,7 +82,9 @@ def render(table: list[Row]) -> str:
         "Each row: the launch as the log's `non-default args` line gives it, the card (its compute capability picks "
         "the GDN prefill kernel), and the logged `Available KV cache memory`. *Predicted* is every `GPU KV cache size` "
         "the modelled release's rules give for a pool that rounds to the logged GiB: the log's own release where "
-        "hybridplan models it (0.24.0), else the newest (0.33.0); both are exact against their own code "
+        "hybridplan models it (0.24.0), else the modelled release whose switches the boot shows (0.24.0 where the "
+        "hybrid runs without prefix caching by its release's default, 0.33.0 otherwise); both are exact against "
+        "their own code "
         "(tests/conformance/test_vllm_conformance.py), so a row that does not reproduce names a rule.",
         "",
         "| log | release | modelled as | card | launch | available KV | predicted tokens | logged tokens | "
@@ -111,6 +117,10 @@ def render(table: list[Row]) -> str:
     for r in table:
         log, k = r.log, r.card
         link = log["source"].removeprefix("https://github.com/")
+        if k is None:
+            lines.append(f"| [{link}]({log['source']}) | {log['gpu']} | — | {log['available_kv_gib']} GiB | — | — | "
+                         f"{log['kv_cache_tokens']:,} | — | — | not estimated: {log['no_card_estimate']} |")
+            continue
         err_t = 100 * (k.tokens - log["kv_cache_tokens"]) / log["kv_cache_tokens"]
         lines.append(
             f"| [{link}]({log['source']}) | {log['gpu']} | {k.available_gib:.2f} GiB | {log['available_kv_gib']} GiB | "
@@ -127,7 +137,18 @@ def render(table: list[Row]) -> str:
               "drafters (club-3090#46, #96, #1084, #1085, #1086, vllm-project/vllm#46462), int8_per_token_head KV "
               "(club-3090#602, #446), no `Available KV cache memory` line (club-3090#294, #295, "
               "vllm-project/vllm#40691), no `GPU KV cache size` line (club-3090#127, #1087), KDA + MLA "
-              "(vllm-project/vllm#28228, Kimi-Linear: not modelled yet).", ""]
+              "(vllm-project/vllm#28228, Kimi-Linear: not modelled yet).", "",
+              "Found with their numbers but not tabled: a v0.10.2 boot of Qwen3-Next-80B-A3B-Instruct at TP 2 on "
+              "H200s (44.59 GiB -> 973,760 tokens, 14.77x at 262,144; the 0.24.0 rules without prefix caching give "
+              "the logged 544-token block, 1.49% padding, 7,162 blocks (the log's num_gpu_blocks) and 14.77x, and "
+              "7,162 // 4 groups x 544 = 973,760 by the pre-v0.20.1 token line) is in a public file whose repository "
+              "was not identified; the Qwen3.5-4B boot beside the Qwen3.5-9B row (7.73 GiB -> 125,664 tokens, "
+              "21.77x) needs a config the catalog lacks; the 0.86 L40S boot of the Qwen3.8-27B-FP8 report logs a "
+              "refusal (7.04 GiB, estimated maximum model length 112,896), not a capacity; vllm-project/vllm#26646 "
+              "(Qwen3-Next, 90,048 tokens, 1.66x at 215,040), #50722 (Qwen3.5-35B-A3B on H100s) and "
+              "eugr/spark-vllm-docker#200 (Qwen3.6-35B-A3B-FP8 with MTP 2 on a DGX Spark, 52.66 GiB -> 1,253,392 "
+              "tokens at 65,536) lack the available-memory line, the capacity line or the launch in the stored "
+              "thread text.", ""]
     return "\n".join(lines)
 
 

@@ -45,5 +45,7 @@ def test_card_alone_estimate_matches_the_logs_it_can_know():
     for key in ("issues/652", "issues/612"):
         assert abs(by[key].card.error_gib(by[key].log["available_kv_gib"])) <= 0.05
     for r in by.values():
-        if abs(r.card.error_gib(r.log["available_kv_gib"])) > 0.1:
+        if r.card is None:  # a checkpoint the catalog does not price: the row says why
+            assert r.log.get("no_card_estimate"), r.log["source"]
+        elif abs(r.card.error_gib(r.log["available_kv_gib"])) > 0.1:
             assert r.log.get("card_alone"), r.log["source"]
