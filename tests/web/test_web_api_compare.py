@@ -52,6 +52,15 @@ def test_compare_worked_numbers_on_an_h200(client):
             v["requests_at_length"]) == (526_294, 832, 49, 9, 16)
 
 
+def test_compare_from_the_card_alone_is_the_cli_object(client, cli_json):
+    code, expected = cli_json("compare", "--json", "--model", "Qwen/Qwen3.6-35B-A3B", "--gpu", "h200", "-L", "131072")
+    res = client.post("/api/compare", json={"model": "Qwen/Qwen3.6-35B-A3B", "request_length": 131072, "gpu": "h200"})
+    assert code == 0 and res.status_code == 200 and res.json() == expected
+    assert expected["memory_gib"] is None and expected["sglang"]["cache_memory_gib"] > 0
+    res = client.post("/api/compare", json={"model": "Qwen/Qwen3.6-35B-A3B", "request_length": 131072})
+    assert res.status_code == 400 and res.json()["error"]["message"].startswith("--memory-gib: give the cache memory")
+
+
 VLLM = [
     ("vllm serve Qwen/Qwen3.8-27B --max-model-len 32768", 40.0, "h200"),
     ("vllm serve Qwen/Qwen3.8-27B-FP8 --kv-cache-dtype fp8 --max-model-len 65536 --enable-prefix-caching", 11.2,

@@ -102,6 +102,31 @@ def test_compare_fields_detach_and_the_link_keeps_them(page, cli_json):
     assert page.inner_text("#compare-L-err").startswith("L: a whole number")
 
 
+def test_compare_on_the_card_alone_when_the_memory_is_empty(page, cli_json):
+    """An empty cache memory with a GPU chosen: each engine's own memory on the card, the CLI's numbers and sources;
+    with no GPU either, one line on the memory field."""
+    page.goto(page.base + "/")
+    page.wait_for_selector('#compare-table [data-key="kv_tokens"]')
+    page.fill("#compare-model", "Qwen/Qwen3.6-35B-A3B")
+    page.select_option("#compare-gpu", "h200")
+    page.fill("#compare-L", "131072")
+    page.fill("#compare-tp", "1")
+    page.select_option("#compare-kv", "auto")
+    page.fill("#compare-memory", "")
+    page.click("#compare-run")
+    page.wait_for_selector("#compare-table caption:has-text('each engine')")
+    code, expected = cli_json("compare", "--json", "--model", "Qwen/Qwen3.6-35B-A3B", "--gpu", "h200", "-L", "131072")
+    assert code == 0 and "cmem=" not in page.url
+    for engine in ("sglang", "vllm"):
+        row = f'#compare-table tr[data-key="{{}}"] td[data-engine="{engine}"]'
+        assert _value(page, row.format("cache_memory_gib")) == str(expected[engine]["cache_memory_gib"])
+        assert _value(page, row.format("kv_tokens")) == str(expected[engine]["kv_tokens"])
+        assert expected[engine]["memory_source"] in page.inner_text(row.format("cache_memory_gib"))
+    page.select_option("#compare-gpu", "")
+    page.click("#compare-run")
+    assert page.inner_text("#compare-memory-err").startswith("cache memory: a number of GiB per rank, or choose a GPU")
+
+
 def test_engine_selector_is_one_radio_group_for_the_keyboard(page):
     page.goto(page.base + "/")
     page.focus('#explain-engine [data-engine="sglang"]')

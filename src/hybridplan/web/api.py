@@ -127,9 +127,9 @@ def _explain_vllm(req: ExplainRequest, request: Request) -> CliJSON:
 
 @router.post("/compare", responses=ERRORS, summary="hybridplan compare --json")
 def compare(req: CompareRequest, request: Request) -> CliJSON:
-    """One model on SGLang and on vLLM from the same cache memory at one request length, each at its own defaults
-    (the `compare --json` object): KV tokens, state slots or state pages, the requests of that length each serves,
-    and `why` they differ."""
+    """One model on SGLang and on vLLM at one request length, from the same cache memory or (memory left out) from
+    what each leaves on the card, each at its own defaults (the `compare --json` object): KV tokens, state slots or
+    state pages, the requests of that length each serves, and `why` they differ."""
     from hybridplan.engines_compare import compare_engines
 
     with _sources(request):

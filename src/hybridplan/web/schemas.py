@@ -136,11 +136,12 @@ class ExplainRequest(_WithModel):
 
 
 class CompareRequest(_Strict):
-    """`hybridplan compare --json --model M --memory-gib X -L L [--tp N] [--kv-cache-dtype auto|fp8] [--gpu G]`."""
+    """`hybridplan compare --json --model M [--memory-gib X] -L L [--tp N] [--kv-cache-dtype auto|fp8] [--gpu G]`."""
 
     model: str = Field(min_length=1, max_length=256, description="Model id (catalog, HF cache) or an allowed path.")
-    memory_gib: float = Field(gt=0, le=MAX_GPU_GIB, description="Cache memory per rank (GiB): SGLang's pool budget "
-                              "and vLLM's available KV memory.")
+    memory_gib: float | None = Field(None, gt=0, le=MAX_GPU_GIB, description="Cache memory per rank (GiB): SGLang's "
+                                     "pool budget and vLLM's available KV memory. Left out, `gpu` sizes each engine "
+                                     "from the card's memory timeline.")
     request_length: int = Field(ge=1, le=MAX_TOKENS, description="Tokens per request (each engine's context length).")
     tp: int = Field(1, ge=1, le=1024, description="Tensor parallel size.")
     kv_cache_dtype: Literal["auto", "fp8"] = Field("auto", description="KV cache dtype (each engine's spelling).")

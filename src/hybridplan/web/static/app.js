@@ -1404,9 +1404,10 @@
     var model = $("compare-model").value.trim();
     if (!model) { fieldError($("compare-model"), "model: a catalog id or Hub id"); return null; }
     fieldError($("compare-model"), null);
-    var memText = $("compare-memory").value.trim(), mem = Number(memText);
-    if (!memText || !isFinite(mem) || mem <= 0) {
-      fieldError($("compare-memory"), "cache memory: a positive number of GiB per rank" + (memText ? " (got " + short(JSON.stringify(memText)) + ")" : ""));
+    var memText = $("compare-memory").value.trim(), mem = memText ? Number(memText) : null;
+    if (memText ? !isFinite(mem) || mem <= 0 : !$("compare-gpu").value) {
+      fieldError($("compare-memory"), memText ? "cache memory: a positive number of GiB per rank (got " + short(JSON.stringify(memText)) + ")"
+                                              : "cache memory: a number of GiB per rank, or choose a GPU to size each engine from the card");
       return null;
     }
     fieldError($("compare-memory"), null);
@@ -1419,7 +1420,7 @@
     var q = {};
     Object.keys(COMPARE_KEYS).forEach(function (k) { q[k] = null; });
     if (!cmp.follow) {
-      q = {cm: body.model, cg: body.gpu, cmem: String(body.memory_gib), cL: body.request_length, ctp: body.tp === 1 ? null : body.tp,
+      q = {cm: body.model, cg: body.gpu, cmem: body.memory_gib === null ? null : String(body.memory_gib), cL: body.request_length, ctp: body.tp === 1 ? null : body.tp,
            ckv: body.kv_cache_dtype === "auto" ? null : body.kv_cache_dtype};
     }
     setParams(q);
@@ -1466,12 +1467,14 @@
   function renderCompare(d) {
     var out = clear($("compare-out"));
     var s = d.sglang, v = d.vllm;
-    var L = fmtInt(d.request_length);
+    var L = fmtInt(d.request_length), card = d.gpu ? (gpus[d.gpu] || {}).name || d.gpu : null, own = d.memory_gib === null;
     out.appendChild(el("div", {class: "table-wrap"}, el("table", {id: "compare-table", class: "side"},
-      el("caption", {text: d.model + " at L = " + L + " tokens from " + fmtGiBv(d.memory_gib) + " of cache memory per rank" +
-        (d.gpu ? " on " + ((gpus[d.gpu] || {}).name || d.gpu) : "") + (d.tp > 1 ? ", TP " + d.tp : "")}),
+      el("caption", {text: d.model + " at L = " + L + " tokens from " + (own ? "each engine's own cache memory" : fmtGiBv(d.memory_gib) + " of cache memory per rank") +
+        (card ? " on " + card : "") + (d.tp > 1 ? ", TP " + d.tp : "")}),
       el("thead", {}, el("tr", {}, el("td", {}), el("th", {scope: "col", text: "SGLang " + s.version}), el("th", {scope: "col", text: "vLLM " + v.version}))),
       el("tbody", {},
+        own ? compareRow("cache_memory_gib", "cache memory / rank", {shown: fmtGiBv(s.cache_memory_gib), raw: s.cache_memory_gib, unit: "GiB", note: s.memory_source},
+          {shown: fmtGiBv(v.cache_memory_gib), raw: v.cache_memory_gib, unit: "GiB", note: v.memory_source}) : null,
         compareRow("requests_at_length", "requests of " + L + " tokens", 
           {shown: fmtInt(s.requests_at_length), raw: s.requests_at_length, note: "bound by " + s.binding_limit},
           {shown: fmtInt(v.requests_at_length), raw: v.requests_at_length, note: "max concurrency " + v.max_concurrency.toFixed(2) + "x"}),
@@ -1488,9 +1491,9 @@
     var why = listBlock("compare-why", "Why they differ", d.why);
     if (why) out.appendChild(why);
     out.appendChild(el("h3", {text: "The commands compared"}));
-    out.appendChild(el("p", {class: "muted", text: "SGLang, with " + fmtGiBv(d.memory_gib) + " as its pool budget:"}));
+    out.appendChild(el("p", {class: "muted", text: "SGLang, with " + fmtGiBv(own ? s.cache_memory_gib : d.memory_gib) + " as its pool budget" + (own ? " (" + s.memory_source + "):" : ":")}));
     out.appendChild(commandBlock("compare-sglang-command", s.command, d.gpu, null, null, {engine: "sglang", memory: d.memory_gib}));
-    out.appendChild(el("p", {class: "muted", text: "vLLM, with " + fmtGiBv(d.memory_gib) + " as its available KV memory:"}));
+    out.appendChild(el("p", {class: "muted", text: "vLLM, with " + fmtGiBv(own ? v.cache_memory_gib : d.memory_gib) + " as its available KV memory" + (own ? " (" + v.memory_source + "):" : ":")}));
     out.appendChild(commandBlock("compare-vllm-command", v.command, d.gpu, null, null, {engine: "vllm", memory: d.memory_gib}));
   }
   function followCompare() {
