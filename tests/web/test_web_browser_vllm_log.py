@@ -79,3 +79,28 @@ def _json(v) -> str:
     import json
 
     return json.dumps(v, separators=(",", ":"))
+
+
+def test_vllm_memory_summary_and_card_alone_estimate_match_the_cli(page, cli_json):
+    """club-3090#1087's startup summaries (no args line: the launch is typed): the requested memory and the smallest
+    worker's KV memory rows, and the card-alone timeline beside the boot, as `logs check --engine vllm --json`."""
+    log = LOG_652.parent / "club3090-1087-2x5090-memory.log"
+    launch = ("vllm serve Qwen/Qwen3.8-27B-FP8 --quantization fp8 -tp 2 --max-model-len 262144 "
+              "--gpu-memory-utilization 0.92 --max-num-seqs 2 --max-num-batched-tokens 8192 --kv-cache-dtype fp8 "
+              "--enable-prefix-caching")
+    code, expected = cli_json("logs", "check", "--engine", "vllm", "--gpu", "rtx5090", "--json", str(log), "--", launch)
+    assert code == 0
+    page.goto(page.base + "/")
+    page.click('#explain-engine [data-engine="vllm"]')
+    page.fill("#explain-command", launch)
+    page.click("#explain-log-box summary")
+    page.fill("#explain-log", log.read_text())
+    page.select_option("#explain-gpu", "rtx5090")
+    page.click("#explain-run")
+    page.wait_for_selector("#logcheck-vllm-estimates")
+    assert _cells(page, "kv_cache_memory_gib")[1:] == ["12.24 GiB", "12.24 GiB", "predicted"]
+    assert _cells(page, "requested_gib")[1:] == ["28.88 GiB", "28.88 GiB / 28.89 GiB", "predicted"]
+    for t in expected["memory"]["estimates"]["terms"]:
+        row = page.locator(f'#logcheck-vllm-estimates tr[data-term="{t["term"]}"] td')
+        assert row.nth(1).get_attribute("data-value") == str(t["estimate_gib"])
+        assert row.nth(2).get_attribute("data-value") == ("" if t["logged_gib"] is None else str(t["logged_gib"]))

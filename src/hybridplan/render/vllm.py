@@ -60,6 +60,19 @@ def print_vllm_check(d: dict[str, Any], console: Console | None = None) -> None:
         t.add_row(row["quantity"], shown, _num(row["logged"]),
                   "ok" if row["match"] else f"differs: {row['rule']}")
     c.print(t)
+    est = (d.get("memory") or {}).get("estimates")
+    if est is not None and est["terms"]:
+        e = Table(title="the card-alone memory timeline against the log (GiB)", show_header=True,
+                  header_style="bold")
+        for col in ("term", "estimate", "logged", "error", "from"):
+            e.add_column(col)
+        for term in est["terms"]:
+            logged = "-" if term["logged_gib"] is None else f"{term['logged_gib']:.2f}"
+            error = "-" if term["error_gib"] is None else f"{term['error_gib']:+.2f}"
+            e.add_row(term["term"], f"{term['estimate_gib']:.2f}", logged, error, term["source"])
+        c.print(e)
+    elif est is not None:
+        c.print(f"  [dim]no card-alone estimate: {est['note']}[/dim]")
     c.print("explained" if d["explained"] else "[red]not explained[/red]")
 
 

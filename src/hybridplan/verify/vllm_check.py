@@ -5,10 +5,13 @@ capacity and the concurrency), each predicted or the rule that differs named."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
 from hybridplan.errors import BadInput
+
+if TYPE_CHECKING:
+    from hybridplan.engine.api import VllmArgs
 
 GIB = 2**30
 _AVAILABLE = re.compile(r"Available KV cache memory: ([0-9.]+) GiB")
@@ -65,6 +68,8 @@ class Prediction:
     max_model_len: int
     state_pages_per_request: int
     blocks_per_request: int
+    args: "VllmArgs"  # the launch as the release resolved it (the memory estimate reads it)
+    quantization: str | None  # --quantization as launched (it prices the weights)
 
 
 def predict(command_text: str, gib: float, gpu: str | None, version: str | None = None) -> Prediction:
@@ -87,7 +92,8 @@ def predict(command_text: str, gib: float, gpu: str | None, version: str | None 
                       concurrency=tuple(f"{p.max_concurrency:.2f}" for p in plans), block_size=lo.block_size,
                       padding_pct=f"{100 * (lo.page_bytes - lo.state_page_bytes) / lo.state_page_bytes:.2f}",
                       max_model_len=lo.max_model_len, state_pages_per_request=lo.state_pages_per_request,
-                      blocks_per_request=lo.blocks_per_request)
+                      blocks_per_request=lo.blocks_per_request, args=args,
+                      quantization=None if cmd.values.get("quantization") is None else str(cmd.values["quantization"]))
 
 
 _RULES = {
@@ -102,16 +108,22 @@ _RULES = {
 def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = None,
                    version: str | None = None) -> dict[str, Any]:
     """Predicted vs logged for each number the log states; `explained` when every one matches."""
+    from hybridplan.verify import vllm_memory_log as memlog
+
     log = parse_vllm_log(text)
+    mem = memlog.parse_memory(text)
     launch = command_text or log.non_default_args
     if launch is None:
         raise BadInput("the log has no `non-default args: {...}` line: give the launch command after `--`")
-    if log.available_kv_gib is None:
-        raise BadInput("the log has no `Available KV cache memory: X GiB` line")
+    # the startup summary's `Current kv cache memory in use` is the same figure (available_kv_cache_memory_bytes)
+    available = log.available_kv_gib if log.available_kv_gib is not None else \
+        (mem.summary.kv_in_use if mem.summary is not None else None)
+    if available is None:
+        raise BadInput("the log has no `Available KV cache memory: X GiB` line (nor the startup memory summary)")
     from hybridplan.engine import for_engine
 
     version = version or _modelled(log.release)
-    p = predict(launch, log.available_kv_gib, gpu, version)
+    p = predict(launch, available, gpu, version)
     rows: list[tuple[str, Any, Any, bool]] = []
     if log.block_size is not None:
         rows.append(("block_size", p.block_size, log.block_size, p.block_size == log.block_size))
@@ -128,10 +140,16 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
               for q, pred, got, ok in rows]
     from hybridplan.planner.vllm_plan import card
 
+    checks += memlog.exact_checks(mem)
+    memory: dict[str, Any] = {"model_loading_gib": mem.model_loading,
+                              "summary": None if mem.summary is None else asdict(mem.summary),
+                              "cudagraph_estimate_gib": mem.cudagraph_estimate, "estimates": None}
+    if gpu is not None:
+        memory["estimates"] = memlog.estimates(mem, p.args, gpu, p.quantization, available)
     return {"engine": "vllm", "log_release": log.release, "modelled_release": for_engine("vllm", version).version,
             "launch": launch, "gpu": gpu, "sm": card(gpu).sm,
-            "available_kv_gib": log.available_kv_gib, "state_pages_per_request": p.state_pages_per_request,
-            "blocks_per_request": p.blocks_per_request, "checks": checks,
+            "available_kv_gib": available, "state_pages_per_request": p.state_pages_per_request,
+            "blocks_per_request": p.blocks_per_request, "checks": checks, "memory": memory,
             "explained": bool(checks) and all(c["match"] for c in checks)}
 
 

@@ -1014,7 +1014,7 @@
   }
   // `logs check --engine vllm --json`: each number the vLLM log states beside the prediction, or the rule that differs
   var VLLM_UNITS = {block_size: " tokens", max_model_len: " tokens", kv_cache_tokens: " tokens", max_concurrency: "x",
-                    padding_pct: " %"};
+                    padding_pct: " %", requested_gib: " GiB", kv_cache_memory_gib: " GiB"};
   function renderVllmLogCheck(d) {
     var out = clear($("logcheck-out"));
     var unit = function (q, v) { return fmtCell(v) + (VLLM_UNITS[q] || ""); };
@@ -1043,6 +1043,24 @@
         ["quantity", "logged", "predicted", "rule"].map(function (h) { return el("th", {scope: "col", text: h}); }))),
         el("tbody", {}, rows))));
     }
+    var est = (d.memory || {}).estimates;
+    if (est && est.terms.length) {  // the card-alone timeline beside what the boot measured (estimates, not checks)
+      var gib = function (v) { return v === null ? "-" : v.toFixed(2) + " GiB"; };
+      out.appendChild(el("div", {class: "table-wrap", tabindex: "0", role: "region", "aria-label": "card-alone estimate vs the boot"},
+        el("table", {id: "logcheck-vllm-estimates"},
+          el("caption", {text: "The card-alone memory timeline (explain --engine vllm --gpu) against what this boot measured"}),
+          el("thead", {}, el("tr", {}, ["term", "estimate", "logged", "error", "from"].map(function (h) { return el("th", {scope: "col", text: h}); }))),
+          el("tbody", {}, est.terms.map(function (t) {
+            return el("tr", {"data-term": t.term},
+              el("td", {}, el("code", {text: t.term})),
+              el("td", {class: "num", "data-value": String(t.estimate_gib), title: t.note, text: gib(t.estimate_gib)}),
+              el("td", {class: "num", "data-value": t.logged_gib === null ? "" : String(t.logged_gib), text: gib(t.logged_gib)}),
+              el("td", {class: "num", text: t.error_gib === null ? "-" : (t.error_gib > 0 ? "+" : "") + t.error_gib.toFixed(2)}),
+              el("td", {text: t.source}));
+          })))));
+    } else if (est) {
+      out.appendChild(el("p", {id: "logcheck-vllm-estimates-note", class: "muted", text: "No card-alone estimate: " + est.note}));
+    }
     out.appendChild(el("details", {id: "logcheck-launch"}, el("summary", {text: "The launch it was read with"}),
       el("pre", {class: "command", tabindex: "0", "aria-label": "launch", text: d.launch})));
     out.appendChild(el("p", {id: "logcheck-verdict", class: d.explained ? "alert info" : "alert warn",
@@ -1051,7 +1069,8 @@
   }
   // which engine wrote a pasted log, by lines only that engine prints (null: neither); a log of the other engine is
   // not sent, so it never reads as a confusing error of the selected one
-  var LOG_MARKS = {vllm: ["non-default args:", "Available KV cache memory:", "GPU KV cache size:", "Maximum concurrency for"],
+  var LOG_MARKS = {vllm: ["non-default args:", "Available KV cache memory:", "GPU KV cache size:", "Maximum concurrency for",
+                          "Free memory on device ("],
                    sglang: ["Load weight begin", "Load weight end", "max_total_num_tokens=", "KV Cache is allocated", "max_mamba_cache_size"]};
   function logEngine(text) {
     var hit = null;
