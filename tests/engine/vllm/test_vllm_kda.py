@@ -6,6 +6,8 @@ the same rules against the releases' own code on 122 generated Kimi-Linear launc
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hybridplan.engine import for_engine
 from hybridplan.errors import BadInput, EngineRefusal
@@ -60,6 +62,9 @@ def test_a_user_block_the_backend_cannot_split_picks_the_next_one():
     assert {_args("0.24.0", "", sm)[1].attn_backend.name for sm in (80, 86, 120)} == {"TRITON_MLA"}
     with pytest.raises(BadInput, match="no MLA attention backend takes --kv-cache-dtype fp8_e5m2"):
         _args("0.33.0", "--kv-cache-dtype fp8_e5m2")
+    assert _args("0.33.0", "--attention-backend CUTLASS_MLA", 100)[1].attn_backend.min_kernel_block == 128
+    with pytest.raises(BadInput, match="FLASH_ATTN_MLA cannot run --kv-cache-dtype fp8"):
+        _args("0.33.0", "--attention-backend FLASH_ATTN_MLA --kv-cache-dtype fp8", 90)
 
 
 def test_ssm_cache_dtype_reaches_the_page_but_not_the_layers_on_0_33():
@@ -101,3 +106,19 @@ def test_explain_and_compare_answer_for_kimi_linear(cli_json):
     assert d["pages"]["attention_before_unification"] == 16 * 1152 and d["pages"]["unified"] == 2211840
     code, c = cli_json("compare", "--model", KIMI, "--memory-gib", "40", "-L", "131072", "--json")
     assert code == 0 and (c["vllm"]["kv_tokens"], c["vllm"]["requests_at_length"]) == (4847916, 36)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(("0.33.0", "0.24.0")), st.sampled_from((1, 2, 4, 8)), st.sampled_from(("auto", "fp8", "bfloat16")),
+       st.sampled_from((80, 86, 90, 100, 120)), st.sampled_from((None, 16, 64, 128, 256)))
+def test_the_block_is_the_smallest_kernel_multiple_whose_page_covers_the_state(version, tp, kv, sm, block):
+    """Platform._align_hybrid_block_size's contract on every card: the block is a multiple of the chosen backend's
+    smallest kernel block (of 128 on 0.33.0) and of the requested block's alignment, its page covers the state page,
+    and one alignment step less would not."""
+    flags = f"-tp {tp} --kv-cache-dtype {kv}" + (f" --block-size {block}" if block else "")
+    engine, args = _args(version, flags, sm)
+    lay = engine.layout(args, GEO)
+    step = max(args.attn_backend.min_kernel_block, lay.requested_block_size, 128 if version == "0.33.0" else 1)
+    assert lay.block_size % step == 0 and lay.block_size % args.attn_backend.min_kernel_block == 0
+    assert lay.page_bytes >= lay.state_page_bytes > (lay.block_size - step) * lay.attn_page_bytes_per_token
+    assert args.attn_backend.supports_block_size(lay.block_size)

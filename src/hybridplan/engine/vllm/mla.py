@@ -69,17 +69,32 @@ _PRIORITIES = {10: ("FLASHINFER_MLA", "CUTLASS_MLA", "FLASH_ATTN_MLA", "FLASHMLA
 _OTHER = ("FLASH_ATTN_MLA", "FLASHMLA", "FLASHINFER_MLA", "TRITON_MLA")
 
 
-def select_mla_backend(sm: int | None, kv_cache_dtype: str, block_size: int | None) -> AttentionBackend:
-    """platforms/cuda.py::CudaPlatform.get_attn_backend_cls with no --attention-backend: the first backend of the
-    card's priority list that supports the card, the KV cache dtype and a user-given block size
-    (v1/attention/selector.py::get_attn_backend passes block_size only when the user set it). An unknown card is
-    taken as sm90."""
+def _valid(b: AttentionBackend, major: int, kv_cache_dtype: str, block_size: int | None) -> bool:
+    """The parts of AttentionBackend.validate_configuration a dense MLA launch varies."""
+    return (b.majors is None or major in b.majors) and kv_cache_dtype in b.kv_cache_dtypes \
+        and b.supports_block_size(block_size)
+
+
+def select_mla_backend(sm: int | None, kv_cache_dtype: str, block_size: int | None,
+                       requested: str | None = None) -> AttentionBackend:
+    """platforms/cuda.py::CudaPlatform.get_attn_backend_cls: --attention-backend when given (refused when it cannot
+    run the launch), else the first backend of the card's priority list that supports the card, the KV cache dtype
+    and a user-given block size (v1/attention/selector.py::get_attn_backend passes block_size only when the user set
+    it). An unknown card is taken as sm90."""
     major = (sm or 90) // 10
+    if requested is not None:
+        chosen = _MLA.get(requested.upper())
+        if chosen is None:
+            raise BadInput(f"--attention-backend: {requested!r} is not a modelled MLA backend "
+                           f"(one of {', '.join(_MLA)})")
+        if not _valid(chosen, major, kv_cache_dtype, block_size):
+            raise BadInput(f"--attention-backend: {chosen.name} cannot run --kv-cache-dtype {kv_cache_dtype}"
+                           + (f" with --block-size {block_size}" if block_size else "") + f" on sm{sm or 90} "
+                           "(vLLM: 'Selected backend ... is not valid for this configuration')")
+        return chosen
     for name in _PRIORITIES.get(major, _OTHER):
-        b = _MLA[name]
-        if (b.majors is None or major in b.majors) and kv_cache_dtype in b.kv_cache_dtypes \
-                and b.supports_block_size(block_size):
-            return b
+        if _valid(_MLA[name], major, kv_cache_dtype, block_size):
+            return _MLA[name]
     raise BadInput(f"vLLM engine model: no MLA attention backend takes --kv-cache-dtype {kv_cache_dtype}"
                    + (f" with --block-size {block_size}" if block_size else "") + f" on sm{sm or 90} "
                    "(platforms/cuda.py::CudaPlatform.get_attn_backend_cls refuses the launch)")

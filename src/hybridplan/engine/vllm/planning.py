@@ -209,7 +209,8 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
     mla = geo.kv.kind == "mla"
     if mla and m_dtype not in ("bfloat16", "float16"):  # every MLA backend's supported_dtypes
         raise BadInput(f"--dtype: the MLA attention backends run float16 or bfloat16, not {m_dtype}")
-    backend = select_mla_backend(sm, kv, values.get("block_size")) if mla else FLASH_ATTN
+    backend = select_mla_backend(sm, kv, values.get("block_size"), values.get("attention_backend")) if mla \
+        else FLASH_ATTN
     notes = ("--mamba-cache-mode is deprecated in 0.33.0 and has no effect "
              "(engine/arg_utils.py::_MAMBA_CACHE_MODE_DEPRECATION_MESSAGE)",) \
         if "mamba_cache_mode" in values and not release.mamba_cache_mode_flag else ()
