@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 _RULES = {
     "block_size": "platforms/interface.py::Platform._align_hybrid_block_size",
+    "attention_backend": "platforms/cuda.py::CudaPlatform.get_attn_backend_cls (its kernel blocks bound block_size)",
     "mamba_block_size": "model_executor/models/config.py::MambaModelConfig.verify_and_update_config",
     "mamba_cache_mode": "model_executor/models/config.py::MambaModelConfig.verify_and_update_config",
     "pages": "v1/kv_cache_interface.py::AttentionSpec/MambaSpec.page_size_bytes",
@@ -97,7 +98,8 @@ def _head(engine: "HybridKVEngine", c: "Card", gpu: str | None, geo: "ModelGeome
     return {
         "engine": {"name": "vllm", "version": engine.version, "rules": engine.rules_package},
         "platform": {"gpu": gpu, "sm": c.sm, "cuda_runtime_major": c.cuda_runtime_major,
-                     "gdn_prefill_checkpoints": args.gdn_prefill_checkpoints},
+                     "gdn_prefill_checkpoints": args.gdn_prefill_checkpoints,
+                     "attention_backend": args.attn_backend.name},
         "model": {"ref": model, "family": geo.family, "architecture": geo.architecture,
                   "state_layers": len(geo.linear_layer_ids), "attention_layers": len(geo.full_attention_layer_ids)},
         "command": {"source": cmd.source, "explicit": cmd.values},
@@ -123,7 +125,8 @@ def _layout(lay: Any, args: Any, length: int) -> dict[str, Any]:
         "mamba_block_size": lay.mamba_block_size,
         "state": {"conv_shape": list(lay.conv_shape), "temporal_shape": list(lay.temporal_shape),
                   "dtypes": list(lay.state_dtypes)},
-        "pages": {"attention_before_unification": (args.block_size or 16) * lay.attn_page_bytes_per_token,
+        "block_size_before_alignment": lay.requested_block_size,
+        "pages": {"attention_before_unification": lay.requested_block_size * lay.attn_page_bytes_per_token,
                   "attention_after_unification": lay.page_bytes, "state_unpadded": lay.state_page_bytes,
                   "unified": lay.page_bytes, "mamba_page_size_padded": padded,
                   "state_padding_pct": round(100 * (lay.page_bytes - lay.state_page_bytes) / lay.state_page_bytes, 2)},
@@ -139,7 +142,7 @@ def _layout(lay: Any, args: Any, length: int) -> dict[str, Any]:
 def _block_lines(lay: Any, args: Any) -> list[str]:
     """The block-size lines vLLM prints (platforms/interface.py::Platform._align_hybrid_block_size)."""
     lines = []
-    if lay.block_size > (args.block_size or 16):
+    if lay.block_size > lay.requested_block_size:
         lines.append(f"Setting attention block size to {lay.block_size} tokens to ensure that attention page size "
                      "is >= mamba page size.")
     if lay.page_bytes != lay.state_page_bytes:

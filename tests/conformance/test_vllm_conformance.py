@@ -34,11 +34,13 @@ def test_every_field_equals_vllm(vllm_oracle):
     drifts = [d for sc in scenarios for d in vc.compare(results[sc["id"]], sc["predicted"])]
     outcomes = Counter("refused" if "error" in results[sc["id"]] else results[sc["id"]]["mamba_cache_mode"]
                        for sc in scenarios)
-    print(f"\nvllm {header['version']}: {len(scenarios)} scenarios, every field compared, {len(drifts)} drifts "
-          f"({dict(outcomes)})")
+    families = Counter(sc["family"] for sc in scenarios)
+    print(f"\nvllm {header['version']}: {len(scenarios)} scenarios {dict(families)}, every field compared, "
+          f"{len(drifts)} drifts ({dict(outcomes)})")
     least, modes = RELEASES[version]
     assert header["version"] == version
     assert len(scenarios) >= least
     lines = [f"{d.scenario} {d.field}: engine {d.engine!r} != hybridplan {d.hybridplan!r}" for d in drifts]
     assert not lines, "\n".join(lines[:40])
     assert outcomes["align"] >= modes and outcomes["none"] >= modes and outcomes["refused"] >= 5
+    assert families["kda"] >= 100  # Kimi-Linear: KDA state + MLA attention on the card's MLA backend

@@ -14,10 +14,10 @@ from typing import Any
 from hybridplan.engine import for_engine
 from hybridplan.errors import EngineRefusal
 
-# bundled checkpoints per family the vLLM model covers (GDN: Qwen3-Next / Qwen3.5; Mamba2: Nemotron-H)
+# bundled checkpoints per family the vLLM model covers (GDN: Qwen3-Next / Qwen3.5; Mamba2: Nemotron-H; KDA: KDA_MODEL)
 MODELS = ("Qwen/Qwen3.5-27B", "Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3.5-35B-A3B",
           "nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nvidia/Nemotron-H-47B-Base-8K")
-FIELDS = ("parsed", "block_size", "mamba_block_size", "mamba_cache_mode", "mamba_page_size_padded", "attn_page_bytes",
+FIELDS = ("parsed", "attention_backend", "block_size", "mamba_block_size", "mamba_cache_mode", "mamba_page_size_padded", "attn_page_bytes",
           "state_page_bytes", "page_bytes", "num_blocks", "groups", "max_model_len", "kv_cache_tokens",
           "max_concurrency", "conv_shape", "temporal_shape", "state_dtypes", "max_num_seqs", "max_num_batched_tokens")
 # cards as vLLM sees them (catalog id, CUDA runtime major): Hopper, consumer and data-center Blackwell, Ampere
@@ -41,16 +41,13 @@ _KEEP = {"0.33.0": (0, 21, 46, 71), "0.24.0": (0, 21, 46, 71, 96)}  # >= 300 eac
 
 
 def scenarios(version: str) -> list[dict[str, Any]]:
-    """The grid (four or five points in 120: every value of every axis, 308 scenarios on 0.33.0, 337 on 0.24.0):
+    """The grid (four or five points in 120: every value of every axis, 308 scenarios on 0.33.0, 337 on 0.24.0), then
+    Kimi-Linear's (kda_scenarios):
     models x TP x KV dtype x state dtype x prefix caching x block size x length x available KV memory x MTP x card
     (its capability and CUDA runtime pick the GDN prefill kernel, its memory the batch defaults); each with the
     driver's payload and hybridplan's prediction. A release's own spelling turns prefix caching off
     (--no-enable-prefix-caching in 0.24.0); Mamba2 under prefix caching on 0.24.0 runs 'all' mode, not modelled,
     so those points are left out there."""
-    from hybridplan.models.loader import load_model
-
-    from hybridplan.planner.vllm_plan import card, resolve_on
-
     engine = _engine(version)
     keep = _KEEP.get(engine.version, _KEEP["0.24.0"])
     off = "--no-enable-prefix-caching" if "--no-enable-prefix-caching" in engine.registry().by_option \
@@ -67,14 +64,49 @@ def scenarios(version: str) -> list[dict[str, Any]]:
         argv += (["--block-size", str(block)] if block else []) + (["--max-model-len", str(length)] if length else [])
         argv += ["--speculative-config", json.dumps({"method": "mtp", "num_speculative_tokens": mtp})] if mtp else []
         argv += ["--max-num-seqs", "64"] if n % 7 == 0 else []  # some launches set the request cap
-        text = "vllm serve " + shlex.join(argv)
-        geo = load_model(model)
-        c = card(gpu[0], gpu[1])
-        cmd = engine.parse_command(text)
-        args = resolve_on(engine, cmd, geo, c)
-        sid = f"s{n}"
-        out.append({"id": sid, "command": text, "payload": payload(sid, args, geo, gib << 30, argv, c),
-                    "predicted": predict(sid, engine, args, geo, gib << 30) | {"parsed": non_default(engine, cmd)}})
+        out.append(_scenario(engine, f"s{n}", argv, gpu, gib))
+    return out + kda_scenarios(engine)
+
+
+def _scenario(engine: Any, sid: str, argv: list[str], gpu: tuple[str, int], gib: int) -> dict[str, Any]:
+    """One launch on a card with `gib` GiB of available KV memory: the driver's payload and hybridplan's prediction."""
+    from hybridplan.models.loader import load_model
+
+    from hybridplan.planner.vllm_plan import card, resolve_on
+
+    text = "vllm serve " + shlex.join(argv)
+    geo = load_model(argv[0])
+    c = card(gpu[0], gpu[1])
+    cmd = engine.parse_command(text)
+    args = resolve_on(engine, cmd, geo, c)
+    return {"id": sid, "family": geo.family, "command": text,
+            "payload": payload(sid, args, geo, gib << 30, argv, c),
+            "predicted": predict(sid, engine, args, geo, gib << 30) | {"parsed": non_default(engine, cmd)}}
+
+
+KDA_MODEL = "moonshotai/Kimi-Linear-48B-A3B-Instruct"
+# every card family picks its own MLA backend: Hopper, consumer and data-center Blackwell, Ampere (sm80, sm86)
+KDA_CARDS = (("h200", 12), ("rtx5090", 12), ("b200", 13), ("a100-80gb", 12), ("rtx3090", 12))
+KDA_STRIDE = 71  # one grid point in 71: 122 scenarios, every value of every axis
+
+
+def kda_scenarios(engine: Any) -> list[dict[str, Any]]:
+    """Kimi-Linear (KDA + MLA): TP 1/2/4/8 (its 32 heads divide) x KV dtype (each picks its MLA backend) x
+    --mamba-ssm-cache-dtype (0.33.0's model class reads it, its KDA layers do not) x prefix caching x block size
+    (the backend's preferred, 16, 64: a user block can rule a backend out) x length x available KV memory x card."""
+    off = "--no-enable-prefix-caching" if "--no-enable-prefix-caching" in engine.registry().by_option \
+        else "--disable-prefix-caching"
+    out = []
+    grid = itertools.product((1, 2, 4, 8), ("auto", "fp8", "bfloat16"), ("auto", "float32", "bfloat16", "float16"),
+                             (True, False),
+                             (None, 16, 64), (None, 32768, -1), (6, 40), KDA_CARDS)
+    for n, (tp, kv, ssm, pc, block, length, gib, gpu) in enumerate(grid):
+        if n % KDA_STRIDE:
+            continue
+        argv = [KDA_MODEL, "-tp", str(tp), "--kv-cache-dtype", kv, "--mamba-ssm-cache-dtype", ssm,
+                "--enable-prefix-caching" if pc else off]
+        argv += (["--block-size", str(block)] if block else []) + (["--max-model-len", str(length)] if length else [])
+        out.append(_scenario(engine, f"k{n}", argv, gpu, gib))
     return out
 
 
@@ -87,15 +119,21 @@ def non_default(engine: Any, cmd: Any) -> dict[str, Any]:
 def payload(sid: str, args: Any, geo: Any, memory: int, argv: list[str], c: Any) -> dict[str, Any]:
     """The driver's scenario: the cache arguments as vLLM's CacheConfig receives them, the calculators' inputs."""
     m = geo.mixer
-    mixer = ({"num_k_heads": m.n_groups, "num_v_heads": m.num_heads, "head_k_dim": m.state_size,
-              "head_v_dim": m.head_dim, "conv_kernel": m.conv_kernel} if geo.family == "gdn" else
-             {"intermediate_size": m.intermediate_size, "n_groups": m.n_groups, "num_heads": m.num_heads,
-              "head_dim": m.head_dim, "state_size": m.state_size, "conv_kernel": m.conv_kernel})
+    if geo.family == "kda":  # linear_attn_config
+        mixer = {"num_heads": m.num_heads, "head_dim": m.head_dim, "conv_kernel": m.conv_kernel}
+    elif geo.family == "gdn":
+        mixer = {"num_k_heads": m.n_groups, "num_v_heads": m.num_heads, "head_k_dim": m.state_size,
+                 "head_v_dim": m.head_dim, "conv_kernel": m.conv_kernel}
+    else:
+        mixer = {"intermediate_size": m.intermediate_size, "n_groups": m.n_groups, "num_heads": m.num_heads,
+                 "head_dim": m.head_dim, "state_size": m.state_size, "conv_kernel": m.conv_kernel}
     attn = set(geo.full_attention_layer_ids)
     return {"id": sid, "family": geo.family, "tp": args.tensor_parallel_size,
             "num_speculative_tokens": args.num_speculative_tokens, "model_dtype": args.model_dtype,
             "architecture": geo.architecture, "mixer": mixer,
-            "attn": {"total_kv_heads": geo.kv.total_kv_heads, "head_dim": geo.kv.head_dim},
+            "attn": {"total_kv_heads": geo.kv.total_kv_heads, "head_dim": geo.kv.head_dim,
+                     "kv_lora_rank": geo.kv.kv_lora_rank, "qk_rope_head_dim": geo.kv.qk_rope_head_dim,
+                     "num_heads": geo.kv.total_kv_heads},
             "layers": ["attention" if i in attn else "mamba" for i in sorted(attn | set(geo.linear_layer_ids))]
             + ["attention"] * args.draft_attention_layers,
             "cache": {"block_size": args.block_size, "kv_cache_dtype": args.kv_cache_dtype,
@@ -112,7 +150,7 @@ def predict(sid: str, engine: Any, args: Any, geo: Any, memory: int) -> dict[str
         p = engine.plan(args, geo, memory)
     except EngineRefusal as exc:
         return {"id": sid, "error": {"type": exc.kind, "message": exc.message}}
-    return {"id": sid, "max_num_seqs": args.max_num_seqs, "max_num_batched_tokens": args.max_num_batched_tokens,
+    return {"id": sid, "attention_backend": args.attn_backend.name, "max_num_seqs": args.max_num_seqs, "max_num_batched_tokens": args.max_num_batched_tokens,
             "block_size": p.block_size, "mamba_block_size": p.mamba_block_size,
             "mamba_cache_mode": p.mamba_cache_mode, "mamba_page_size_padded": p.mamba_page_size_padded,
             "attn_page_bytes": p.attn_page_bytes, "state_page_bytes": p.state_page_bytes, "page_bytes": p.page_bytes,

@@ -17,10 +17,20 @@ answers with the calculators' shapes for the scenario's geometry (its `get_mamba
 real class forwards to); the attention backend is FLASH_ATTN's kernel block contract (MultipleOf(16), no
 customize_spec change); the card (capability, CUDA runtime, memory, name) is the scenario's, so the release's own
 _resolve_gdn_prefill_backend and get_batch_defaults decide on it. vLLM's own `vllm serve` parser reads the argv.
+
+Kimi-Linear (family kda): the model class's get_mamba_state_*_from_config are compiled from the release's own
+source and the KDA layer's spec comes from MambaBase.get_kv_cache_spec with the calculators' shape and the layer's
+dtype call; its MLA layers are MLAAttentionSpec. The MLA backend is picked as CudaPlatform.get_valid_backends does:
+the release's own _get_backend_priorities for the card, each candidate's supported_kv_cache_dtypes,
+get_supported_kernel_block_sizes, supports_compute_capability, supports_block_size and is_sparse compiled from its
+class source onto vLLM's AttentionBackend base (importing the backend modules allocates CUDA workspaces), with the
+kernels a stock CUDA wheel builds taken as present (supports_combination is not run); the release's own
+Platform.update_block_size_for_backend then sets the block size with it (preferred size, hybrid alignment, check).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.machinery
 import json
 import logging
@@ -99,6 +109,9 @@ def _shapes(sc, tp, num_spec):
     from vllm.model_executor.layers.mamba.mamba_utils import MambaStateShapeCalculator as C
 
     m = sc["mixer"]
+    if sc["family"] == "kda":  # KimiGatedDeltaNetAttention.get_state_shape
+        return C.kda_state_shape(tp, m["num_heads"], m["head_dim"], conv_kernel_size=m["conv_kernel"],
+                                 num_spec=num_spec)
     if sc["family"] == "gdn":
         return C.gated_delta_net_state_shape(tp, m["num_k_heads"], m["num_v_heads"], m["head_k_dim"],
                                              m["head_v_dim"], m["conv_kernel"], num_spec)
@@ -109,6 +122,8 @@ def _shapes(sc, tp, num_spec):
 def _dtypes(sc, model_dtype, cache):
     from vllm.model_executor.layers.mamba.mamba_utils import MambaStateDtypeCalculator as C
 
+    if sc["family"] == "kda":  # KimiGatedDeltaNetAttention.get_state_dtype (no mamba_ssm_cache_dtype)
+        return C.kda_state_dtype(model_dtype, cache.mamba_cache_dtype)
     if sc["family"] == "gdn":
         return C.gated_delta_net_state_dtype(model_dtype, cache.mamba_cache_dtype, cache.mamba_ssm_cache_dtype)
     return C.mamba2_state_dtype(model_dtype, cache.mamba_cache_dtype, cache.mamba_ssm_cache_dtype)
@@ -158,6 +173,8 @@ def checkpoint_alignment(sc: dict, mode: str):
     MambaMixer2.get_kv_cache_spec always declares one checkpoint block at alignment 1."""
     if mode != "align" or _release() < (0, 25):  # 0.24.0 exports no prefill checkpoints
         return None
+    if sc["family"] == "kda":  # KimiGatedDeltaNetAttention keeps MambaBase.get_prefill_checkpoint_alignment (None)
+        return None
     if sc["family"] != "gdn":
         return 1
     _resolve_gdn_prefill_backend = _source_function(
@@ -190,7 +207,9 @@ def _supports_mamba_prefix_caching(architecture: str) -> bool:
     return any(isinstance(b, ast.Name) and b.id == "SupportsMambaPrefixCaching" for b in node.bases)
 
 
+@functools.lru_cache(maxsize=None)
 def _source(path: str):
+    """A vLLM module's syntax tree, parsed once (callers rebuild what they compile from it)."""
     import ast
     import os
 
@@ -226,6 +245,94 @@ def _source_constant(path: str, name: str):
     return ast.literal_eval(node.value)
 
 
+# where the CUDA platform's KimiLinearForCausalLM lives (0.33.0: vllm/models/kimi_k3/__init__.py imports it from
+# nvidia/model.py off ROCm, XPU and TPU)
+_KIMI_LINEAR_SOURCE = {(0, 24): "model_executor/models/kimi_linear.py"}
+
+
+def kda_model_class(sc: dict):
+    """KimiLinearForCausalLM's get_mamba_state_shape_from_config / get_mamba_state_dtype_from_config, compiled from
+    the release's model source with the calculators they call (the module itself imports the GPU kernels)."""
+    import ast
+
+    from vllm.model_executor.layers.mamba.mamba_utils import (MambaStateDtypeCalculator,
+                                                              MambaStateShapeCalculator)
+
+    path = _KIMI_LINEAR_SOURCE.get(_release()[:2], "models/kimi_k3/nvidia/model.py")
+    cls = next(n for n in _source(path).body if isinstance(n, ast.ClassDef) and n.name == "KimiLinearForCausalLM")
+    wanted = ("get_mamba_state_shape_from_config", "get_mamba_state_dtype_from_config")
+    body: list = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name in wanted]
+    ns = {"MambaStateDtypeCalculator": MambaStateDtypeCalculator,
+          "MambaStateShapeCalculator": MambaStateShapeCalculator, "MambaStateShapes": tuple}
+    return _compile_class("KimiLinearForCausalLM", "object", body, path, ns)
+
+
+def _compile_class(name: str, base: str, body: list, path: str, ns: dict):
+    """`class name(base)` with `body` (statements of a release's own class), compiled in `ns`."""
+    import ast
+
+    module = ast.parse(f"class {name}({base}):\n    pass\n")
+    klass = module.body[0]
+    assert isinstance(klass, ast.ClassDef)
+    klass.body = body or klass.body
+    exec(compile(module, path, "exec"), ns)  # noqa: S102
+    return ns[name]
+
+
+_BACKEND_MEMBERS = ("get_name", "get_supported_kernel_block_sizes", "supports_compute_capability",
+                    "supports_block_size", "is_sparse")
+
+
+def _backend_from_source(enum):
+    """The backend class `enum` names, rebuilt on the release's AttentionBackend base from its own source: the
+    members the selection and the block-size rules read (supported_kv_cache_dtypes and _BACKEND_MEMBERS)."""
+    import ast
+    from typing import ClassVar
+
+    import torch
+    from vllm.platforms.interface import DeviceCapability
+    from vllm.v1.attention.backend import AttentionBackend, MultipleOf
+
+    module, name = enum.get_path().rsplit(".", 1)
+    path = module.removeprefix("vllm.").replace(".", "/") + ".py"
+    cls = next(n for n in _source(path).body if isinstance(n, ast.ClassDef) and n.name == name)
+    body: list = []
+    for n in cls.body:
+        if isinstance(n, ast.FunctionDef) and n.name in _BACKEND_MEMBERS:
+            n.decorator_list = [d for d in n.decorator_list
+                                if isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")]
+            body.append(n)
+        elif isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "supported_kv_cache_dtypes":
+            body.append(n)
+    ns = {"MultipleOf": MultipleOf, "DeviceCapability": DeviceCapability, "ClassVar": ClassVar, "torch": torch,
+          "CacheDType": str, "_Base": AttentionBackend}
+    return _compile_class(name, "_Base", body, path, ns)
+
+
+def mla_backend(sc: dict, kv_cache_dtype: str, block_size):
+    """(AttentionBackendEnum name, class) of CudaPlatform.get_valid_backends for a dense MLA layer on the scenario's
+    card: the first backend of the release's _get_backend_priorities that supports the capability, the KV cache
+    dtype and the user's block size."""
+    import inspect
+
+    from vllm.platforms.cuda import _get_backend_priorities
+    from vllm.platforms.interface import DeviceCapability
+
+    sm = sc["card"]["sm"]
+    cap = DeviceCapability(sm // 10, sm % 10)
+    a = sc["attn"]
+    kwargs = {"use_mla": True, "device_capability": cap, "num_heads": a["num_heads"] // sc["tp"],
+              "kv_cache_dtype": kv_cache_dtype}
+    if "head_size" in inspect.signature(_get_backend_priorities).parameters:
+        kwargs["head_size"] = a["kv_lora_rank"] + a["qk_rope_head_dim"]
+    for enum in _get_backend_priorities(**kwargs):
+        b = _backend_from_source(enum)
+        if (b.supports_compute_capability(cap) and b.supports_kv_cache_dtype(kv_cache_dtype)
+                and b.supports_block_size(block_size) and not b.is_sparse()):
+            return enum.name, b
+    raise ValueError(f"No valid attention backend found for cuda with kv_cache_dtype={kv_cache_dtype}")
+
+
 def batch_defaults(sc: dict, values: dict) -> tuple:
     """(max_num_seqs, max_num_batched_tokens) from engine/arg_utils.py::
     EngineArgs._set_default_max_num_seqs_and_batched_tokens_args for `vllm serve` on the scenario's card."""
@@ -245,6 +352,13 @@ def batch_defaults(sc: dict, values: dict) -> tuple:
     return args.max_num_seqs, args.max_num_batched_tokens
 
 
+def _message(exc: BaseException) -> str:
+    """The exception's message; a bare `assert` has none, so the failing source line stands for it."""
+    import traceback
+
+    return str(exc) or (traceback.extract_tb(exc.__traceback__)[-1].line or "")
+
+
 def run(sc: dict) -> dict:
     values = parsed(sc["argv"])
     use_card(sc["card"])
@@ -253,8 +367,23 @@ def run(sc: dict) -> dict:
         out = plan(sc | {"parsed_mamba_cache_mode": values.get("mamba_cache_mode")}) | {
             "max_num_seqs": seqs, "max_num_batched_tokens": batched}
     except (ValueError, AssertionError, NotImplementedError) as exc:
-        out = {"id": sc["id"], "error": {"type": type(exc).__name__, "message": str(exc)}}
+        out = {"id": sc["id"], "error": {"type": type(exc).__name__, "message": _message(exc)}}
     return out | {"parsed": values}
+
+
+def mla_spec(cache, head_size: int, dtype):
+    """The MLA layer's get_kv_cache_spec: one latent head (0.33.0: models/kimi_k3/nvidia/mla.py::
+    MultiHeadLatentAttention, with max_tp_shards=1 and the KV quant mode; 0.24.0: model_executor/layers/attention/
+    mla_attention.py::MLAAttention)."""
+    import dataclasses
+
+    from vllm.v1.kv_cache_interface import MLAAttentionSpec, get_kv_quant_mode
+
+    names = {f.name for f in dataclasses.fields(MLAAttentionSpec)}
+    extra = {"max_tp_shards": 1, "kv_quant_mode": get_kv_quant_mode(cache.cache_dtype)} \
+        if _release() >= (0, 25) and "max_tp_shards" in names else {}
+    return MLAAttentionSpec(block_size=cache.block_size, num_kv_heads=1, head_size=head_size, dtype=dtype,
+                            cache_dtype_str=cache.cache_dtype, **extra)
 
 
 def plan(sc: dict) -> dict:
@@ -268,6 +397,7 @@ def plan(sc: dict) -> dict:
     from vllm.v1.kv_cache_interface import FullAttentionSpec, MambaSpec, get_kv_quant_mode
 
     c = sc["cache"]
+    kda = sc["family"] == "kda"
     tp, num_spec = sc["tp"], sc["num_speculative_tokens"]
     model_dtype = STR_DTYPE_TO_TORCH_DTYPE[sc["model_dtype"]]
     v024 = _release() < (0, 25)
@@ -279,12 +409,18 @@ def plan(sc: dict) -> dict:
                         **mode)
     cache.kv_cache_layout = "LBNHC"  # FLASH_ATTN's preferred layout (its page sizes are uniform after alignment)
     shapes = _shapes(sc, tp, num_spec)
-    kv_heads = max(1, sc["attn"]["total_kv_heads"] // tp)
+    a = sc["attn"]
+    # ModelConfig.get_num_kv_heads / get_head_size: MLA keeps one latent head of kv_lora_rank + qk_rope_head_dim
+    kv_heads = 1 if kda else max(1, a["total_kv_heads"] // tp)
+    head_size = a["kv_lora_rank"] + a["qk_rope_head_dim"] if kda else a["head_dim"]
     model_config = SimpleNamespace(
         max_model_len=sc["max_model_len"], original_max_model_len=sc["original_max_model_len"],
-        architecture=sc["architecture"], dtype=model_dtype, use_mla=False, is_hybrid=True,
+        architecture=sc["architecture"], dtype=model_dtype, use_mla=kda, is_hybrid=True,
         supports_kv_cache_grouping=False, get_num_kv_heads=lambda pc: kv_heads,
-        get_head_size=lambda: sc["attn"]["head_dim"],
+        get_head_size=lambda: head_size,
+        hf_config=SimpleNamespace(linear_attn_config={"num_heads": sc["mixer"].get("num_heads"),
+                                                      "head_dim": sc["mixer"].get("head_dim"),
+                                                      "short_conv_kernel_size": sc["mixer"]["conv_kernel"]}),
         supports_mamba_prefix_caching=v024 and _supports_mamba_prefix_caching(sc["architecture"]))
     vllm_config = SimpleNamespace(
         model_config=model_config, cache_config=cache,
@@ -309,21 +445,26 @@ def plan(sc: dict) -> dict:
         def get_mamba_state_dtype_from_config(cfg):
             return state_dtypes
 
-    models.ModelRegistry.resolve_model_cls = lambda *a, **k: (ModelClass, sc["architecture"])
+    model_class = kda_model_class(sc) if kda else ModelClass
+    models.ModelRegistry.resolve_model_cls = lambda *a, **k: (model_class, sc["architecture"])
     abstract.get_mamba_prefill_checkpoint_alignment = lambda cfg: alignment
-    backend = _backend()
+    backend_name, backend = mla_backend(sc, cache.cache_dtype, c["block_size"]) if kda else ("FLASH_ATTN", _backend())
     Platform._find_non_ssm_backends = classmethod(lambda cls, cfg: [backend])
-    Platform._align_hybrid_block_size(vllm_config, backend)
+    Platform._find_non_ssm_backend = classmethod(lambda cls, cfg: backend)  # 0.24.0's name
+    if kda:  # the backend's preferred block size, then the hybrid alignment (and 0.33.0's check)
+        Platform.update_block_size_for_backend(vllm_config)
+    else:
+        Platform._align_hybrid_block_size(vllm_config, backend)
 
     layer_kinds = sc["layers"]
     spec: dict = {}
-    attn = FullAttentionSpec(block_size=cache.block_size, num_kv_heads=kv_heads, head_size=sc["attn"]["head_dim"],
-                             dtype=(model_dtype if cache.cache_dtype == "auto"
-                                    else STR_DTYPE_TO_TORCH_DTYPE[cache.cache_dtype]),
-                             kv_quant_mode=get_kv_quant_mode(cache.cache_dtype))
+    kv_dtype = model_dtype if cache.cache_dtype == "auto" else STR_DTYPE_TO_TORCH_DTYPE[cache.cache_dtype]
+    attn = mla_spec(cache, head_size, kv_dtype) if kda else FullAttentionSpec(
+        block_size=cache.block_size, num_kv_heads=kv_heads, head_size=head_size, dtype=kv_dtype,
+        kv_quant_mode=get_kv_quant_mode(cache.cache_dtype))
     layer = SimpleNamespace(get_state_shape=lambda: shapes, get_state_dtype=lambda: state_dtypes,
                             mamba_type=abstract.MambaAttentionBackendEnum.GDN_ATTN
-                            if sc["family"] == "gdn" else abstract.MambaAttentionBackendEnum.MAMBA2,
+                            if sc["family"] in ("gdn", "kda") else abstract.MambaAttentionBackendEnum.MAMBA2,
                             is_kv_cache_tp_replicated=False)
     mamba = abstract.MambaBase.get_kv_cache_spec(layer, vllm_config)
     if alignment is not None:  # the layer exports prefill checkpoints (MambaMixer2 / FlashInfer GDN get_kv_cache_spec)
@@ -353,7 +494,7 @@ def plan(sc: dict) -> dict:
                           "layers": len(g.layer_names), "block_size": first.block_size,
                           "blocks_per_request": cdiv(s.max_memory_usage_bytes(vllm_config), s.page_size_bytes)})
     return {
-        "id": sc["id"], "block_size": cache.block_size, "mamba_block_size": cache.mamba_block_size,
+        "id": sc["id"], "attention_backend": backend_name, "block_size": cache.block_size, "mamba_block_size": cache.mamba_block_size,
         "mamba_cache_mode": cache.mamba_cache_mode, "mamba_page_size_padded": cache.mamba_page_size_padded,
         "attn_page_bytes": attn.page_size_bytes,
         "state_page_bytes": (mamba.real_page_size_bytes if hasattr(mamba, "real_page_size_bytes")
@@ -385,7 +526,7 @@ def main() -> None:
         try:
             out = run(sc)
         except (ValueError, AssertionError, NotImplementedError) as exc:
-            out = {"id": sc["id"], "error": {"type": type(exc).__name__, "message": str(exc)}}
+            out = {"id": sc["id"], "error": {"type": type(exc).__name__, "message": _message(exc)}}
         except SystemExit:  # the parser refused the argv (argparse prints its message to stderr)
             out = {"id": sc["id"], "error": {"type": "SystemExit", "message": "vllm serve: error"}}
         _emit(out)

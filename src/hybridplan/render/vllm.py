@@ -14,9 +14,9 @@ def print_vllm_explain(d: dict[str, Any], console: Console | None = None) -> Non
     r, p = d["resolved"], d["pages"]
     c.print(f"[bold]vLLM {d['engine']['version']}[/bold]  {d['model']['ref']} ({d['model']['family']}, "
             f"{d['model']['state_layers']} state + {d['model']['attention_layers']} attention layers)")
+    asked = r["block_size_requested"] or f"{d['platform']['attention_backend']} default {d['block_size_before_alignment']}"
     c.print(f"prefix caching {'on' if r['enable_prefix_caching'] else 'off'} -> mamba_cache_mode {r['mamba_cache_mode']}"
-            f"; block_size {d['block_size']} (asked {r['block_size_requested'] or 'default 16'}), "
-            f"mamba_block_size {d['mamba_block_size']}")
+            f"; block_size {d['block_size']} (asked {asked}), mamba_block_size {d['mamba_block_size']}")
     c.print(f"pages: attention {p['attention_before_unification']:,} B -> {p['attention_after_unification']:,} B, "
             f"state {p['state_unpadded']:,} B padded to {p['unified']:,} B (+{p['state_padding_pct']}%)")
     t = Table(show_header=True, header_style="bold")

@@ -79,11 +79,6 @@ def test_full_length_refused_with_vllms_message():
     assert "(16.5 GiB KV cache is needed" in exc.value.message
 
 
-def test_kda_is_refused_by_name():
-    with pytest.raises(BadInput, match="family 'kda' is not modelled yet"):
-        _plan("vllm serve moonshotai/Kimi-Linear-48B-A3B-Instruct", 40)
-
-
 @settings(max_examples=25, deadline=None)
 @given(st.integers(min_value=20, max_value=120), st.integers(min_value=1, max_value=8))
 def test_more_memory_never_serves_less(gib, extra):

@@ -29,6 +29,10 @@ class Release:
     large_card_batch_tier: bool  # get_batch_defaults has the >= 160 GiB tier and keeps GB10 on the small one
     checks_hold_null_block: bool  # the admission check and auto-fit leave the null block out of the memory
     changes: tuple[Change, ...] = ()
+    # MLA hybrids: the attention block is a multiple of this (0.33.0: 128 for the TRTLLM/FlashInfer MLA decode
+    # kernels; 1: none)
+    mla_hybrid_block_alignment: int = 128
+    kda_ssm_cache_dtype_flag: bool = True  # Kimi-Linear's model class reads --mamba-ssm-cache-dtype for the state page
 
 
 NEWEST = Release(version="0.33.0", hybrid_prefix_caching=True, mamba_cache_mode_flag=False,
@@ -62,6 +66,11 @@ V0_24_0 = Release(
         Change(what="the `vllm serve` parser: --no-enable-prefix-caching (BooleanOptionalAction) instead of "
                     "--disable-prefix-caching, 268 flags (flags-0.24.0.json)",
                rule="entrypoints/openai/cli_args.py::make_arg_parser"),
-    ))
+        Change(what="MLA hybrids (Kimi-Linear): the attention block is not raised to a multiple of 128, only of the "
+                    "MLA backend's smallest kernel block (or its preferred block size)",
+               rule="platforms/interface.py::Platform._align_hybrid_block_size"),
+        Change(what="Kimi-Linear's model class ignores --mamba-ssm-cache-dtype: the KDA recurrent state is float32",
+               rule="model_executor/models/kimi_linear.py::KimiLinearForCausalLM.get_mamba_state_dtype_from_config"),
+    ), mla_hybrid_block_alignment=1, kda_ssm_cache_dtype_flag=False)
 
 RELEASES = {r.version: r for r in (V0_24_0, NEWEST)}

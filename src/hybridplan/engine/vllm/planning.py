@@ -3,7 +3,8 @@ arguments, per-layer pages, the hybrid block size, the groups,
 and the capacity and concurrency its boot log prints, from the model geometry and the available KV memory.
 
 Scope: hybrid GDN / Mamba2 models with MHA full attention on the FLASH_ATTN backend's kernel-block contract
-(MultipleOf(16)); KDA and MLA attention are refused by name. Every function mirrors the vLLM function it cites.
+(MultipleOf(16)), and Kimi-Linear (KDA state + MLA attention on the MLA backend vLLM picks for the card,
+engine/vllm/mla.py). Every function mirrors the vLLM function it cites.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from typing import Any
 
 from hybridplan.dtypes import itemsize, model_dtype
 from hybridplan.engine.vllm.behaviours import NEWEST, Release
+from hybridplan.engine.vllm.kda import kda_class_dtypes, kda_layer_dtypes
+from hybridplan.engine.vllm.mla import FLASH_ATTN, AttentionBackend, select_mla_backend
 from hybridplan.errors import BadInput, EngineRefusal
-from hybridplan.models.geometry import Mamba2Mixer, ModelGeometry
+from hybridplan.models.geometry import KdaMixer, Mamba2Mixer, ModelGeometry
 from hybridplan.monotone import largest_true
 
-DEFAULT_BLOCK_SIZE = 16  # config/cache.py::CacheConfig.DEFAULT_BLOCK_SIZE
-FLASH_ATTN_KERNEL_BLOCK = 16  # v1/attention/backends/flash_attn.py::get_supported_kernel_block_sizes -> [MultipleOf(16)]
 FLASHINFER_GDN_CHECKPOINT_ALIGNMENT = 64  # v1/attention/backends/gdn_attn.py
 # utils/torch_utils.py::STR_DTYPE_TO_TORCH_DTYPE, by element size
 _CACHE_DTYPES = {"auto": 0, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4, "fp8": 1,
@@ -40,7 +41,7 @@ class VllmArgs:
     tensor_parallel_size: int
     model_dtype: str
     kv_cache_dtype: str  # the resolved string (`auto` or a quantized name)
-    block_size: int | None  # as given (None: CacheConfig.DEFAULT_BLOCK_SIZE)
+    block_size: int | None  # as given (None: the backend's preferred size, requested_block_size)
     enable_prefix_caching: bool
     mamba_cache_mode: str  # none | align
     mamba_block_size: int | None  # as given
@@ -56,9 +57,13 @@ class VllmArgs:
     draft_attention_layers: int  # the MTP drafter's full-attention layers, KV cache layers like the target's
     gdn_prefill_checkpoints: bool  # FlashInfer's GDN prefill exports align-mode checkpoints
     is_mamba2: bool  # MambaMixer2 layers (they always export prefill checkpoints)
+    is_kda: bool = False  # Kimi-Linear's KDA layers (float32 recurrent state, engine/vllm/kda.py)
     prefill_checkpoints: bool = True  # the release keeps prefill checkpoint pages at all (behaviours.Release)
     checks_hold_null_block: bool = True  # the memory checks and auto-fit leave the null block out
     notes: tuple[str, ...] = ()
+    attn_backend: AttentionBackend = FLASH_ATTN  # the full-attention layers' backend (its kernel-block contract)
+    mla_block_alignment: int = 1  # behaviours.Release.mla_hybrid_block_alignment for an MLA hybrid
+    kda_ssm_cache_dtype_flag: bool = True  # behaviours.Release.kda_ssm_cache_dtype_flag
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,10 +109,22 @@ class KVPlan:
 
 
 def _supported(geo: ModelGeometry) -> None:
+    if geo.family == "kda":
+        _supported_kda(geo)
+        return
     if geo.family not in ("gdn", "mamba2") or not isinstance(geo.mixer, Mamba2Mixer):
-        raise BadInput(f"vLLM engine model: family {geo.family!r} is not modelled yet (GDN and Mamba2 hybrids are)")
+        raise BadInput(f"vLLM engine model: family {geo.family!r} is not modelled yet (GDN, Mamba2 and Kimi-Linear "
+                       "KDA hybrids are)")
     if geo.kv.kind != "mha" or not geo.full_attention_layer_ids:
         raise BadInput("vLLM engine model: only hybrids with MHA full-attention layers are modelled yet")
+
+
+def _supported_kda(geo: ModelGeometry) -> None:
+    """Kimi-Linear (KimiLinearForCausalLM: KDA layers + MLA layers); Kimi K3 (its own KDA and MLA layer classes) is
+    not modelled."""
+    if geo.architecture != "KimiLinearForCausalLM" or not isinstance(geo.mixer, KdaMixer) or geo.kv.kind != "mla":
+        raise BadInput(f"vLLM engine model: {geo.architecture} is not modelled yet (of the KDA hybrids, Kimi-Linear "
+                       "is)")
 
 
 def _ssm_default(geo: ModelGeometry, given: str) -> str:
@@ -188,12 +205,18 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
         raise BadInput("--max-model-len: must be a positive length or -1/auto")
     n_spec, draft_layers = _speculative(values.get("speculative_config"), geo)
     seqs, batched = batch_defaults(values, length, total_memory_bytes, device_name, sm, release.large_card_batch_tier)
+    m_dtype = model_dtype(geo.config_dtype, str(values.get("dtype", "auto")), geo.model_type)
+    mla = geo.kv.kind == "mla"
+    if mla and m_dtype not in ("bfloat16", "float16"):  # every MLA backend's supported_dtypes
+        raise BadInput(f"--dtype: the MLA attention backends run float16 or bfloat16, not {m_dtype}")
+    backend = select_mla_backend(sm, kv, values.get("block_size"), values.get("attention_backend")) if mla \
+        else FLASH_ATTN
     notes = ("--mamba-cache-mode is deprecated in 0.33.0 and has no effect "
              "(engine/arg_utils.py::_MAMBA_CACHE_MODE_DEPRECATION_MESSAGE)",) \
         if "mamba_cache_mode" in values and not release.mamba_cache_mode_flag else ()
     return VllmArgs(
         model=str(values.get("model", "")), tensor_parallel_size=int(values.get("tensor_parallel_size", 1)),
-        model_dtype=model_dtype(geo.config_dtype, str(values.get("dtype", "auto")), geo.model_type),
+        model_dtype=m_dtype,
         kv_cache_dtype=kv, block_size=values.get("block_size"), enable_prefix_caching=pc,
         mamba_cache_mode=mode, mamba_block_size=values.get("mamba_block_size"),
         mamba_cache_dtype=str(values.get("mamba_cache_dtype", "auto")),
@@ -203,8 +226,10 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
         kv_cache_memory_bytes=values.get("kv_cache_memory_bytes"), num_speculative_tokens=n_spec,
         draft_attention_layers=draft_layers,
         gdn_prefill_checkpoints=gdn_prefill_flashinfer(geo, sm, cuda_runtime_major), is_mamba2=geo.family == "mamba2",
+        is_kda=geo.family == "kda",
         prefill_checkpoints=release.prefill_checkpoints, checks_hold_null_block=release.checks_hold_null_block,
-        notes=notes)
+        notes=notes, attn_backend=backend, mla_block_alignment=release.mla_hybrid_block_alignment if mla else 1,
+        kda_ssm_cache_dtype_flag=release.kda_ssm_cache_dtype_flag)
 
 
 def _cache_mode(values: dict[str, Any], geo: ModelGeometry, pc: bool, release: Release) -> str:
@@ -261,6 +286,9 @@ def state_shapes(geo: ModelGeometry, tp: int, num_spec: int) -> tuple[tuple[int,
     """(conv, temporal) per layer on one rank, SD conv layout: model_executor/layers/mamba/mamba_utils.py::
     MambaStateShapeCalculator.gated_delta_net_state_shape (GDN) / mamba2_state_shape (extra groups for head shards)."""
     m = geo.mixer
+    if isinstance(m, KdaMixer):  # mamba_utils.py::MambaStateShapeCalculator.kda_state_shape (K heads = heads)
+        conv_dim = 3 * m.num_heads * m.head_dim  # q, k and v in one conv
+        return (m.conv_kernel - 1, _divide(conv_dim, tp)), (_divide(m.num_heads, tp), m.head_dim, m.head_dim)
     assert isinstance(m, Mamba2Mixer)
     n_groups = m.n_groups
     if geo.family == "mamba2" and n_groups % tp:
@@ -279,6 +307,8 @@ def state_dtypes(args: VllmArgs) -> tuple[str, str]:
     """mamba_utils.py::MambaStateDtypeCalculator._mamba_state_dtype: conv from mamba_cache_dtype, the temporal state
     from mamba_ssm_cache_dtype unless `auto` (then the conv dtype)."""
     conv = args.model_dtype if args.mamba_cache_dtype == "auto" else args.mamba_cache_dtype
+    if args.is_kda:
+        return kda_layer_dtypes(conv)
     return conv, conv if args.mamba_ssm_cache_dtype == "auto" else args.mamba_ssm_cache_dtype
 
 
@@ -290,7 +320,10 @@ def state_page_bytes(conv: tuple[int, int], temporal: tuple[int, int, int], dtyp
 
 def attn_page_bytes_per_token(args: VllmArgs, geo: ModelGeometry) -> int:
     """v1/kv_cache_interface.py::AttentionSpec.page_size_bytes at block_size 1: K and V of the rank's KV heads
-    (ModelConfig.get_num_kv_heads: max(1, total // tp))."""
+    (ModelConfig.get_num_kv_heads: max(1, total // tp)); MLAAttentionSpec: one latent head of kv_lora_rank +
+    qk_rope_head_dim (ModelConfig.get_head_size), no V, on every rank."""
+    if geo.kv.kind == "mla":
+        return (geo.kv.kv_lora_rank + geo.kv.qk_rope_head_dim) * _cache_itemsize(args.kv_cache_dtype, args.model_dtype)
     heads = max(1, geo.kv.total_kv_heads // args.tensor_parallel_size)
     return heads * (geo.kv.head_dim + geo.kv.v_head_dim) * _cache_itemsize(args.kv_cache_dtype, args.model_dtype)
 
@@ -306,19 +339,28 @@ def checkpoint_alignment(args: VllmArgs) -> int | None:
     return None if args.mamba_cache_mode == "none" or not args.is_mamba2 else 1
 
 
+def requested_block_size(args: VllmArgs) -> int:
+    """The block size before the hybrid alignment: --block-size, else the attention backend's preferred size
+    (platforms/interface.py::Platform.update_block_size_for_backend, phase 1)."""
+    return args.block_size or args.attn_backend.preferred_block_size()
+
+
 def hybrid_block_size(args: VllmArgs, attn_1: int, state_page: int) -> tuple[int, int, int | None]:
     """(block_size, mamba_block_size, checkpoint alignment) after platforms/interface.py::
     Platform._align_hybrid_block_size: the smallest kernel-aligned attention block whose page covers the state
-    page (align mode: also a multiple of the layers' prefill checkpoint alignment); align mode sets
-    mamba_block_size to it. The none-mode mamba_block_size is max_model_len (MambaModelConfig)."""
-    block = args.block_size or DEFAULT_BLOCK_SIZE
+    page (the backend's smallest kernel block or the requested block, whichever is larger; 0.33.0's MLA hybrids at
+    least 128; align mode: also a multiple of the layers' prefill checkpoint alignment), rounded to the backend's
+    smallest kernel block; align mode sets mamba_block_size to it. The none-mode mamba_block_size is max_model_len
+    (MambaModelConfig)."""
+    block = requested_block_size(args)
     align = args.mamba_cache_mode == "align"
     checkpoint = checkpoint_alignment(args) if align else None
-    kernel = max(FLASH_ATTN_KERNEL_BLOCK, block)
+    kernel_1 = args.attn_backend.min_kernel_block
+    kernel = max(kernel_1, block, args.mla_block_alignment)
     if align:
         kernel = lcm(kernel, checkpoint or 1)
     attn_block = kernel * _cdiv(state_page, kernel * attn_1)
-    attn_block = FLASH_ATTN_KERNEL_BLOCK * _cdiv(attn_block, FLASH_ATTN_KERNEL_BLOCK)
+    attn_block = kernel_1 * _cdiv(attn_block, kernel_1)
     block = max(block, attn_block)
     if align:
         mamba_block = block
@@ -347,6 +389,7 @@ class KVLayout:
 
     block_size: int
     mamba_block_size: int
+    requested_block_size: int  # before the hybrid alignment (requested_block_size)
     attn_page_bytes_per_token: int
     state_page_bytes: int
     page_bytes: int
@@ -376,16 +419,32 @@ def layout(args: VllmArgs, geo: ModelGeometry) -> KVLayout:
     dtypes = state_dtypes(args)
     state_page = state_page_bytes(conv, temporal, dtypes)
     attn_1 = attn_page_bytes_per_token(args, geo)
-    block, mamba_block, checkpoint = hybrid_block_size(args, attn_1, state_page)
+    block, mamba_block, checkpoint = hybrid_block_size(args, attn_1, _aligned_state_page(args, conv, temporal,
+                                                                                        state_page))
+    if block * attn_1 < state_page:
+        raise EngineRefusal("assert self.page_size_padded >= page_size",
+                            rule="v1/kv_cache_interface.py::MambaSpec.page_size_bytes (the KDA layers' float32 state "
+                                 "outgrows the page sized from --mamba-ssm-cache-dtype)", kind="AssertionError")
     groups = tuple(_groups(len(geo.full_attention_layer_ids) + args.draft_attention_layers,
                            len(geo.linear_layer_ids)))
     # MambaSpec.max_memory_usage_bytes: align keeps 2 + spec + checkpoint pages, none 1 + spec
     state_pages = (2 + args.num_speculative_tokens + (checkpoint is not None)) if args.mamba_cache_mode == "align" \
         else 1 + args.num_speculative_tokens
-    return KVLayout(block_size=block, mamba_block_size=mamba_block, attn_page_bytes_per_token=attn_1,
+    return KVLayout(block_size=block, mamba_block_size=mamba_block, requested_block_size=requested_block_size(args),
+                    attn_page_bytes_per_token=attn_1,
                     state_page_bytes=state_page, page_bytes=block * attn_1, conv_shape=conv, temporal_shape=temporal,
                     state_dtypes=dtypes, groups=groups, state_pages=state_pages,
                     bytes_per_block=max(n for _, n in groups) * block * attn_1)
+
+
+def _aligned_state_page(args: VllmArgs, conv: tuple[int, int], temporal: tuple[int, int, int], layer_page: int) -> int:
+    """The state page Platform._align_hybrid_block_size sizes the block from: the model class's
+    get_mamba_state_*_from_config, which for Kimi-Linear reads --mamba-ssm-cache-dtype while its KDA layers keep the
+    recurrent state float32 (engine/vllm/kda.py); the layer's page otherwise."""
+    if not args.is_kda:
+        return layer_page
+    return state_page_bytes(conv, temporal, kda_class_dtypes(state_dtypes(args)[0], args.mamba_ssm_cache_dtype,
+                                                             args.kda_ssm_cache_dtype_flag))
 
 
 def plan(args: VllmArgs, geo: ModelGeometry, available_memory: int) -> KVPlan:
@@ -406,7 +465,7 @@ def plan(args: VllmArgs, geo: ModelGeometry, available_memory: int) -> KVPlan:
     return KVPlan(block_size=lay.block_size, mamba_block_size=lay.mamba_block_size,
                   mamba_cache_mode=args.mamba_cache_mode,
                   mamba_page_size_padded=page if page != lay.state_page_bytes else None, attn_page_bytes=page,
-                  attn_page_bytes_at_requested_block=(args.block_size or DEFAULT_BLOCK_SIZE)
+                  attn_page_bytes_at_requested_block=requested_block_size(args)
                   * lay.attn_page_bytes_per_token,
                   state_page_bytes=lay.state_page_bytes, page_bytes=page, conv_shape=lay.conv_shape,
                   temporal_shape=lay.temporal_shape, state_dtypes=lay.state_dtypes, groups=lay.group_plans(length),
