@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import run_setup
+from oracle_setup import run_setup
 
 from hybridplan.conformance.runner import check_release
 from hybridplan.conformance.scenarios import RELEASE_CASES

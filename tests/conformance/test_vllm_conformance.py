@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import run_setup
+from oracle_setup import run_setup
 
 from hybridplan.conformance import vllm_conformance as vc
 

@@ -4,18 +4,9 @@ under --json) checked through the CLI, and a bundled config to mutate."""
 from __future__ import annotations
 
 import json
-import tracemalloc
-from importlib import resources
 
 import pytest
 from typer.testing import CliRunner
-
-PEAK_BOUND = 64 << 20  # bytes: what one refused request may allocate at most
-
-
-def bundled_config(name: str = "Qwen__Qwen3.5-27B.json") -> dict:
-    return json.loads((resources.files("hybridplan") / "data" / "configs" / name).read_text())
-
 
 @pytest.fixture
 def refused():
@@ -39,17 +30,3 @@ def refused():
         return err
 
     return check
-
-
-def measure(fn) -> tuple[int, Exception | None]:
-    """Peak Python allocation while `fn` runs (tracemalloc), and what it raised."""
-    tracemalloc.start()
-    raised = None
-    try:
-        fn()
-    except Exception as exc:  # noqa: BLE001 - returned for the caller to assert on
-        raised = exc
-    finally:
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-    return peak, raised

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import PEAK_BOUND, bundled_config, measure
+from hardening_support import PEAK_BOUND, bundled_config, measure
 
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_CONTEXT, MAX_LAYERS, MAX_LIST, MAX_PARALLEL, MAX_POOL_TOKENS, MAX_REQUESTS

@@ -7,7 +7,7 @@ import json
 import os
 
 import pytest
-from conftest import PEAK_BOUND, bundled_config, measure
+from hardening_support import PEAK_BOUND, bundled_config, measure
 
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_CONFIG_BYTES

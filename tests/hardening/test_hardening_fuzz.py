@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from conftest import PEAK_BOUND, bundled_config, measure
+from hardening_support import PEAK_BOUND, bundled_config, measure
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import bundled_config
+from hardening_support import bundled_config
 
 LAUNCH = ["--", "--model-path", "Qwen/Qwen3.8-27B"]
 BAD = ["nan", "inf", "-inf", "1e300"]

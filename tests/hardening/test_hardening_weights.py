@@ -10,7 +10,7 @@ import struct
 import threading
 
 import pytest
-from conftest import bundled_config
+from hardening_support import bundled_config
 
 INDEX = "model.safetensors.index.json"
 DEEP = "[" * 100_000 + "]" * 100_000

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import PEAK_BOUND, measure
+from hardening_support import PEAK_BOUND, measure
 
 from hybridplan.cookbook.source import Unreadable
 from hybridplan.limits import MAX_YAML_BYTES
