@@ -1,6 +1,7 @@
 """hybridplan's model of each modelled vLLM release equals that release's own KV cache planning
 (conformance/setup_vllm_oracle.sh unpacks the release beside the oracle venv's CPU torch) on every field of the
-generated scenarios: >= 300 for each supported release (0.33.0, and 0.24.0, which most public boot logs use)."""
+generated scenarios: >= 300 for each supported release (0.33.0; 0.24.0, which most public boot logs use; 0.20.1 and
+0.20.0, the older public boots')."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from hybridplan.conformance import vllm_conformance as vc
 
 pytestmark = pytest.mark.conformance
 # release -> (scenarios at least, align and none outcomes at least)
-RELEASES = {"0.33.0": (300, 100), "0.24.0": (300, 100)}
+RELEASES = {"0.33.0": (300, 100), "0.24.0": (300, 100), "0.20.1": (300, 100), "0.20.0": (300, 100)}
 
 
 @pytest.fixture(scope="module", params=sorted(RELEASES))

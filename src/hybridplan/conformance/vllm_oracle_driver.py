@@ -42,7 +42,7 @@ def _sibling(name):
 
 oracle_driver = _sibling("oracle_driver")  # the SGLang driver: its stub module classes
 
-STUB_PACKAGES = ("xgrammar", "uvloop", "llguidance", "pynvml")
+STUB_PACKAGES = ("xgrammar", "uvloop", "llguidance", "pynvml", "gguf")  # gguf: 0.20.x imports it at module level
 STUB_MODULES = ("vllm._C", "vllm._C_stable_libtorch", "vllm._qutlass_C", "vllm._moe_C", "vllm._flashmla_C",
                 "vllm.cumem_allocator")
 
@@ -264,13 +264,12 @@ def plan(sc: dict) -> dict:
     from vllm.model_executor.models.config import MambaModelConfig
     from vllm.platforms.interface import Platform
     from vllm.utils.torch_utils import STR_DTYPE_TO_TORCH_DTYPE
-    from vllm.v1.core.kv_cache_utils import get_kv_cache_capacity
     from vllm.v1.kv_cache_interface import FullAttentionSpec, MambaSpec, get_kv_quant_mode
 
     c = sc["cache"]
     tp, num_spec = sc["tp"], sc["num_speculative_tokens"]
     model_dtype = STR_DTYPE_TO_TORCH_DTYPE[sc["model_dtype"]]
-    v024 = _release() < (0, 25)
+    v024 = _release() < (0, 25)  # 0.24.0 and 0.20.x
     # 0.24.0 honours --mamba-cache-mode (0.33.0 deprecates it: MambaModelConfig derives it from prefix caching)
     mode = {"mamba_cache_mode": sc["parsed_mamba_cache_mode"]} if v024 and sc.get("parsed_mamba_cache_mode") else {}
     cache = CacheConfig(block_size=c["block_size"], cache_dtype=c["kv_cache_dtype"],
@@ -322,8 +321,7 @@ def plan(sc: dict) -> dict:
                                     else STR_DTYPE_TO_TORCH_DTYPE[cache.cache_dtype]),
                              kv_quant_mode=get_kv_quant_mode(cache.cache_dtype))
     layer = SimpleNamespace(get_state_shape=lambda: shapes, get_state_dtype=lambda: state_dtypes,
-                            mamba_type=abstract.MambaAttentionBackendEnum.GDN_ATTN
-                            if sc["family"] == "gdn" else abstract.MambaAttentionBackendEnum.MAMBA2,
+                            mamba_type=_mamba_type(abstract, sc["family"]),
                             is_kv_cache_tp_replicated=False)
     mamba = abstract.MambaBase.get_kv_cache_spec(layer, vllm_config)
     if alignment is not None:  # the layer exports prefill checkpoints (MambaMixer2 / FlashInfer GDN get_kv_cache_spec)
@@ -336,13 +334,18 @@ def plan(sc: dict) -> dict:
     if v024:  # v1/core/kv_cache_utils.py::get_kv_cache_configs groups the specs itself
         from vllm.v1.core.kv_cache_utils import get_kv_cache_configs as configs_024
 
+        lines: list = []
+        if _release() < (0, 21):  # 0.20.x logs the capacity from _report_kv_cache_config (no get_kv_cache_capacity)
+            from vllm.v1.core import kv_cache_utils
+
+            kv_cache_utils.logger.info_once = lambda msg, *args, **kw: lines.append(msg % args)
         config = configs_024(vllm_config, [spec], [sc["available_memory"]])[0]
     else:
         from vllm.v1.core.kv_cache_planning import get_global_kv_cache_groups, get_kv_cache_configs
 
         groups = get_global_kv_cache_groups(vllm_config, [spec])
         config = get_kv_cache_configs(vllm_config, [spec], [sc["available_memory"]], groups)[0]
-    tokens, concurrency = get_kv_cache_capacity(vllm_config, config)
+    tokens, concurrency = _capacity(vllm_config, config, lines if v024 else [])
     per_group = []
     for g in config.kv_cache_groups:
         s = g.kv_cache_spec
@@ -363,6 +366,26 @@ def plan(sc: dict) -> dict:
         "conv_shape": list(shapes[0]), "temporal_shape": list(shapes[1]),
         "state_dtypes": [str(d).removeprefix("torch.") for d in state_dtypes],
     }
+
+
+def _mamba_type(abstract, family: str):
+    """The state layer's mamba_type: MambaAttentionBackendEnum (0.24.0+) or its string (0.20.x's layer classes)."""
+    enum = getattr(abstract, "MambaAttentionBackendEnum", None)
+    if enum is None:
+        return "gdn_attention" if family == "gdn" else "mamba2"
+    return enum.GDN_ATTN if family == "gdn" else enum.MAMBA2
+
+
+def _capacity(vllm_config, config, logged: list) -> tuple:
+    """(the logged GPU KV cache size in tokens, max concurrency): v1/core/kv_cache_utils.py::get_kv_cache_capacity,
+    or on 0.20.x the number _report_kv_cache_config logged (`logged`) and get_max_concurrency_for_kv_cache_config."""
+    from vllm.v1.core import kv_cache_utils
+
+    if hasattr(kv_cache_utils, "get_kv_cache_capacity"):
+        return kv_cache_utils.get_kv_cache_capacity(vllm_config, config)
+    size = next(line for line in logged if line.startswith("GPU KV cache size: "))
+    tokens = int(size.removeprefix("GPU KV cache size: ").removesuffix(" tokens").replace(",", ""))
+    return tokens, kv_cache_utils.get_max_concurrency_for_kv_cache_config(vllm_config, config)
 
 
 def _emit(obj: dict) -> None:
