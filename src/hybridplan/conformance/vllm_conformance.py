@@ -7,10 +7,13 @@ import itertools
 import json
 import shlex
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from hybridplan.conformance import vllm_oracle_schema as schema
+from hybridplan.conformance.vllm_oracle_schema import GdnMixer, Header, Mamba2Mixer, Result, Scenario
 from hybridplan.engine import for_engine
 from hybridplan.errors import EngineRefusal
 
@@ -84,10 +87,10 @@ def non_default(engine: Any, cmd: Any) -> dict[str, Any]:
     return {k: v for k, v in cmd.values.items() if v != reg.default(k)}
 
 
-def payload(sid: str, args: Any, geo: Any, memory: int, argv: list[str], c: Any) -> dict[str, Any]:
+def payload(sid: str, args: Any, geo: Any, memory: int, argv: list[str], c: Any) -> Scenario:
     """The driver's scenario: the cache arguments as vLLM's CacheConfig receives them, the calculators' inputs."""
     m = geo.mixer
-    mixer = ({"num_k_heads": m.n_groups, "num_v_heads": m.num_heads, "head_k_dim": m.state_size,
+    mixer: GdnMixer | Mamba2Mixer = ({"num_k_heads": m.n_groups, "num_v_heads": m.num_heads, "head_k_dim": m.state_size,
               "head_v_dim": m.head_dim, "conv_kernel": m.conv_kernel} if geo.family == "gdn" else
              {"intermediate_size": m.intermediate_size, "n_groups": m.n_groups, "num_heads": m.num_heads,
               "head_dim": m.head_dim, "state_size": m.state_size, "conv_kernel": m.conv_kernel})
@@ -123,21 +126,34 @@ def predict(sid: str, engine: Any, args: Any, geo: Any, memory: int) -> dict[str
                         "blocks_per_request": g.blocks_per_request} for g in p.groups]}
 
 
-def run_oracle(python: str, pythonpath: str, payloads: list[dict[str, Any]], timeout: float = 600) -> tuple[
-        dict[str, Any], dict[str, dict[str, Any]]]:
+def run_oracle(python: str, pythonpath: str, payloads: list[Scenario], timeout: float = 600) -> tuple[
+        Header, dict[str, Result]]:
     """(header, {id: result}) from the driver run by `python` with the release on `pythonpath`."""
     driver = str(resources.files("hybridplan.conformance") / "vllm_oracle_driver.py")
     proc = subprocess.run([python, driver], input="".join(json.dumps(p) + "\n" for p in payloads),
                           capture_output=True, text=True, timeout=timeout, env={"PYTHONPATH": pythonpath,
                                                                                 "PATH": "/usr/bin:/bin"})
+    return read_answer(proc.stdout, proc.stderr)
+
+
+def read_answer(stdout: str, stderr: str = "") -> tuple[Header, dict[str, Result]]:
+    """The driver's header and results, each checked against vllm_oracle_schema (SchemaError names the field);
+    RuntimeError when there is no vLLM behind it."""
     # JSON lines only: an older release's logger also writes to stdout (0.24.0's import-time version warning)
-    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    if not lines or lines[0].get("engine") is None:
-        raise RuntimeError(f"no vLLM oracle: {lines[0].get('error') if lines else proc.stderr[-500:]}")
-    return lines[0], {r["id"]: r for r in lines[1:]}
+    try:
+        lines = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    except ValueError as exc:
+        raise schema.SchemaError(f"vLLM oracle answer: not JSON ({exc})") from None
+    if not lines:
+        raise RuntimeError(f"no vLLM oracle: {stderr[-500:]}")
+    header = schema.header(lines[0])
+    if header["engine"] is None:
+        raise RuntimeError(f"no vLLM oracle: {header.get('error')}")
+    results = [schema.result(line) for line in lines[1:]]
+    return header, {r["id"]: r for r in results}
 
 
-def compare(engine: dict[str, Any], ours: dict[str, Any]) -> list[Drift]:
+def compare(engine: Mapping[str, Any], ours: Mapping[str, Any]) -> list[Drift]:
     """Every field, or the error type and message, that differs (the parse always)."""
     sid = engine["id"]
     if engine.get("parsed") != ours.get("parsed"):
