@@ -6,6 +6,7 @@ generated scenarios: >= 300 for each supported release (0.33.0; 0.24.0, which mo
 from __future__ import annotations
 
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -18,20 +19,26 @@ pytestmark = pytest.mark.conformance
 RELEASES = {"0.33.0": (300, 100), "0.24.0": (300, 100), "0.20.1": (300, 100), "0.20.0": (300, 100)}
 
 
-@pytest.fixture(scope="module", params=sorted(RELEASES))
-def vllm_oracle(request, oracle_python):
-    """(version, python, PYTHONPATH) of the vLLM oracle for one release, built or reused beside the oracle venv."""
-    version = request.param
+@pytest.fixture(scope="module")
+def vllm_answers(oracle_python):
+    """{version: (scenarios, header, results)}: every release's oracle (built or reused beside the oracle venv) run at
+    once, each a process of its own, so the file takes about as long as its slowest release."""
     venv = Path(oracle_python).absolute().parent.parent
-    python, path = run_setup("setup_vllm_oracle.sh", str(venv), version,
-                             failure="the vLLM oracle could not be set up").split()
-    return version, python, path
+    oracles = {v: run_setup("setup_vllm_oracle.sh", str(venv), v, failure="the vLLM oracle could not be set up").split()
+               for v in sorted(RELEASES)}
+    grids = {v: vc.scenarios(v) for v in oracles}
+
+    def answer(version):
+        python, path = oracles[version]
+        return grids[version], *vc.run_oracle(python, path, [sc["payload"] for sc in grids[version]])
+
+    with ThreadPoolExecutor(max_workers=len(oracles)) as pool:
+        return dict(zip(oracles, pool.map(answer, oracles)))
 
 
-def test_every_field_equals_vllm(vllm_oracle):
-    version, python, path = vllm_oracle
-    scenarios = vc.scenarios(version)
-    header, results = vc.run_oracle(python, path, [sc["payload"] for sc in scenarios])
+@pytest.mark.parametrize("version", sorted(RELEASES))
+def test_every_field_equals_vllm(vllm_answers, version):
+    scenarios, header, results = vllm_answers[version]
     drifts = [d for sc in scenarios for d in vc.compare(results[sc["id"]], sc["predicted"])]
     outcomes = Counter("refused" if "error" in results[sc["id"]] else results[sc["id"]]["mamba_cache_mode"]
                        for sc in scenarios)
