@@ -1,5 +1,5 @@
 """Write docs/vllm-calibration.md: public vLLM boot logs of hybrid models, predicted vs logged tokens and concurrency
-from the logged available KV memory, with hybridplan's vLLM 0.33.0 model (benchmarks/vllm_boot_logs.yaml).
+from the logged available KV memory, with hybridplan's vLLM model of the log's release (benchmarks/vllm_boot_logs.yaml).
 
 A logged `Available KV cache memory: X GiB` is X rounded to 0.01 GiB, so the prediction is every capacity vLLM could
 log for a pool in [X - 0.005, X + 0.005) GiB; a row reproduces when the logged tokens are one of them (and the
@@ -82,9 +82,9 @@ def render(table: list[Row]) -> str:
         "Each row: the launch as the log's `non-default args` line gives it, the card (its compute capability picks "
         "the GDN prefill kernel), and the logged `Available KV cache memory`. *Predicted* is every `GPU KV cache size` "
         "the modelled release's rules give for a pool that rounds to the logged GiB: the log's own release where "
-        "hybridplan models it (0.24.0), else the modelled release whose switches the boot shows (0.24.0 where the "
-        "hybrid runs without prefix caching by its release's default, 0.33.0 otherwise); both are exact against "
-        "their own code "
+        "hybridplan models it (0.20.0, 0.20.1, 0.24.0), else the modelled release whose switches the boot shows "
+        "(0.20.0 for a boot older than it, whose token line it shares; 0.24.0 where the hybrid runs without prefix "
+        "caching by its release's default; 0.33.0 otherwise); each is exact against its own code "
         "(tests/conformance/test_vllm_conformance.py), so a row that does not reproduce names a rule.",
         "",
         "| log | release | modelled as | card | launch | available KV | predicted tokens | logged tokens | "
@@ -128,11 +128,13 @@ def render(table: list[Row]) -> str:
             f"{err_t:+.1f}% | {k.concurrency:.2f}x | {log.get('card_alone', '')} |")
     lines += ["", "Not reproduced yet (difference not identified, kept out of the table): "
               "[noonghunna/club-3090#104](https://github.com/noonghunna/club-3090/issues/104), a v0.20-era boot of the "
-              "dual stack (9.84 GiB -> 619,202 tokens logged, 555,042 predicted by the 0.33.0 rules with its MTP 3). "
-              "Planned without MTP (no speculative conv rows, state blocks or drafter layer) it reproduces exactly "
-              "(1,568-token blocks, 411 blocks). [club-3090#91](https://github.com/noonghunna/club-3090/issues/91), the "
-              "same launch on v0.20.1, reproduces with its MTP 3 (row above), so v0.20 planned MTP as the modelled "
-              "rules do; whether #104's boot ran without the drafter is not identified.", "",
+              "dual stack on a nightly after v0.20.1 (its kv_cache_utils.py lines are two below 0.20.1's; the capacity "
+              "line is 0.20.1's, max concurrency x max_model_len): 9.84 GiB -> 619,202 tokens logged, 555,042 predicted "
+              "by the 0.20.1 rules with its MTP 3 (0.20.0's blocks-per-group line would log 150,400). Planned without MTP "
+              "(no speculative conv rows, state blocks or drafter layer) it reproduces exactly (1,568-token blocks, 411 "
+              "blocks). [club-3090#91](https://github.com/noonghunna/club-3090/issues/91), the same launch on v0.20.1, "
+              "reproduces with its MTP 3 under 0.20.1's own rules (row above), so v0.20 planned MTP as modelled; whether "
+              "#104's boot ran without the drafter is not identified (its excerpt has no non-default args line).", "",
               "Public boots left out (not modelled, or a number missing from the public excerpt): DFlash/DFlash2 "
               "drafters (club-3090#46, #96, #1084, #1085, #1086, vllm-project/vllm#46462), int8_per_token_head KV "
               "(club-3090#602, #446), no `Available KV cache memory` line (club-3090#294, #295, "

@@ -19,9 +19,11 @@ _KV = {"auto": ("auto", "auto"), "fp8": ("fp8_e4m3", "fp8")}  # --kv-cache-dtype
 
 
 def compare_engines(model: str, *, memory_gib: float | None, request_length: int, tp: int = 1,
-                    kv_cache_dtype: str = "auto", gpu: str | None = None) -> dict[str, Any]:
+                    kv_cache_dtype: str = "auto", gpu: str | None = None,
+                    vllm_version: str | None = None) -> dict[str, Any]:
     """What each engine serves at `request_length` tokens from `memory_gib` of cache memory (None: what each engine's
-    memory timeline leaves on the card `gpu`), and why they differ."""
+    memory timeline leaves on the card `gpu`), and why they differ (vLLM as `vllm_version` models it, the newest by
+    default)."""
     from hybridplan.explain import explain
     from hybridplan.vllm_explain import explain_vllm
 
@@ -45,7 +47,7 @@ def compare_engines(model: str, *, memory_gib: float | None, request_length: int
         s = explain(shlex.join(sgl_cmd), budget=memory_gib, platform=card.platform() if card else None)
     if "error" in s:
         raise BadInput(f"sglang: {s['error'].get('message', s['error'])}")
-    v = explain_vllm(shlex.join(vllm_cmd), version=None, kv_memory_gib=memory_gib, gpu=gpu)
+    v = explain_vllm(shlex.join(vllm_cmd), version=vllm_version, kv_memory_gib=memory_gib, gpu=gpu)
     sgl_requests = min(s["max_running_requests"], s["max_total_num_tokens"] // request_length)
     vllm_requests = int(v["max_concurrency"])
     if v["resolved"]["max_num_seqs"] is not None:

@@ -21,6 +21,8 @@ def compare(
     tp: int = opt.TP,
     kv_cache_dtype: str = typer.Option("auto", "--kv-cache-dtype", help="auto or fp8 (each engine's spelling)."),
     gpu: Optional[str] = opt.GPU,
+    vllm_version: Optional[str] = typer.Option(None, "--vllm-version",
+                                               help="The vLLM release to model (default: the newest modelled)."),
     as_json: bool = opt.JSON,
 ) -> None:
     """What SGLang and vLLM serve at L tokens (KV tokens, state slots or pages, concurrent requests) and why they
@@ -31,7 +33,7 @@ def compare(
         from hybridplan.engines_compare import compare_engines
 
         result = compare_engines(model, memory_gib=memory_gib, request_length=request_length, tp=tp,
-                                 kv_cache_dtype=kv_cache_dtype, gpu=gpu)
+                                 kv_cache_dtype=kv_cache_dtype, gpu=gpu, vllm_version=vllm_version)
         if as_json:
             emit_json(result)
         else:

@@ -7,10 +7,13 @@ import itertools
 import json
 import shlex
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from hybridplan.conformance import vllm_oracle_schema as schema
+from hybridplan.conformance.vllm_oracle_schema import GdnMixer, Header, KdaMixer, Mamba2Mixer, Result, Scenario
 from hybridplan.engine import for_engine
 from hybridplan.errors import EngineRefusal
 
@@ -57,7 +60,7 @@ def scenarios(version: str) -> list[dict[str, Any]]:
                                          (None, 64), (None, 4096, -1), (6, 40), (0, 3), CARDS)
             if not (g[8] and "Nemotron" in g[0])]  # MTP is modelled on the GDN hybrids
     for n, (model, tp, kv, ssm, pc, block, length, gib, mtp, gpu) in enumerate(grid):
-        if n % 120 not in keep or (pc and "Nemotron" in model and engine.version == "0.24.0"):
+        if n % 120 not in keep or (pc and "Nemotron" in model and engine.version != "0.33.0"):
             continue
         argv = [model, "-tp", str(tp), "--kv-cache-dtype", kv, "--mamba-ssm-cache-dtype", ssm,
                 "--enable-prefix-caching" if pc else off]
@@ -94,9 +97,11 @@ def kda_scenarios(engine: Any) -> list[dict[str, Any]]:
     """Kimi-Linear (KDA + MLA): TP 1/2/4/8 (its 32 heads divide) x KV dtype (each picks its MLA backend) x
     --mamba-ssm-cache-dtype (0.33.0's model class reads it, its KDA layers do not) x prefix caching x block size
     (the backend's preferred, 16, 64: a user block can rule a backend out) x length x available KV memory x card."""
+    if engine.version.startswith("0.20."):  # Kimi-Linear is refused there (behaviours.V0_20_1)
+        return []
     off = "--no-enable-prefix-caching" if "--no-enable-prefix-caching" in engine.registry().by_option \
         else "--disable-prefix-caching"
-    out = []
+    out: list[dict[str, Any]] = []
     grid = itertools.product((1, 2, 4, 8), ("auto", "fp8", "bfloat16"), ("auto", "float32", "bfloat16", "float16"),
                              (True, False),
                              (None, 16, 64), (None, 32768, -1), (6, 40), KDA_CARDS)
@@ -116,9 +121,10 @@ def non_default(engine: Any, cmd: Any) -> dict[str, Any]:
     return {k: v for k, v in cmd.values.items() if v != reg.default(k)}
 
 
-def payload(sid: str, args: Any, geo: Any, memory: int, argv: list[str], c: Any) -> dict[str, Any]:
+def payload(sid: str, args: Any, geo: Any, memory: int, argv: list[str], c: Any) -> Scenario:
     """The driver's scenario: the cache arguments as vLLM's CacheConfig receives them, the calculators' inputs."""
     m = geo.mixer
+    mixer: GdnMixer | Mamba2Mixer | KdaMixer
     if geo.family == "kda":  # linear_attn_config
         mixer = {"num_heads": m.num_heads, "head_dim": m.head_dim, "conv_kernel": m.conv_kernel}
     elif geo.family == "gdn":
@@ -161,21 +167,34 @@ def predict(sid: str, engine: Any, args: Any, geo: Any, memory: int) -> dict[str
                         "blocks_per_request": g.blocks_per_request} for g in p.groups]}
 
 
-def run_oracle(python: str, pythonpath: str, payloads: list[dict[str, Any]], timeout: float = 600) -> tuple[
-        dict[str, Any], dict[str, dict[str, Any]]]:
+def run_oracle(python: str, pythonpath: str, payloads: list[Scenario], timeout: float = 600) -> tuple[
+        Header, dict[str, Result]]:
     """(header, {id: result}) from the driver run by `python` with the release on `pythonpath`."""
     driver = str(resources.files("hybridplan.conformance") / "vllm_oracle_driver.py")
     proc = subprocess.run([python, driver], input="".join(json.dumps(p) + "\n" for p in payloads),
                           capture_output=True, text=True, timeout=timeout, env={"PYTHONPATH": pythonpath,
                                                                                 "PATH": "/usr/bin:/bin"})
+    return read_answer(proc.stdout, proc.stderr)
+
+
+def read_answer(stdout: str, stderr: str = "") -> tuple[Header, dict[str, Result]]:
+    """The driver's header and results, each checked against vllm_oracle_schema (SchemaError names the field);
+    RuntimeError when there is no vLLM behind it."""
     # JSON lines only: an older release's logger also writes to stdout (0.24.0's import-time version warning)
-    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    if not lines or lines[0].get("engine") is None:
-        raise RuntimeError(f"no vLLM oracle: {lines[0].get('error') if lines else proc.stderr[-500:]}")
-    return lines[0], {r["id"]: r for r in lines[1:]}
+    try:
+        lines = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    except ValueError as exc:
+        raise schema.SchemaError(f"vLLM oracle answer: not JSON ({exc})") from None
+    if not lines:
+        raise RuntimeError(f"no vLLM oracle: {stderr[-500:]}")
+    header = schema.header(lines[0])
+    if header["engine"] is None:
+        raise RuntimeError(f"no vLLM oracle: {header.get('error')}")
+    results = [schema.result(line) for line in lines[1:]]
+    return header, {r["id"]: r for r in results}
 
 
-def compare(engine: dict[str, Any], ours: dict[str, Any]) -> list[Drift]:
+def compare(engine: Mapping[str, Any], ours: Mapping[str, Any]) -> list[Drift]:
     """Every field, or the error type and message, that differs (the parse always)."""
     sid = engine["id"]
     if engine.get("parsed") != ours.get("parsed"):

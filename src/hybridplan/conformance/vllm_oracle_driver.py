@@ -3,15 +3,18 @@
 Executed by the oracle interpreter (the SGLang oracle venv's CPU torch with the vLLM release's Python files and a
 few pure-Python dependencies on PYTHONPATH, see conformance/setup_vllm_oracle.sh), never imported by hybridplan:
 `python vllm_oracle_driver.py < scenarios.jsonl > results.jsonl`. The first output line is a header naming the
-release (or why there is none); then one JSON result per scenario.
+release (or why there is none); then one JSON result per scenario. What crosses the process boundary is
+vllm_oracle_schema.py's (loaded by path: the oracle interpreter has no hybridplan package): each scenario is checked
+on the way in and each result on the way out. vLLM's modules are untyped; every value taken from them is `Any` here.
 
 vLLM's own code does the work: CacheConfig (block-size default, validation), MambaModelConfig.verify_and_update_config
 (prefix caching -> mamba_cache_mode, mamba_block_size), Platform._align_hybrid_block_size (attention block size
 raised until its page covers the state page; the state page padded to it), the state-shape and dtype calculators,
 MambaBase.get_kv_cache_spec, FullAttentionSpec, get_global_kv_cache_groups / get_kv_cache_configs (grouping,
-unification, the null block, auto-fit) and get_kv_cache_capacity (the boot log's tokens and concurrency).
+unification, the null block, auto-fit) and get_kv_cache_capacity (the boot log's tokens and concurrency; 0.20.x
+logs them from _report_kv_cache_config, whose line is read back).
 
-Stand-ins, each the smallest those functions need: the compiled extensions and three import-only packages are stub
+Stand-ins, each the smallest those functions need: the compiled extensions and four import-only packages are stub
 modules; the platform is vLLM's CudaPlatform (sm90) without probing a device; the model class the platform resolves
 answers with the calculators' shapes for the scenario's geometry (its `get_mamba_state_*_from_config` are what the
 real class forwards to); the attention backend is FLASH_ATTN's kernel block contract (MultipleOf(16), no
@@ -30,38 +33,50 @@ Platform.update_block_size_for_backend then sets the block size with it (preferr
 
 from __future__ import annotations
 
-import functools
+import ast
 import importlib.machinery
+import importlib.util
 import json
 import logging
 import os
 import sys
-from types import SimpleNamespace
+from collections.abc import Callable
+from dataclasses import replace
+from functools import lru_cache
+from types import ModuleType, SimpleNamespace
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+if TYPE_CHECKING:
+    from hybridplan.conformance import vllm_oracle_schema as schema
+    from hybridplan.conformance.vllm_oracle_schema import (Card, GdnMixer, Header, KdaMixer, Mamba2Mixer, Plan,
+                                                           Result, Scenario)
 
 
-def _sibling(name):
+def _sibling(name: str) -> ModuleType:
     """A module beside this file, loaded by path (the oracle interpreter has no hybridplan package)."""
-    import importlib.util
-
     spec = importlib.util.spec_from_file_location(name, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                      f"{name}.py"))
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # the schema's TypedDicts resolve their own module
     spec.loader.exec_module(module)
     return module
 
 
-oracle_driver = _sibling("oracle_driver")  # the SGLang driver: its stub module classes
+if not TYPE_CHECKING:
+    schema = _sibling("vllm_oracle_schema")
+oracle_driver: Any = _sibling("oracle_driver")  # the SGLang driver: its stub module classes
 
-STUB_PACKAGES = ("xgrammar", "uvloop", "llguidance", "pynvml")
+STUB_PACKAGES = ("xgrammar", "uvloop", "llguidance", "pynvml", "gguf")  # gguf: 0.20.x imports it at module level
 STUB_MODULES = ("vllm._C", "vllm._C_stable_libtorch", "vllm._qutlass_C", "vllm._moe_C", "vllm._flashmla_C",
                 "vllm.cumem_allocator")
 
 
-def _stub_finder():
+def _stub_finder() -> Any:
     """The SGLang driver's stub finder, matching vLLM's import-only packages and its compiled extension modules."""
     finder = oracle_driver._StubFinder(STUB_PACKAGES)
 
-    def find_spec(name, path, target=None):
+    def find_spec(name: str, path: object, target: object = None) -> importlib.machinery.ModuleSpec | None:
         if name.split(".")[0] in STUB_PACKAGES or name in STUB_MODULES:
             return importlib.machinery.ModuleSpec(name, finder, is_package=True)
         return None
@@ -70,7 +85,7 @@ def _stub_finder():
     return finder
 
 
-def prepare():
+def prepare() -> Any:
     """Install the stubs and vLLM's CUDA platform (sm90); returns the vllm module."""
     sys.meta_path.insert(0, _stub_finder())
     import torch
@@ -86,41 +101,43 @@ def prepare():
     return vllm
 
 
-def _backend():
+def _backend() -> type:
     from vllm.v1.attention.backend import MultipleOf
 
     class FlashAttnContract:  # FLASH_ATTN on sm90: get_supported_kernel_block_sizes -> [MultipleOf(16)]
         @staticmethod
-        def get_name():
+        def get_name() -> str:
             return "FLASH_ATTN"
 
         @staticmethod
-        def customize_spec(spec):
+        def customize_spec(spec: Any) -> Any:
             return spec
 
         @staticmethod
-        def get_supported_kernel_block_sizes(kv_cache_spec=None):
+        def get_supported_kernel_block_sizes(kv_cache_spec: Any = None) -> list[Any]:
             return [MultipleOf(16)]
 
     return FlashAttnContract
 
 
-def _shapes(sc, tp, num_spec):
-    from vllm.model_executor.layers.mamba.mamba_utils import MambaStateShapeCalculator as C
+def _shapes(sc: Scenario, tp: int, num_spec: int) -> Any:
+    from vllm.model_executor.layers.mamba.mamba_utils import MambaStateShapeCalculator as C  # noqa: N817
 
-    m = sc["mixer"]
     if sc["family"] == "kda":  # KimiGatedDeltaNetAttention.get_state_shape
-        return C.kda_state_shape(tp, m["num_heads"], m["head_dim"], conv_kernel_size=m["conv_kernel"],
+        k = cast("KdaMixer", sc["mixer"])
+        return C.kda_state_shape(tp, k["num_heads"], k["head_dim"], conv_kernel_size=k["conv_kernel"],
                                  num_spec=num_spec)
     if sc["family"] == "gdn":
-        return C.gated_delta_net_state_shape(tp, m["num_k_heads"], m["num_v_heads"], m["head_k_dim"],
-                                             m["head_v_dim"], m["conv_kernel"], num_spec)
+        g = cast("GdnMixer", sc["mixer"])
+        return C.gated_delta_net_state_shape(tp, g["num_k_heads"], g["num_v_heads"], g["head_k_dim"],
+                                             g["head_v_dim"], g["conv_kernel"], num_spec)
+    m = cast("Mamba2Mixer", sc["mixer"])
     return C.mamba2_state_shape(tp, m["intermediate_size"], m["n_groups"], m["num_heads"], m["head_dim"],
                                 m["state_size"], m["conv_kernel"], num_spec)
 
 
-def _dtypes(sc, model_dtype, cache):
-    from vllm.model_executor.layers.mamba.mamba_utils import MambaStateDtypeCalculator as C
+def _dtypes(sc: Scenario, model_dtype: Any, cache: Any) -> Any:
+    from vllm.model_executor.layers.mamba.mamba_utils import MambaStateDtypeCalculator as C  # noqa: N817
 
     if sc["family"] == "kda":  # KimiGatedDeltaNetAttention.get_state_dtype (no mamba_ssm_cache_dtype)
         return C.kda_state_dtype(model_dtype, cache.mamba_cache_dtype)
@@ -129,11 +146,9 @@ def _dtypes(sc, model_dtype, cache):
     return C.mamba2_state_dtype(model_dtype, cache.mamba_cache_dtype, cache.mamba_ssm_cache_dtype)
 
 
-_PARSER: dict = {}
-
-
-def serve_parser():
-    """The release's `vllm serve` parser (make_arg_parser: entrypoints/common/cli_args.py, in 0.24.0
+@lru_cache(maxsize=1)
+def serve_parser() -> Any:
+    """The release's `vllm serve` parser (make_arg_parser: entrypoints/common/cli_args.py, in 0.24.0 and 0.20.x
     entrypoints/openai/cli_args.py)."""
     try:
         from vllm.entrypoints.common.cli_args import make_arg_parser
@@ -144,18 +159,16 @@ def serve_parser():
     return make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
 
 
-def parsed(argv: list) -> dict:
+def parsed(argv: list[str]) -> dict[str, Any]:
     """The explicit values vLLM's own `vllm serve` parser reads from argv (entrypoints/common/cli_args.py::
     make_arg_parser on utils/argparse_utils.py::FlexibleArgumentParser): every dest that differs from its default,
     the positional model_tag as `model`."""
-    if not _PARSER:
-        _PARSER["p"] = serve_parser()
-    p = _PARSER["p"]
+    p = serve_parser()
     ns = p.parse_args(argv)
     return {("model" if k == "model_tag" else k): v for k, v in vars(ns).items() if v != p.get_default(k)}
 
 
-def use_card(card: dict) -> None:
+def use_card(card: Card) -> None:
     """vLLM's CUDA platform as the scenario's card: capability, CUDA runtime, total memory, name."""
     from vllm.platforms.cuda import CudaPlatform
     from vllm.platforms.interface import DeviceCapability
@@ -167,38 +180,37 @@ def use_card(card: dict) -> None:
     CudaPlatform.get_device_name = classmethod(lambda cls, device_id=0: card["name"])
 
 
-def checkpoint_alignment(sc: dict, mode: str):
+def checkpoint_alignment(sc: Scenario, mode: str) -> int | None:
     """The state layers' prefill checkpoint alignment in `mode`: GDN asks the release's own
     _resolve_gdn_prefill_backend (FlashInfer exports checkpoints every FLASHINFER_GDN_CHECKPOINT_ALIGNMENT tokens);
     MambaMixer2.get_kv_cache_spec always declares one checkpoint block at alignment 1."""
-    if mode != "align" or _release() < (0, 25):  # 0.24.0 exports no prefill checkpoints
+    if mode != "align" or _release() < (0, 25):  # 0.24.0 and 0.20.x export no prefill checkpoints
         return None
     if sc["family"] == "kda":  # KimiGatedDeltaNetAttention keeps MambaBase.get_prefill_checkpoint_alignment (None)
         return None
     if sc["family"] != "gdn":
         return 1
-    _resolve_gdn_prefill_backend = _source_function(
+    resolve_gdn_prefill_backend = _source_function(
         "model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py", "_resolve_gdn_prefill_backend")
-    FLASHINFER_GDN_CHECKPOINT_ALIGNMENT = _source_constant(  # noqa: N806 - the engine's name
-        "v1/attention/backends/gdn_attn.py", "FLASHINFER_GDN_CHECKPOINT_ALIGNMENT")
-    m = sc["mixer"]
+    alignment = _source_constant("v1/attention/backends/gdn_attn.py", "FLASHINFER_GDN_CHECKPOINT_ALIGNMENT")
+    g = cast("GdnMixer", sc["mixer"])
     cfg = SimpleNamespace(additional_config=None, model_config=SimpleNamespace(hf_text_config=SimpleNamespace(
-        linear_key_head_dim=m["head_k_dim"], linear_value_head_dim=m["head_v_dim"])))
-    _, backend = _resolve_gdn_prefill_backend(cfg)
-    return FLASHINFER_GDN_CHECKPOINT_ALIGNMENT if backend == "flashinfer" else None
+        linear_key_head_dim=g["head_k_dim"], linear_value_head_dim=g["head_v_dim"])))
+    _, backend = resolve_gdn_prefill_backend(cfg)
+    return int(alignment) if backend == "flashinfer" else None
 
 
-def _release() -> tuple:
+@lru_cache(maxsize=1)
+def _release() -> tuple[int, ...]:
     import vllm
 
-    return tuple(int(x) for x in vllm.__version__.split(".")[:2])
+    return tuple(int(x) for x in str(vllm.__version__).split(".")[:2])
 
 
+@lru_cache(maxsize=None)
 def _supports_mamba_prefix_caching(architecture: str) -> bool:
     """Whether the release's model class for `architecture` implements SupportsMambaPrefixCaching (read from the
     class definition in its source: importing the model module pulls in its kernels)."""
-    import ast
-
     from vllm.model_executor.models.registry import _VLLM_MODELS
 
     module, cls = _VLLM_MODELS[architecture]
@@ -207,39 +219,33 @@ def _supports_mamba_prefix_caching(architecture: str) -> bool:
     return any(isinstance(b, ast.Name) and b.id == "SupportsMambaPrefixCaching" for b in node.bases)
 
 
-@functools.lru_cache(maxsize=None)
-def _source(path: str):
-    """A vLLM module's syntax tree, parsed once (callers rebuild what they compile from it)."""
-    import ast
-    import os
-
+@lru_cache(maxsize=None)
+def _source(path: str) -> ast.Module:
+    """A vLLM module's syntax tree, read from the release's files (cached: never mutated)."""
     import vllm
 
     with open(os.path.join(os.path.dirname(vllm.__file__), path)) as f:
         return ast.parse(f.read())
 
 
-def _source_function(path: str, name: str):
+@lru_cache(maxsize=None)
+def _source_function(path: str, name: str) -> Callable[..., Any]:
     """One function of a vLLM module, compiled from the release's own source without importing the module (its
     imports pull in the GPU kernels): the CUDA path it takes needs only the platform and typing names."""
-    import ast
-    from typing import Literal
-
     from vllm.platforms import current_platform
 
-    tree = _source(path)
-    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
-    namespace = {"current_platform": current_platform, "Literal": Literal, "VllmConfig": object,
-                 "logger": logging.getLogger("vllm"), "xpu_gdn_kernel_available": lambda: False,
-                 "rocm_aiter_ops": None, "_aiter_flydsl_unsupported_reasons": lambda *a: ["not ROCm"]}
+    fn = next(n for n in _source(path).body if isinstance(n, ast.FunctionDef) and n.name == name)
+    namespace: dict[str, Any] = {
+        "current_platform": current_platform, "Literal": Literal, "VllmConfig": object,
+        "logger": logging.getLogger("vllm"), "xpu_gdn_kernel_available": lambda: False, "rocm_aiter_ops": None,
+        "_aiter_flydsl_unsupported_reasons": lambda *a: ["not ROCm"]}
     exec(compile(ast.Module(body=[fn], type_ignores=[]), path, "exec"), namespace)  # noqa: S102
-    return namespace[name]
+    function: Callable[..., Any] = namespace[name]
+    return function
 
 
-def _source_constant(path: str, name: str):
+def _source_constant(path: str, name: str) -> Any:
     """A module-level constant of a vLLM module, read from the release's source."""
-    import ast
-
     node = next(n for n in _source(path).body if isinstance(n, ast.Assign)
                 and any(isinstance(t, ast.Name) and t.id == name for t in n.targets))
     return ast.literal_eval(node.value)
@@ -247,34 +253,32 @@ def _source_constant(path: str, name: str):
 
 # where the CUDA platform's KimiLinearForCausalLM lives (0.33.0: vllm/models/kimi_k3/__init__.py imports it from
 # nvidia/model.py off ROCm, XPU and TPU)
-_KIMI_LINEAR_SOURCE = {(0, 24): "model_executor/models/kimi_linear.py"}
+_KIMI_LINEAR_SOURCE: dict[tuple[int, ...], str] = {(0, 24): "model_executor/models/kimi_linear.py"}
 
 
-def kda_model_class(sc: dict):
+def kda_model_class() -> Any:
     """KimiLinearForCausalLM's get_mamba_state_shape_from_config / get_mamba_state_dtype_from_config, compiled from
     the release's model source with the calculators they call (the module itself imports the GPU kernels)."""
-    import ast
-
-    from vllm.model_executor.layers.mamba.mamba_utils import (MambaStateDtypeCalculator,
-                                                              MambaStateShapeCalculator)
+    from vllm.model_executor.layers.mamba.mamba_utils import MambaStateDtypeCalculator, MambaStateShapeCalculator
 
     path = _KIMI_LINEAR_SOURCE.get(_release()[:2], "models/kimi_k3/nvidia/model.py")
     cls = next(n for n in _source(path).body if isinstance(n, ast.ClassDef) and n.name == "KimiLinearForCausalLM")
     wanted = ("get_mamba_state_shape_from_config", "get_mamba_state_dtype_from_config")
-    body: list = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name in wanted]
-    ns = {"MambaStateDtypeCalculator": MambaStateDtypeCalculator,
-          "MambaStateShapeCalculator": MambaStateShapeCalculator, "MambaStateShapes": tuple}
+    body: list[ast.stmt] = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name in wanted]
+    ns: dict[str, Any] = {"MambaStateDtypeCalculator": MambaStateDtypeCalculator,
+                          "MambaStateShapeCalculator": MambaStateShapeCalculator, "MambaStateShapes": tuple}
     return _compile_class("KimiLinearForCausalLM", "object", body, path, ns)
 
 
-def _compile_class(name: str, base: str, body: list, path: str, ns: dict):
-    """`class name(base)` with `body` (statements of a release's own class), compiled in `ns`."""
-    import ast
+def _compile_class(name: str, base: str, body: list[ast.stmt], path: str, ns: dict[str, Any]) -> Any:
+    """`class name(base)` with `body` (statements of a release's own class; the cached tree is not mutated),
+    compiled in `ns`."""
+    import copy
 
     module = ast.parse(f"class {name}({base}):\n    pass\n")
     klass = module.body[0]
     assert isinstance(klass, ast.ClassDef)
-    klass.body = body or klass.body
+    klass.body = [copy.deepcopy(n) for n in body] or klass.body
     exec(compile(module, path, "exec"), ns)  # noqa: S102
     return ns[name]
 
@@ -283,10 +287,10 @@ _BACKEND_MEMBERS = ("get_name", "get_supported_kernel_block_sizes", "supports_co
                     "supports_block_size", "is_sparse")
 
 
-def _backend_from_source(enum):
+def _backend_from_source(enum: Any) -> Any:
     """The backend class `enum` names, rebuilt on the release's AttentionBackend base from its own source: the
     members the selection and the block-size rules read (supported_kv_cache_dtypes and _BACKEND_MEMBERS)."""
-    import ast
+    import copy
     from typing import ClassVar
 
     import torch
@@ -296,20 +300,21 @@ def _backend_from_source(enum):
     module, name = enum.get_path().rsplit(".", 1)
     path = module.removeprefix("vllm.").replace(".", "/") + ".py"
     cls = next(n for n in _source(path).body if isinstance(n, ast.ClassDef) and n.name == name)
-    body: list = []
+    body: list[ast.stmt] = []
     for n in cls.body:
         if isinstance(n, ast.FunctionDef) and n.name in _BACKEND_MEMBERS:
-            n.decorator_list = [d for d in n.decorator_list
-                                if isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")]
-            body.append(n)
+            fn = copy.deepcopy(n)
+            fn.decorator_list = [d for d in fn.decorator_list
+                                 if isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")]
+            body.append(fn)
         elif isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "supported_kv_cache_dtypes":
             body.append(n)
-    ns = {"MultipleOf": MultipleOf, "DeviceCapability": DeviceCapability, "ClassVar": ClassVar, "torch": torch,
-          "CacheDType": str, "_Base": AttentionBackend}
+    ns: dict[str, Any] = {"MultipleOf": MultipleOf, "DeviceCapability": DeviceCapability, "ClassVar": ClassVar,
+                          "torch": torch, "CacheDType": str, "_Base": AttentionBackend}
     return _compile_class(name, "_Base", body, path, ns)
 
 
-def mla_backend(sc: dict, kv_cache_dtype: str, block_size):
+def mla_backend(sc: Scenario, kv_cache_dtype: str, block_size: int | None) -> tuple[str, Any]:
     """(AttentionBackendEnum name, class) of CudaPlatform.get_valid_backends for a dense MLA layer on the scenario's
     card: the first backend of the release's _get_backend_priorities that supports the capability, the KV cache
     dtype and the user's block size."""
@@ -321,19 +326,34 @@ def mla_backend(sc: dict, kv_cache_dtype: str, block_size):
     sm = sc["card"]["sm"]
     cap = DeviceCapability(sm // 10, sm % 10)
     a = sc["attn"]
-    kwargs = {"use_mla": True, "device_capability": cap, "num_heads": a["num_heads"] // sc["tp"],
-              "kv_cache_dtype": kv_cache_dtype}
+    kwargs: dict[str, Any] = {"use_mla": True, "device_capability": cap, "num_heads": (a["num_heads"] or 0) // sc["tp"],
+                              "kv_cache_dtype": kv_cache_dtype}
     if "head_size" in inspect.signature(_get_backend_priorities).parameters:
-        kwargs["head_size"] = a["kv_lora_rank"] + a["qk_rope_head_dim"]
+        kwargs["head_size"] = (a["kv_lora_rank"] or 0) + (a["qk_rope_head_dim"] or 0)
     for enum in _get_backend_priorities(**kwargs):
         b = _backend_from_source(enum)
         if (b.supports_compute_capability(cap) and b.supports_kv_cache_dtype(kv_cache_dtype)
                 and b.supports_block_size(block_size) and not b.is_sparse()):
-            return enum.name, b
+            return str(enum.name), b
     raise ValueError(f"No valid attention backend found for cuda with kv_cache_dtype={kv_cache_dtype}")
 
 
-def batch_defaults(sc: dict, values: dict) -> tuple:
+def mla_spec(cache: Any, head_size: int, dtype: Any) -> Any:
+    """The MLA layer's get_kv_cache_spec: one latent head (0.33.0: models/kimi_k3/nvidia/mla.py::
+    MultiHeadLatentAttention, with max_tp_shards=1 and the KV quant mode; 0.24.0: model_executor/layers/attention/
+    mla_attention.py::MLAAttention)."""
+    import dataclasses
+
+    from vllm.v1.kv_cache_interface import MLAAttentionSpec, get_kv_quant_mode
+
+    names = {f.name for f in dataclasses.fields(MLAAttentionSpec)}
+    extra = {"max_tp_shards": 1, "kv_quant_mode": get_kv_quant_mode(cache.cache_dtype)} \
+        if _release() >= (0, 25) and "max_tp_shards" in names else {}
+    return MLAAttentionSpec(block_size=cache.block_size, num_kv_heads=1, head_size=head_size, dtype=dtype,
+                            cache_dtype_str=cache.cache_dtype, **extra)
+
+
+def batch_defaults(sc: Scenario, values: dict[str, Any]) -> tuple[int | None, int | None]:
     """(max_num_seqs, max_num_batched_tokens) from engine/arg_utils.py::
     EngineArgs._set_default_max_num_seqs_and_batched_tokens_args for `vllm serve` on the scenario's card."""
     from vllm.engine.arg_utils import EngineArgs
@@ -352,57 +372,37 @@ def batch_defaults(sc: dict, values: dict) -> tuple:
     return args.max_num_seqs, args.max_num_batched_tokens
 
 
-def _message(exc: BaseException) -> str:
-    """The exception's message; a bare `assert` has none, so the failing source line stands for it."""
-    import traceback
-
-    return str(exc) or (traceback.extract_tb(exc.__traceback__)[-1].line or "")
-
-
-def run(sc: dict) -> dict:
+def run(sc: Scenario) -> Result:
+    """The scenario through vLLM's parser, batch defaults and KV cache planning (a refusal as its error)."""
     values = parsed(sc["argv"])
     use_card(sc["card"])
     seqs, batched = batch_defaults(sc, values)
     try:
-        out = plan(sc | {"parsed_mamba_cache_mode": values.get("mamba_cache_mode")}) | {
-            "max_num_seqs": seqs, "max_num_batched_tokens": batched}
+        return plan(sc, values, seqs, batched)
     except (ValueError, AssertionError, NotImplementedError) as exc:
-        out = {"id": sc["id"], "error": {"type": type(exc).__name__, "message": _message(exc)}}
-    return out | {"parsed": values}
+        return {"id": sc["id"], "error": {"type": type(exc).__name__, "message": _message(exc)}, "parsed": values}
 
 
-def mla_spec(cache, head_size: int, dtype):
-    """The MLA layer's get_kv_cache_spec: one latent head (0.33.0: models/kimi_k3/nvidia/mla.py::
-    MultiHeadLatentAttention, with max_tp_shards=1 and the KV quant mode; 0.24.0: model_executor/layers/attention/
-    mla_attention.py::MLAAttention)."""
-    import dataclasses
-
-    from vllm.v1.kv_cache_interface import MLAAttentionSpec, get_kv_quant_mode
-
-    names = {f.name for f in dataclasses.fields(MLAAttentionSpec)}
-    extra = {"max_tp_shards": 1, "kv_quant_mode": get_kv_quant_mode(cache.cache_dtype)} \
-        if _release() >= (0, 25) and "max_tp_shards" in names else {}
-    return MLAAttentionSpec(block_size=cache.block_size, num_kv_heads=1, head_size=head_size, dtype=dtype,
-                            cache_dtype_str=cache.cache_dtype, **extra)
-
-
-def plan(sc: dict) -> dict:
+def plan(sc: Scenario, values: dict[str, Any], seqs: int | None, batched: int | None) -> Plan:
+    """vLLM's cache config, platform alignment, layer specs, groups, KV cache config and logged capacity for the
+    scenario, with the parsed values and the batch defaults (`seqs`, `batched`) it was run with."""
     import vllm.model_executor.layers.mamba.abstract as abstract
     import vllm.model_executor.models as models
     from vllm.config.cache import CacheConfig
     from vllm.model_executor.models.config import MambaModelConfig
     from vllm.platforms.interface import Platform
+    from vllm.utils.math_utils import cdiv
     from vllm.utils.torch_utils import STR_DTYPE_TO_TORCH_DTYPE
-    from vllm.v1.core.kv_cache_utils import get_kv_cache_capacity
     from vllm.v1.kv_cache_interface import FullAttentionSpec, MambaSpec, get_kv_quant_mode
 
     c = sc["cache"]
     kda = sc["family"] == "kda"
     tp, num_spec = sc["tp"], sc["num_speculative_tokens"]
     model_dtype = STR_DTYPE_TO_TORCH_DTYPE[sc["model_dtype"]]
-    v024 = _release() < (0, 25)
-    # 0.24.0 honours --mamba-cache-mode (0.33.0 deprecates it: MambaModelConfig derives it from prefix caching)
-    mode = {"mamba_cache_mode": sc["parsed_mamba_cache_mode"]} if v024 and sc.get("parsed_mamba_cache_mode") else {}
+    old = _release() < (0, 25)  # 0.24.0 and 0.20.x
+    # 0.24.0 and 0.20.x honour --mamba-cache-mode (0.33.0 deprecates it: MambaModelConfig derives it)
+    mode_flag = values.get("mamba_cache_mode")
+    mode = {"mamba_cache_mode": mode_flag} if old and mode_flag else {}
     cache = CacheConfig(block_size=c["block_size"], cache_dtype=c["kv_cache_dtype"],
                         enable_prefix_caching=c["enable_prefix_caching"], mamba_block_size=c["mamba_block_size"],
                         mamba_cache_dtype=c["mamba_cache_dtype"], mamba_ssm_cache_dtype=c["mamba_ssm_cache_dtype"],
@@ -412,40 +412,41 @@ def plan(sc: dict) -> dict:
     a = sc["attn"]
     # ModelConfig.get_num_kv_heads / get_head_size: MLA keeps one latent head of kv_lora_rank + qk_rope_head_dim
     kv_heads = 1 if kda else max(1, a["total_kv_heads"] // tp)
-    head_size = a["kv_lora_rank"] + a["qk_rope_head_dim"] if kda else a["head_dim"]
+    head_size = (a["kv_lora_rank"] or 0) + (a["qk_rope_head_dim"] or 0) if kda else a["head_dim"]
+    mixer = cast("dict[str, Any]", sc["mixer"])
     model_config = SimpleNamespace(
         max_model_len=sc["max_model_len"], original_max_model_len=sc["original_max_model_len"],
         architecture=sc["architecture"], dtype=model_dtype, use_mla=kda, is_hybrid=True,
         supports_kv_cache_grouping=False, get_num_kv_heads=lambda pc: kv_heads,
         get_head_size=lambda: head_size,
-        hf_config=SimpleNamespace(linear_attn_config={"num_heads": sc["mixer"].get("num_heads"),
-                                                      "head_dim": sc["mixer"].get("head_dim"),
-                                                      "short_conv_kernel_size": sc["mixer"]["conv_kernel"]}),
-        supports_mamba_prefix_caching=v024 and _supports_mamba_prefix_caching(sc["architecture"]))
+        hf_config=SimpleNamespace(linear_attn_config={"num_heads": mixer.get("num_heads"),
+                                                      "head_dim": mixer.get("head_dim"),
+                                                      "short_conv_kernel_size": mixer["conv_kernel"]}),
+        supports_mamba_prefix_caching=old and _supports_mamba_prefix_caching(sc["architecture"]))
     vllm_config = SimpleNamespace(
         model_config=model_config, cache_config=cache,
         scheduler_config=SimpleNamespace(enable_chunked_prefill=True, disable_hybrid_kv_cache_manager=False),
         parallel_config=SimpleNamespace(tensor_parallel_size=tp, decode_context_parallel_size=1,
                                         prefill_context_parallel_size=1),
         attention_config=SimpleNamespace(hisparse_config=None),
-        # 0.24.0's MambaBase.get_kv_cache_spec reads num_speculative_tokens off the speculative config
-        speculative_config=SimpleNamespace(num_speculative_tokens=num_spec) if v024 and num_spec else None,
+        # 0.24.0's and 0.20.x's MambaBase.get_kv_cache_spec read num_speculative_tokens off the speculative config
+        speculative_config=SimpleNamespace(num_speculative_tokens=num_spec) if old and num_spec else None,
         num_prefill_lookahead_tokens=0, num_speculative_tokens=num_spec, device_config=SimpleNamespace(device_type="cuda"),
         kv_transfer_config=None)
     MambaModelConfig.verify_and_update_config(vllm_config)
-    alignment = checkpoint_alignment(sc, cache.mamba_cache_mode)
+    alignment = checkpoint_alignment(sc, str(cache.mamba_cache_mode))
     state_dtypes = _dtypes(sc, model_dtype, cache)
 
     class ModelClass:
         @staticmethod
-        def get_mamba_state_shape_from_config(cfg):
+        def get_mamba_state_shape_from_config(cfg: Any) -> Any:
             return shapes
 
         @staticmethod
-        def get_mamba_state_dtype_from_config(cfg):
+        def get_mamba_state_dtype_from_config(cfg: Any) -> Any:
             return state_dtypes
 
-    model_class = kda_model_class(sc) if kda else ModelClass
+    model_class = kda_model_class() if kda else ModelClass
     models.ModelRegistry.resolve_model_cls = lambda *a, **k: (model_class, sc["architecture"])
     abstract.get_mamba_prefill_checkpoint_alignment = lambda cfg: alignment
     backend_name, backend = mla_backend(sc, cache.cache_dtype, c["block_size"]) if kda else ("FLASH_ATTN", _backend())
@@ -456,45 +457,41 @@ def plan(sc: dict) -> dict:
     else:
         Platform._align_hybrid_block_size(vllm_config, backend)
 
-    layer_kinds = sc["layers"]
-    spec: dict = {}
     kv_dtype = model_dtype if cache.cache_dtype == "auto" else STR_DTYPE_TO_TORCH_DTYPE[cache.cache_dtype]
     attn = mla_spec(cache, head_size, kv_dtype) if kda else FullAttentionSpec(
         block_size=cache.block_size, num_kv_heads=kv_heads, head_size=head_size, dtype=kv_dtype,
         kv_quant_mode=get_kv_quant_mode(cache.cache_dtype))
     layer = SimpleNamespace(get_state_shape=lambda: shapes, get_state_dtype=lambda: state_dtypes,
-                            mamba_type=abstract.MambaAttentionBackendEnum.GDN_ATTN
-                            if sc["family"] in ("gdn", "kda") else abstract.MambaAttentionBackendEnum.MAMBA2,
-                            is_kv_cache_tp_replicated=False)
+                            mamba_type=_mamba_type(abstract, sc["family"]), is_kv_cache_tp_replicated=False)
     mamba = abstract.MambaBase.get_kv_cache_spec(layer, vllm_config)
     if alignment is not None:  # the layer exports prefill checkpoints (MambaMixer2 / FlashInfer GDN get_kv_cache_spec)
-        from dataclasses import replace
-
         mamba = replace(mamba, num_prefill_checkpoint_blocks=1,
                         prefill_checkpoint_alignment=abstract.get_mamba_prefill_checkpoint_grid(vllm_config))
-    for i, kind in enumerate(layer_kinds):
-        spec[f"model.layers.{i}.{'attn' if kind == 'attention' else 'mixer'}"] = attn if kind == "attention" else mamba
-    if v024:  # v1/core/kv_cache_utils.py::get_kv_cache_configs groups the specs itself
-        from vllm.v1.core.kv_cache_utils import get_kv_cache_configs as configs_024
+    spec = {f"model.layers.{i}.{'attn' if kind == 'attention' else 'mixer'}": attn if kind == "attention" else mamba
+            for i, kind in enumerate(sc["layers"])}
+    logged: list[str] = []
+    if old:  # v1/core/kv_cache_utils.py::get_kv_cache_configs groups the specs itself
+        from vllm.v1.core import kv_cache_utils
 
-        config = configs_024(vllm_config, [spec], [sc["available_memory"]])[0]
+        if not hasattr(kv_cache_utils, "get_kv_cache_capacity"):  # 0.20.x: _report_kv_cache_config logs it
+            kv_cache_utils.logger.info_once = lambda msg, *args, **kw: logged.append(msg % args)
+        config = kv_cache_utils.get_kv_cache_configs(vllm_config, [spec], [sc["available_memory"]])[0]
     else:
         from vllm.v1.core.kv_cache_planning import get_global_kv_cache_groups, get_kv_cache_configs
 
         groups = get_global_kv_cache_groups(vllm_config, [spec])
         config = get_kv_cache_configs(vllm_config, [spec], [sc["available_memory"]], groups)[0]
-    tokens, concurrency = get_kv_cache_capacity(vllm_config, config)
-    per_group = []
+    tokens, concurrency = _capacity(vllm_config, config, logged)
+    per_group: list[Any] = []
     for g in config.kv_cache_groups:
         s = g.kv_cache_spec
         first = s.first_spec if hasattr(s, "first_spec") else s
-        from vllm.utils.math_utils import cdiv
-
         per_group.append({"kind": "mamba" if isinstance(first, MambaSpec) else "attention",
                           "layers": len(g.layer_names), "block_size": first.block_size,
                           "blocks_per_request": cdiv(s.max_memory_usage_bytes(vllm_config), s.page_size_bytes)})
     return {
-        "id": sc["id"], "attention_backend": backend_name, "block_size": cache.block_size, "mamba_block_size": cache.mamba_block_size,
+        "id": sc["id"], "parsed": values, "attention_backend": backend_name, "block_size": cache.block_size,
+        "mamba_block_size": cache.mamba_block_size,
         "mamba_cache_mode": cache.mamba_cache_mode, "mamba_page_size_padded": cache.mamba_page_size_padded,
         "attn_page_bytes": attn.page_size_bytes,
         "state_page_bytes": (mamba.real_page_size_bytes if hasattr(mamba, "real_page_size_bytes")
@@ -503,33 +500,82 @@ def plan(sc: dict) -> dict:
         "max_model_len": model_config.max_model_len, "kv_cache_tokens": tokens, "max_concurrency": repr(concurrency),
         "conv_shape": list(shapes[0]), "temporal_shape": list(shapes[1]),
         "state_dtypes": [str(d).removeprefix("torch.") for d in state_dtypes],
+        "max_num_seqs": seqs, "max_num_batched_tokens": batched,
     }
 
 
-def _emit(obj: dict) -> None:
+def _mamba_type(abstract: Any, family: str) -> Any:
+    """The state layer's mamba_type: MambaAttentionBackendEnum (0.24.0+) or its string (0.20.x's layer classes)."""
+    enum = getattr(abstract, "MambaAttentionBackendEnum", None)
+    if enum is None:
+        return "gdn_attention" if family in ("gdn", "kda") else "mamba2"
+    return enum.GDN_ATTN if family in ("gdn", "kda") else enum.MAMBA2
+
+
+def _capacity(vllm_config: Any, config: Any, logged: list[str]) -> tuple[int, float]:
+    """(the logged GPU KV cache size in tokens, max concurrency): v1/core/kv_cache_utils.py::get_kv_cache_capacity,
+    or on 0.20.x the number _report_kv_cache_config logged (`logged`) and get_max_concurrency_for_kv_cache_config."""
+    from vllm.v1.core import kv_cache_utils
+
+    if hasattr(kv_cache_utils, "get_kv_cache_capacity"):
+        tokens, concurrency = kv_cache_utils.get_kv_cache_capacity(vllm_config, config)
+        return int(tokens), float(concurrency)
+    size = next(line for line in logged if line.startswith("GPU KV cache size: "))
+    tokens = int(size.removeprefix("GPU KV cache size: ").removesuffix(" tokens").replace(",", ""))
+    return tokens, float(kv_cache_utils.get_max_concurrency_for_kv_cache_config(vllm_config, config))
+
+
+def _emit(obj: Header | Result) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
+
+
+def _message(exc: BaseException) -> str:
+    """The exception's message; a bare `assert` has none, so the failing source line stands for it."""
+    import traceback
+
+    return str(exc) or (traceback.extract_tb(exc.__traceback__)[-1].line or "")
+
+
+def _refusal(sid: str, exc: BaseException, message: str | None = None) -> Result:
+    return {"id": sid, "error": {"type": type(exc).__name__, "message": _message(exc) if message is None else message}}
+
+
+def answer(line: str) -> Result:
+    """One input line's result, checked against the schema on the way in and on the way out."""
+    try:
+        raw = json.loads(line)
+    except ValueError as exc:
+        return _refusal("?", exc)
+    sid = str(raw.get("id")) if isinstance(raw, dict) else "?"
+    try:
+        sc = schema.scenario(raw)
+    except schema.SchemaError as exc:
+        return _refusal(sid, exc)
+    try:
+        out = run(sc)
+    except (ValueError, AssertionError, NotImplementedError) as exc:
+        return _refusal(sid, exc)
+    except SystemExit as exc:  # the parser refused the argv (argparse prints its message to stderr)
+        return _refusal(sid, exc, "vllm serve: error")
+    try:
+        return schema.result(json.loads(json.dumps(out)))  # as hybridplan will read it
+    except schema.SchemaError as exc:
+        return _refusal(sid, exc)
 
 
 def main() -> None:
     try:
         vllm = prepare()
-        header = {"header": True, "engine": "vllm", "version": vllm.__version__, "python": sys.version.split()[0]}
+        header: Header = {"header": True, "engine": "vllm", "version": str(vllm.__version__),
+                          "python": sys.version.split()[0]}
     except Exception as exc:  # noqa: BLE001 - the header says why there is no engine
         _emit({"header": True, "engine": None, "error": f"{type(exc).__name__}: {exc}"})
         return
-    _emit(header)
+    _emit(schema.header(header))
     for line in sys.stdin:
-        if not line.strip():
-            continue
-        sc = json.loads(line)
-        try:
-            out = run(sc)
-        except (ValueError, AssertionError, NotImplementedError) as exc:
-            out = {"id": sc["id"], "error": {"type": type(exc).__name__, "message": _message(exc)}}
-        except SystemExit:  # the parser refused the argv (argparse prints its message to stderr)
-            out = {"id": sc["id"], "error": {"type": "SystemExit", "message": "vllm serve: error"}}
-        _emit(out)
+        if line.strip():
+            _emit(answer(line))
 
 
 if __name__ == "__main__":

@@ -135,8 +135,11 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
         measured = {"source": "boot", "available_kv_gib": t.kv_memory_gib, "gpu_memory_utilization": u0}
     kv_given = str(base.values.get("kv_cache_dtype", "auto"))
     pc_given = base.values.get("enable_prefix_caching")
+    # the release's own spelling (--no-enable-prefix-caching before 0.33.0's --disable-prefix-caching)
+    pc_off = "--disable-prefix-caching" if "--disable-prefix-caching" in engine.registry().by_option \
+        else "--no-enable-prefix-caching"
     axes: list[list[tuple[str, ...]]] = [
-        [()] + ([("--disable-prefix-caching",)] if pc_given is not False else []),
+        [()] + ([(pc_off,)] if pc_given is not False else []),
         [()] + ([("--kv-cache-dtype", "fp8")] if kv_given == "auto" and not geo.kv_cache_quant_algo else []),
     ]
     c = t.card

@@ -88,7 +88,7 @@ def predict(command_text: str, gib: float, gpu: str | None, version: str | None 
     lo = engine.plan(args, geo, int((gib - 0.005) * GIB))
     hi = int((gib + 0.005) * GIB) - 1
     plans = [engine.plan(args, geo, n * lo.bytes_per_block) for n in range(lo.num_blocks, hi // lo.bytes_per_block + 1)]
-    return Prediction(tokens=tuple(p.kv_cache_tokens for p in plans),
+    return Prediction(tokens=tuple(dict.fromkeys(p.kv_cache_tokens for p in plans)),
                       concurrency=tuple(f"{p.max_concurrency:.2f}" for p in plans), block_size=lo.block_size,
                       padding_pct=f"{100 * (lo.page_bytes - lo.state_page_bytes) / lo.state_page_bytes:.2f}",
                       max_model_len=lo.max_model_len, state_pages_per_request=lo.state_pages_per_request,

@@ -225,3 +225,24 @@ def test_a_value_with_a_newline_is_refused_on_one_line(cli):
     code, _, err = cli("explain", "--engine", "vllm", "--", "vllm", "serve", "Qwen/Qwen3.8-27B", "--max-model-len",
                        "0\n0")
     assert code == 2 and "--max-model-len" in err and "'0\\n0'" in err and "Traceback" not in err
+
+
+def test_plan_and_compare_model_an_older_release(cli_json):
+    """plan --engine-version 0.20.1 turns prefix caching off with that release's own spelling (--no-enable-prefix-
+    caching: 0.33.0's --disable-prefix-caching is no 0.20.1 flag), and finds club-3090#652's launch serving five
+    131,072-token requests at 0.95 (659,159 tokens) or, without prefix caching, at 0.94; compare --vllm-version 0.20.1
+    runs the state in 'none' mode (prefix caching off by default there), 0.33.0 in 'align'."""
+    code, d = cli_json("plan", "--engine", "vllm", "--engine-version", "0.20.1", "--gpu", "rtx5090", "--kv-memory-gib",
+                       "6.01", "-L", "131072", "-C", "5", "--json", "--", "vllm serve nvidia/Qwen3.6-35B-A3B-NVFP4 "
+                       "--max-model-len 131072 --kv-cache-dtype fp8 --enable-prefix-caching --max-num-seqs 8")
+    assert code == 0 and d["fits"] and d["baseline"]["kv_cache_tokens"] == 569878
+    assert [(r["changes"], r["kv_cache_tokens"]) for r in d["candidates"]] == [
+        ({"--gpu-memory-utilization": "0.95"}, 659159),
+        ({"--no-enable-prefix-caching": "", "--gpu-memory-utilization": "0.94"}, 657345)]
+    modes = {}
+    for version in ("0.20.1", "0.33.0"):
+        code, d = cli_json("compare", "--model", "Qwen/Qwen3.6-27B", "--memory-gib", "10", "-L", "65536",
+                           "--vllm-version", version, "--json")
+        assert code == 0 and d["vllm"]["version"] == version
+        modes[version] = d["vllm"]["mamba_cache_mode"]
+    assert modes == {"0.20.1": "none", "0.33.0": "align"}

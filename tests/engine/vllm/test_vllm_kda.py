@@ -97,6 +97,16 @@ def test_kimi_k3_is_refused_by_name():
         engine.resolve(engine.parse_command("vllm serve moonshotai/Kimi-K3"), geo)
 
 
+@pytest.mark.parametrize("version", ["0.20.0", "0.20.1"])
+def test_kimi_linear_on_0_20_is_refused_by_its_state_layout(cli_json, version):
+    """0.20.x's kda_state_shape keeps the q, k and v conv states apart (four tensors): refused by name, not planned
+    with the fused layout of 0.24.0 and later."""
+    code, d = cli_json("explain", "--engine", "vllm", "--engine-version", version, "--kv-memory-gib", "40", "--json",
+                       "--", f"vllm serve {KIMI}")
+    assert code == 2 and f"Kimi-Linear on vLLM {version} is not modelled" in d["error"]["message"]
+    assert "kda_state_shape" in d["error"]["message"]
+
+
 def test_explain_and_compare_answer_for_kimi_linear(cli_json):
     code, d = cli_json("explain", "--engine", "vllm", "--kv-memory-gib", "40", "--json", "--",
                        "vllm", "serve", KIMI, "--max-model-len", "131072")

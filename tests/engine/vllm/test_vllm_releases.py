@@ -1,4 +1,4 @@
-"""vLLM 0.24.0 beside 0.33.0: each release's own rules (engine/vllm/behaviours.py), the numbers its own planning
+"""vLLM 0.20.0, 0.20.1 and 0.24.0 beside 0.33.0: each release's own rules (engine/vllm/behaviours.py), the numbers its own planning
 code gives (tests/conformance/test_vllm_conformance.py drives both releases' code on the same grid)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from hybridplan.engine import for_engine
 from hybridplan.engine.vllm.behaviours import RELEASES
-from hybridplan.errors import BadInput
+from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.vllm_explain import explain_vllm
 
 QWEN = "vllm serve Qwen/Qwen3.5-27B --max-model-len 32768"
@@ -59,3 +59,50 @@ def test_every_change_names_the_file_and_function_it_mirrors():
     assert len(changes) >= 5
     for c in changes:
         assert re.fullmatch(r"[\w/]+\.py::[\w.]+(, [\w/]+\.py::[\w.]+)*", c.rule), c.rule
+
+
+# A public v0.20.0 boot on a 32 GB card under WSL (RedHatAI/Qwen3.6-35B-A3B-NVFP4, found in a public repository's
+# notes; the repository is not identified): its lines as logged, the model path mapped to the catalog id of the same
+# geometry (nvidia/Qwen3.6-35B-A3B-NVFP4)
+BOOT_0_20_0 = """\
+(APIServer pid=1) INFO 05-01 20:44:30 [utils.py:233] non-default args: {'model_tag': 'nvidia/Qwen3.6-35B-A3B-NVFP4', \
+'host': '0.0.0.0', 'model': 'nvidia/Qwen3.6-35B-A3B-NVFP4', 'trust_remote_code': True, 'max_model_len': 65536, \
+'quantization': 'compressed-tensors', 'gpu_memory_utilization': 0.9, 'kv_cache_dtype': 'fp8_e4m3', \
+'enable_prefix_caching': True, 'max_num_batched_tokens': 8192, 'max_num_seqs': 1, 'enable_chunked_prefill': True, \
+'max_cudagraph_capture_size': 1, 'moe_backend': 'cutlass'}
+(EngineCore pid=187) INFO 05-01 20:45:03 [core.py:109] Initializing a V1 LLM engine (v0.20.0) with config: ...
+(EngineCore pid=187) INFO 05-01 20:45:53 [interface.py:606] Setting attention block size to 2096 tokens to ensure \
+that attention page size is >= mamba page size.
+(EngineCore pid=187) INFO 05-01 20:47:46 [gpu_worker.py:440] Available KV cache memory: 2.95 GiB
+(EngineCore pid=187) INFO 05-01 20:47:46 [kv_cache_utils.py:1711] GPU KV cache size: 75,456 tokens
+(EngineCore pid=187) INFO 05-01 20:47:46 [kv_cache_utils.py:1716] Maximum concurrency for 65,536 tokens per request: 3.87x
+"""
+
+
+def test_0_20_0_logs_blocks_per_group_and_0_20_1_concurrency_times_length():
+    """The v0.20.0 boot logs 75,456 tokens from 2.95 GiB: 147 blocks of 10 layers x 2096-token fp8 pages, // 4 groups
+    x 2096 (0.20.0's _report_kv_cache_config); from 0.20.1 on the same pool logs 3.87 x 65,536 = 253,520."""
+    from hybridplan.verify.vllm_check import check_vllm_log
+
+    d = check_vllm_log(BOOT_0_20_0, None, gpu="rtx5090")
+    assert d["explained"] and d["log_release"] == d["modelled_release"] == "0.20.0"
+    assert [(c["quantity"], c["predicted"]) for c in d["checks"]] == [
+        ("block_size", 2096), ("max_model_len", 65536), ("kv_cache_tokens", [75456]), ("max_concurrency", ["3.87"])]
+    later = check_vllm_log(BOOT_0_20_0, None, gpu="rtx5090", version="0.20.1")
+    assert not later["explained"]
+    assert next(c for c in later["checks"] if c["quantity"] == "kv_cache_tokens")["predicted"] == [253520]
+
+
+def test_0_20_refusals_keep_their_wording_and_parser_has_no_bfloat16_state():
+    """0.20.x's _check_enough_kv_cache_memory says "the models's max seq len" and names no CPU backend; its parser
+    offers no bfloat16 Mamba cache dtype (config/cache.py::MambaDType), 0.24.0's does."""
+    cmd = "vllm serve Qwen/Qwen3.5-27B --max-model-len 262144"
+    for version, wording in (("0.20.1", "the models's max seq len"), ("0.24.0", "the model's max seq len")):
+        with pytest.raises(EngineRefusal) as exc:
+            explain_vllm(cmd, version=version, kv_memory_gib=1, gpu="h200")
+        assert wording in exc.value.message
+        assert ("CPU backend" in exc.value.message) == (version == "0.24.0")
+    with pytest.raises(BadInput, match="invalid choice: 'bfloat16'"):
+        for_engine("vllm", "0.20.1").parse_command(cmd + " --mamba-ssm-cache-dtype bfloat16")
+    assert for_engine("vllm", "0.24.0").parse_command(cmd + " --mamba-ssm-cache-dtype bfloat16").values[
+        "mamba_ssm_cache_dtype"] == "bfloat16"

@@ -5,7 +5,7 @@ The newest release (0.33.0) is the reference; an older release lists what it doe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -28,11 +28,19 @@ class Release:
     prefill_checkpoints: bool  # GDN (FlashInfer) / Mamba2 layers keep a prefill checkpoint page in align mode
     large_card_batch_tier: bool  # get_batch_defaults has the >= 160 GiB tier and keeps GB10 on the small one
     checks_hold_null_block: bool  # the admission check and auto-fit leave the null block out of the memory
+    # the logged `GPU KV cache size` is num_blocks // groups x the smallest block size (0.20.0), not
+    # int(max concurrency x max_model_len)
+    tokens_from_blocks: bool = False
+    # the memory refusals name the CPU backend and spell "the model's max seq len" (0.20.x: "the models's")
+    cpu_backend_wording: bool = True
     changes: tuple[Change, ...] = ()
     # MLA hybrids: the attention block is a multiple of this (0.33.0: 128 for the TRTLLM/FlashInfer MLA decode
     # kernels; 1: none)
     mla_hybrid_block_alignment: int = 128
     kda_ssm_cache_dtype_flag: bool = True  # Kimi-Linear's model class reads --mamba-ssm-cache-dtype for the state page
+    # KDA state as one fused q/k/v conv state and the recurrent state (0.20.x keeps three conv states apart: not
+    # modelled, Kimi-Linear is refused there)
+    kda_fused_conv_state: bool = True
 
 
 NEWEST = Release(version="0.33.0", hybrid_prefix_caching=True, mamba_cache_mode_flag=False,
@@ -73,4 +81,40 @@ V0_24_0 = Release(
                rule="model_executor/models/kimi_linear.py::KimiLinearForCausalLM.get_mamba_state_dtype_from_config"),
     ), mla_hybrid_block_alignment=1, kda_ssm_cache_dtype_flag=False)
 
-RELEASES = {r.version: r for r in (V0_24_0, NEWEST)}
+_NO_CHECKPOINTS, _BATCH_TIERS, _WHOLE_MEMORY = V0_24_0.changes[2:5]  # as 0.24.0 (same code in 0.20.x)
+
+V0_20_1 = replace(
+    V0_24_0, version="0.20.1",
+    mamba_prefix_caching_archs=tuple(sorted(V0_24_0.mamba_prefix_caching_archs + ("BambaForCausalLM",))),
+    cpu_backend_wording=False, kda_fused_conv_state=False,
+    changes=(
+        V0_24_0.changes[0],
+        Change(what="--mamba-cache-mode is honoured; under prefix caching 'none' becomes 'all' for a model class "
+                    "with SupportsMambaPrefixCaching (0.24.0's list and Bamba) and 'align' otherwise (the GDN "
+                    "hybrids), and 'align' for every class under speculative decoding (not reached here: MTP is "
+                    "modelled on the GDN hybrids only)",
+               rule="model_executor/models/config.py::MambaModelConfig.verify_and_update_config"),
+        _NO_CHECKPOINTS, _BATCH_TIERS, _WHOLE_MEMORY,
+        Change(what="the memory refusals read \"the models's max seq len\" and do not name the CPU backend",
+               rule="v1/core/kv_cache_utils.py::_check_enough_kv_cache_memory"),
+        Change(what="the logged capacity comes from _report_kv_cache_config (no get_kv_cache_capacity): "
+                    "int(max concurrency x max_model_len), as 0.24.0 logs it",
+               rule="v1/core/kv_cache_utils.py::_report_kv_cache_config"),
+        Change(what="the `vllm serve` parser: 241 flags (flags-0.20.1.json); --mamba-cache-dtype and "
+                    "--mamba-ssm-cache-dtype take auto / float16 / float32 (no bfloat16)",
+               rule="engine/arg_utils.py::EngineArgs.add_cli_args, config/cache.py::CacheConfig"),
+        Change(what="the KDA state is four tensors (q, k and v conv states apart, then the recurrent state): "
+                    "not modelled, so Kimi-Linear is refused on 0.20.x",
+               rule="model_executor/layers/mamba/mamba_utils.py::MambaStateShapeCalculator.kda_state_shape"),
+    ))
+
+V0_20_0 = replace(
+    V0_20_1, version="0.20.0", tokens_from_blocks=True,
+    changes=(*V0_20_1.changes[:6], V0_20_1.changes[8],
+             Change(what="the logged `GPU KV cache size` is num_blocks // KV cache groups x the smallest group "
+                         "block size (the concurrency line is as 0.20.1's)",
+                    rule="v1/core/kv_cache_utils.py::_report_kv_cache_config"),
+             Change(what="the `vllm serve` parser: as 0.20.1's (flags-0.20.0.json)",
+                    rule="engine/arg_utils.py::EngineArgs.add_cli_args")))
+
+RELEASES = {r.version: r for r in (V0_20_0, V0_20_1, V0_24_0, NEWEST)}

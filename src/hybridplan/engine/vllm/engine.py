@@ -1,4 +1,4 @@
-"""The modelled vLLM releases (0.33.0, 0.24.0) behind the engine API (`engine.for_engine("vllm", version)`)."""
+"""The modelled vLLM releases (0.33.0, 0.24.0, 0.20.1, 0.20.0) behind the engine API (`engine.for_engine("vllm", version)`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""vLLM's hybrid KV cache plan (0.33.0; 0.24.0 by the switches of engine/vllm/behaviours.py): resolved cache
-arguments, per-layer pages, the hybrid block size, the groups,
+"""vLLM's hybrid KV cache plan (0.33.0; 0.24.0, 0.20.1, 0.20.0 by the switches of engine/vllm/behaviours.py):
+resolved cache arguments, per-layer pages, the hybrid block size, the groups,
 and the capacity and concurrency its boot log prints, from the model geometry and the available KV memory.
 
 Scope: hybrid GDN / Mamba2 models with MHA full attention on the FLASH_ATTN backend's kernel-block contract
@@ -60,6 +60,8 @@ class VllmArgs:
     is_kda: bool = False  # Kimi-Linear's KDA layers (float32 recurrent state, engine/vllm/kda.py)
     prefill_checkpoints: bool = True  # the release keeps prefill checkpoint pages at all (behaviours.Release)
     checks_hold_null_block: bool = True  # the memory checks and auto-fit leave the null block out
+    tokens_from_blocks: bool = False  # the logged KV cache size is blocks // groups x block size (0.20.0)
+    cpu_backend_wording: bool = True  # the memory refusals' wording since 0.24.0 (behaviours.Release)
     notes: tuple[str, ...] = ()
     attn_backend: AttentionBackend = FLASH_ATTN  # the full-attention layers' backend (its kernel-block contract)
     mla_block_alignment: int = 1  # behaviours.Release.mla_hybrid_block_alignment for an MLA hybrid
@@ -187,6 +189,10 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
     (config/model.py::is_prefix_caching_supported), the cache mode derived from it
     (model_executor/models/config.py::MambaModelConfig.verify_and_update_config; --mamba-cache-mode has no effect)."""
     _supported(geo)
+    if geo.family == "kda" and not release.kda_fused_conv_state:  # behaviours.V0_20_1
+        raise BadInput(f"vLLM engine model: Kimi-Linear on vLLM {release.version} is not modelled (its KDA state "
+                       "keeps the q, k and v conv states apart: mamba_utils.py::kda_state_shape); 0.24.0 and 0.33.0 "
+                       "are")
     kv = str(values.get("kv_cache_dtype", "auto"))
     if kv not in _CACHE_DTYPES:
         raise BadInput(f"--kv-cache-dtype: {kv!r} is not modelled (one of {', '.join(_CACHE_DTYPES)})")
@@ -228,6 +234,7 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
         gdn_prefill_checkpoints=gdn_prefill_flashinfer(geo, sm, cuda_runtime_major), is_mamba2=geo.family == "mamba2",
         is_kda=geo.family == "kda",
         prefill_checkpoints=release.prefill_checkpoints, checks_hold_null_block=release.checks_hold_null_block,
+        tokens_from_blocks=release.tokens_from_blocks, cpu_backend_wording=release.cpu_backend_wording,
         notes=notes, attn_backend=backend, mla_block_alignment=release.mla_hybrid_block_alignment if mla else 1,
         kda_ssm_cache_dtype_flag=release.kda_ssm_cache_dtype_flag)
 
@@ -458,9 +465,12 @@ def plan(args: VllmArgs, geo: ModelGeometry, available_memory: int) -> KVPlan:
     length = args.max_model_len
     if args.auto_fit:
         length = _auto_fit(length, check, bpb, lay.per_request)
-    _check_enough(check, bpb, length, lay.per_request)
+    _check_enough(check, bpb, length, lay.per_request, args.cpu_backend_wording)
     num_blocks = available_memory // bpb
     concurrency = num_blocks / lay.per_request(length)  # get_max_concurrency_for_kv_cache_config
+    # kv_cache_utils.py::get_kv_cache_capacity (0.20.x: _report_kv_cache_config, 0.20.0 by blocks per group)
+    tokens = (num_blocks // len(lay.groups) * min(lay.block_size, lay.mamba_block_size) if args.tokens_from_blocks
+              else int(concurrency * length))
     page = lay.page_bytes
     return KVPlan(block_size=lay.block_size, mamba_block_size=lay.mamba_block_size,
                   mamba_cache_mode=args.mamba_cache_mode,
@@ -470,7 +480,7 @@ def plan(args: VllmArgs, geo: ModelGeometry, available_memory: int) -> KVPlan:
                   state_page_bytes=lay.state_page_bytes, page_bytes=page, conv_shape=lay.conv_shape,
                   temporal_shape=lay.temporal_shape, state_dtypes=lay.state_dtypes, groups=lay.group_plans(length),
                   bytes_per_block=bpb, num_blocks=num_blocks, max_model_len=length,
-                  kv_cache_tokens=int(concurrency * length), max_concurrency=concurrency)
+                  kv_cache_tokens=tokens, max_concurrency=concurrency)
 
 
 def _format_gib(b: int) -> str:
@@ -497,21 +507,25 @@ def _auto_fit(original: int, memory: int, bytes_per_block: int, per_request: Cal
 _DOCS = "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
 
 
-def _check_enough(memory: int, bytes_per_block: int, length: int, per_request: Callable[[int], int]) -> None:
-    """v1/core/kv_cache_planning.py::_check_enough_kv_cache_memory, with its messages."""
+def _check_enough(memory: int, bytes_per_block: int, length: int, per_request: Callable[[int], int],
+                  cpu_wording: bool = True) -> None:
+    """v1/core/kv_cache_planning.py::_check_enough_kv_cache_memory, with its messages (0.20.x's wording when
+    `cpu_wording` is False)."""
     rule = "v1/core/kv_cache_planning.py::_check_enough_kv_cache_memory"
     if memory <= 0:
+        cpu = (" (this flag also controls CPU memory reservation on the CPU backend, despite its name)"
+               if cpu_wording else "")
         raise EngineRefusal("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-                            "initializing the engine (this flag also controls CPU memory reservation on the CPU "
-                            f"backend, despite its name). {_DOCS}", rule=rule)
+                            f"initializing the engine{cpu}. {_DOCS}", rule=rule)
     needed = bytes_per_block * per_request(length)
     if needed <= memory:
         return
     estimated = _longest_fit(length, memory, bytes_per_block, per_request)
     hint = (f"Based on the available memory, the estimated maximum model length is {estimated}. "
             if estimated > 0 else "")
+    model, cpu = ("model's", " (which also controls CPU memory on the CPU backend)") if cpu_wording else ("models's", "")
     raise EngineRefusal(
-        f"To serve at least one request with the model's max seq len ({length}), ({_format_gib(needed)} GiB KV cache "
+        f"To serve at least one request with the {model} max seq len ({length}), ({_format_gib(needed)} GiB KV cache "
         f"is needed, which is larger than the available KV cache memory ({_format_gib(memory)} GiB). {hint}"
-        "Try increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or decreasing "
+        f"Try increasing `gpu_memory_utilization`{cpu} or decreasing "
         f"`max_model_len` when initializing the engine. {_DOCS}", rule=rule)

@@ -1,0 +1,84 @@
+"""The vLLM oracle's typed boundary (conformance/vllm_oracle_schema.py): what the driver reads and writes is checked on
+both sides, and a malformed answer is refused with one line naming the field, before any comparison."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from hybridplan.conformance import vllm_conformance as vc
+from hybridplan.conformance.vllm_oracle_schema import SchemaError
+
+HEADER = {"header": True, "engine": "vllm", "version": "0.33.0", "python": "3.11.7"}
+
+
+@pytest.fixture(scope="module")
+def grid():
+    return vc.scenarios("0.33.0")
+
+
+def _stdout(*lines: object) -> str:
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def _one_line_error(exc: pytest.ExceptionInfo[SchemaError]) -> str:
+    message = str(exc.value)
+    assert "\n" not in message
+    return message
+
+
+def test_every_generated_scenario_and_answer_passes(grid):
+    """The 430 payloads (308 of the grid, 122 Kimi-Linear) and hybridplan's own answers (plans and refusals) are
+    what the schema describes."""
+    answers = [sc["predicted"] for sc in grid]
+    header, results = vc.read_answer(_stdout(HEADER, *answers))
+    assert header["version"] == "0.33.0" and len(results) == len(grid) == 430
+    assert sum("error" in r for r in results.values()) == 76
+    from hybridplan.conformance import vllm_oracle_schema as schema
+
+    for sc in grid:
+        schema.scenario(json.loads(json.dumps(sc["payload"])))
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda r: r["groups"][0].update(layers="16"), "groups[0].layers: expected int, got str"),
+    (lambda r: r.pop("num_blocks"), "num_blocks: missing"),
+    (lambda r: r.update(mamba_page_size_padded=1.5), "mamba_page_size_padded: expected int or null, got float"),
+    (lambda r: r["groups"][1].update(kind="ssm"), "groups[1].kind: expected 'attention' or 'mamba', got str"),
+    (lambda r: r.update(kv_cache_tokens=True), "kv_cache_tokens: expected int, got bool"),
+    (lambda r: r.update(pages=3), "pages: not a field of Plan"),
+])
+def test_a_malformed_oracle_answer_is_refused_naming_the_field(grid, mutate, field):
+    sc = next(sc for sc in grid if "error" not in sc["predicted"])
+    answer = copy.deepcopy(sc["predicted"])
+    mutate(answer)
+    with pytest.raises(SchemaError) as exc:
+        vc.read_answer(_stdout(HEADER, answer))
+    assert _one_line_error(exc) == f"vLLM oracle result {sc['id']!r}: {field}"
+
+
+def test_a_malformed_header_or_refusal_is_refused_and_no_engine_says_why(grid):
+    with pytest.raises(SchemaError) as exc:
+        vc.read_answer(_stdout({**HEADER, "engine": "sglang"}))
+    assert _one_line_error(exc) == "vLLM oracle header: engine: expected 'vllm' or null, got str"
+    refusal = next(sc["predicted"] for sc in grid if "error" in sc["predicted"])
+    with pytest.raises(SchemaError) as exc:
+        vc.read_answer(_stdout(HEADER, {**refusal, "error": {"type": "ValueError"}}))
+    assert _one_line_error(exc).endswith("error.message: missing")
+    with pytest.raises(RuntimeError, match="no vLLM oracle: ModuleNotFoundError: No module named 'vllm'"):
+        vc.read_answer(_stdout({"header": True, "engine": None, "error": "ModuleNotFoundError: No module named 'vllm'"}))
+
+
+def test_the_driver_refuses_a_malformed_scenario_before_it_reaches_vllm(grid):
+    """The driver checks each line on the way in: a scenario whose tp is a string is answered with a SchemaError
+    refusal naming the field, without importing vLLM."""
+    from hybridplan.conformance import vllm_oracle_driver as driver
+
+    payload = copy.deepcopy(grid[0]["payload"])
+    payload["tp"] = "2"
+    out = driver.answer(json.dumps(payload))
+    assert out == {"id": payload["id"], "error": {"type": "SchemaError",
+                                                  "message": "vLLM oracle scenario: tp: expected int, got str"}}
+    assert driver.answer("{not json")["error"]["type"] == "JSONDecodeError"
