@@ -61,6 +61,17 @@ def test_compare_from_the_card_alone_is_the_cli_object(client, cli_json):
     assert res.status_code == 400 and res.json()["error"]["message"].startswith("--memory-gib: give the cache memory")
 
 
+def test_compare_models_the_vllm_release_asked_for(client, cli_json):
+    args = ["--model", "Qwen/Qwen3.5-27B", "--memory-gib", "40", "-L", "131072", "--vllm-version", "0.20.1"]
+    code, expected = cli_json("compare", "--json", *args)
+    res = client.post("/api/compare", json={"model": "Qwen/Qwen3.5-27B", "memory_gib": 40, "request_length": 131072,
+                                            "vllm_version": "0.20.1"})
+    assert code == 0 and res.status_code == 200 and res.json() == expected and expected["vllm"]["version"] == "0.20.1"
+    res = client.post("/api/compare", json={"model": "Qwen/Qwen3.5-27B", "memory_gib": 40, "request_length": 131072,
+                                            "vllm_version": "0.19.0"})
+    assert res.status_code == 400 and "vLLM 0.19.0 is not modelled" in res.json()["error"]["message"]
+
+
 VLLM = [
     ("vllm serve Qwen/Qwen3.8-27B --max-model-len 32768", 40.0, "h200"),
     ("vllm serve Qwen/Qwen3.8-27B-FP8 --kv-cache-dtype fp8 --max-model-len 65536 --enable-prefix-caching", 11.2,

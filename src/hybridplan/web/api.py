@@ -134,7 +134,8 @@ def compare(req: CompareRequest, request: Request) -> CliJSON:
 
     with _sources(request):
         return CliJSON(compare_engines(req.model, memory_gib=req.memory_gib, request_length=req.request_length,
-                                       tp=req.tp, kv_cache_dtype=req.kv_cache_dtype, gpu=req.gpu))
+                                       tp=req.tp, kv_cache_dtype=req.kv_cache_dtype, gpu=req.gpu,
+                                       vllm_version=req.vllm_version))
 
 
 @router.post("/plan", responses=ERRORS, summary="hybridplan plan --json")

@@ -136,7 +136,8 @@ class ExplainRequest(_WithModel):
 
 
 class CompareRequest(_Strict):
-    """`hybridplan compare --json --model M [--memory-gib X] -L L [--tp N] [--kv-cache-dtype auto|fp8] [--gpu G]`."""
+    """`hybridplan compare --json --model M [--memory-gib X] -L L [--tp N] [--kv-cache-dtype auto|fp8] [--gpu G]
+    [--vllm-version V]`."""
 
     model: str = Field(min_length=1, max_length=256, description="Model id (catalog, HF cache) or an allowed path.")
     memory_gib: float | None = Field(None, gt=0, le=MAX_GPU_GIB, description="Cache memory per rank (GiB): SGLang's "
@@ -146,6 +147,8 @@ class CompareRequest(_Strict):
     tp: int = Field(1, ge=1, le=1024, description="Tensor parallel size.")
     kv_cache_dtype: Literal["auto", "fp8"] = Field("auto", description="KV cache dtype (each engine's spelling).")
     gpu: Id | None = Field(None, description="A GPU catalog id: its platform (SGLang) and sm (vLLM's GDN kernel).")
+    vllm_version: str | None = Field(None, pattern=VERSION_PATTERN, description="The vLLM release to model "
+                                     "(--vllm-version; default the newest modelled).")
 
 
 class PlanRequest(_WithModel):
