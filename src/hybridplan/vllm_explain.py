@@ -15,19 +15,6 @@ if TYPE_CHECKING:
     from hybridplan.models.geometry import ModelGeometry
     from hybridplan.planner.vllm_plan import Card
 
-_RULES = {
-    "block_size": "platforms/interface.py::Platform._align_hybrid_block_size",
-    "attention_backend": "platforms/cuda.py::CudaPlatform.get_attn_backend_cls (its kernel blocks bound block_size)",
-    "mamba_block_size": "model_executor/models/config.py::MambaModelConfig.verify_and_update_config",
-    "mamba_cache_mode": "model_executor/models/config.py::MambaModelConfig.verify_and_update_config",
-    "pages": "v1/kv_cache_interface.py::AttentionSpec/MambaSpec.page_size_bytes",
-    "groups": "v1/core/kv_cache_planning.py::_get_kv_cache_groups_uniform_page_size",
-    "num_blocks": "v1/core/kv_cache_planning.py::get_kv_cache_configs (available // bytes_per_block)",
-    "max_model_len": "v1/core/kv_cache_planning.py::_auto_fit_max_model_len",
-    "kv_cache_tokens": "v1/core/kv_cache_utils.py::get_kv_cache_capacity",
-    "max_concurrency": "v1/core/kv_cache_utils.py::get_max_concurrency_for_kv_cache_config",
-    "state_pages_per_request": "v1/kv_cache_interface.py::MambaSpec.max_memory_usage_bytes",
-}
 
 
 def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
@@ -112,7 +99,7 @@ def _head(engine: "HybridKVEngine", c: "Card", gpu: str | None, geo: "ModelGeome
             "max_num_seqs": args.max_num_seqs, "max_num_batched_tokens": args.max_num_batched_tokens,
             "gpu_memory_utilization": args.gpu_memory_utilization, "notes": list(args.notes),
         },
-        "provenance": _RULES,
+        "provenance": engine.provenance(),
     }
 
 

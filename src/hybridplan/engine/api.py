@@ -193,6 +193,10 @@ class HybridKVEngine(EngineRelease, Protocol):
         """The groups, blocks, capacity and concurrency from the available KV memory (bytes)."""
         ...
 
+    def provenance(self) -> dict[str, str]:
+        """The vLLM file::function behind each planned quantity, in this release's own files."""
+        ...
+
 
 @overload
 def for_engine(name: Literal["sglang"], version: str | None = None) -> Engine: ...

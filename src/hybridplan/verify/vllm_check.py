@@ -96,13 +96,6 @@ def predict(command_text: str, gib: float, gpu: str | None, version: str | None 
                       quantization=None if cmd.values.get("quantization") is None else str(cmd.values["quantization"]))
 
 
-_RULES = {
-    "block_size": "platforms/interface.py::Platform._align_hybrid_block_size",
-    "padding_pct": "platforms/interface.py::Platform._align_hybrid_block_size (the state page padded to the attention page)",
-    "max_model_len": "v1/core/kv_cache_planning.py::_auto_fit_max_model_len",
-    "kv_cache_tokens": "v1/core/kv_cache_planning.py::get_kv_cache_configs -> kv_cache_utils.py::get_kv_cache_capacity",
-    "max_concurrency": "v1/core/kv_cache_utils.py::get_max_concurrency_for_kv_cache_config",
-}
 
 
 def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = None,
@@ -136,7 +129,8 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
     if log.max_concurrency is not None:
         logged = f"{log.max_concurrency:.2f}"
         rows.append(("max_concurrency", sorted(set(p.concurrency)), logged, logged in p.concurrency))
-    checks = [{"quantity": q, "predicted": pred, "logged": got, "match": ok} | ({} if ok else {"rule": _RULES[q]})
+    rules = for_engine("vllm", version).provenance()
+    checks = [{"quantity": q, "predicted": pred, "logged": got, "match": ok} | ({} if ok else {"rule": rules[q]})
               for q, pred, got, ok in rows]
     from hybridplan.planner.vllm_plan import card
 

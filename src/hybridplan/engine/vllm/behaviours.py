@@ -41,6 +41,10 @@ class Release:
     # KDA state as one fused q/k/v conv state and the recurrent state (0.20.x keeps three conv states apart: not
     # modelled, Kimi-Linear is refused there)
     kda_fused_conv_state: bool = True
+    # where the KV cache planning lives (0.33.0 split it out of kv_cache_utils.py) and the function that logs the
+    # capacity: the provenance explain and logs check name
+    planning_module: str = "v1/core/kv_cache_planning.py"
+    capacity_rule: str = "v1/core/kv_cache_utils.py::get_kv_cache_capacity"
 
 
 NEWEST = Release(version="0.33.0", hybrid_prefix_caching=True, mamba_cache_mode_flag=False,
@@ -79,7 +83,7 @@ V0_24_0 = Release(
                rule="platforms/interface.py::Platform._align_hybrid_block_size"),
         Change(what="Kimi-Linear's model class ignores --mamba-ssm-cache-dtype: the KDA recurrent state is float32",
                rule="model_executor/models/kimi_linear.py::KimiLinearForCausalLM.get_mamba_state_dtype_from_config"),
-    ), mla_hybrid_block_alignment=1, kda_ssm_cache_dtype_flag=False)
+    ), mla_hybrid_block_alignment=1, kda_ssm_cache_dtype_flag=False, planning_module="v1/core/kv_cache_utils.py")
 
 _NO_CHECKPOINTS, _BATCH_TIERS, _WHOLE_MEMORY = V0_24_0.changes[2:5]  # as 0.24.0 (same code in 0.20.x)
 
@@ -87,6 +91,7 @@ V0_20_1 = replace(
     V0_24_0, version="0.20.1",
     mamba_prefix_caching_archs=tuple(sorted(V0_24_0.mamba_prefix_caching_archs + ("BambaForCausalLM",))),
     cpu_backend_wording=False, kda_fused_conv_state=False,
+    capacity_rule="v1/core/kv_cache_utils.py::_report_kv_cache_config",
     changes=(
         V0_24_0.changes[0],
         Change(what="--mamba-cache-mode is honoured; under prefix caching 'none' becomes 'all' for a model class "

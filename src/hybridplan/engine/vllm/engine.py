@@ -46,6 +46,27 @@ class VllmEngine:
     def plan(self, args: planning.VllmArgs, geo: ModelGeometry, available_memory: int) -> planning.KVPlan:
         return planning.plan(args, geo, available_memory)
 
+    def provenance(self) -> dict[str, str]:
+        """The vLLM function behind each planned quantity, in this release's own files."""
+        release = RELEASES[self.version]
+        module = release.planning_module
+        return {
+            "block_size": "platforms/interface.py::Platform._align_hybrid_block_size",
+            "padding_pct": "platforms/interface.py::Platform._align_hybrid_block_size (the state page padded to the "
+                           "attention page)",
+            "attention_backend": "platforms/cuda.py::CudaPlatform.get_attn_backend_cls (its kernel blocks bound "
+                                 "block_size)",
+            "mamba_block_size": "model_executor/models/config.py::MambaModelConfig.verify_and_update_config",
+            "mamba_cache_mode": "model_executor/models/config.py::MambaModelConfig.verify_and_update_config",
+            "pages": "v1/kv_cache_interface.py::AttentionSpec/MambaSpec.page_size_bytes",
+            "groups": f"{module}::_get_kv_cache_groups_uniform_page_size",
+            "num_blocks": f"{module}::get_kv_cache_configs (available // bytes_per_block)",
+            "max_model_len": f"{module}::_auto_fit_max_model_len",
+            "kv_cache_tokens": release.capacity_rule,
+            "max_concurrency": "v1/core/kv_cache_utils.py::get_max_concurrency_for_kv_cache_config",
+            "state_pages_per_request": "v1/kv_cache_interface.py::MambaSpec.max_memory_usage_bytes",
+        }
+
 
 def engine_for(version: str | None) -> VllmEngine:
     """The modelled vLLM release; BadInput names the supported ones."""

@@ -62,6 +62,7 @@ class VllmArgs:
     checks_hold_null_block: bool = True  # the memory checks and auto-fit leave the null block out
     tokens_from_blocks: bool = False  # the logged KV cache size is blocks // groups x block size (0.20.0)
     cpu_backend_wording: bool = True  # the memory refusals' wording since 0.24.0 (behaviours.Release)
+    planning_module: str = "v1/core/kv_cache_planning.py"  # behaviours.Release.planning_module (refusals name it)
     notes: tuple[str, ...] = ()
     attn_backend: AttentionBackend = FLASH_ATTN  # the full-attention layers' backend (its kernel-block contract)
     mla_block_alignment: int = 1  # behaviours.Release.mla_hybrid_block_alignment for an MLA hybrid
@@ -235,6 +236,7 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
         is_kda=geo.family == "kda",
         prefill_checkpoints=release.prefill_checkpoints, checks_hold_null_block=release.checks_hold_null_block,
         tokens_from_blocks=release.tokens_from_blocks, cpu_backend_wording=release.cpu_backend_wording,
+        planning_module=release.planning_module,
         notes=notes, attn_backend=backend, mla_block_alignment=release.mla_hybrid_block_alignment if mla else 1,
         kda_ssm_cache_dtype_flag=release.kda_ssm_cache_dtype_flag)
 
@@ -464,8 +466,8 @@ def plan(args: VllmArgs, geo: ModelGeometry, available_memory: int) -> KVPlan:
     check = available_memory - bpb if args.checks_hold_null_block else available_memory
     length = args.max_model_len
     if args.auto_fit:
-        length = _auto_fit(length, check, bpb, lay.per_request)
-    _check_enough(check, bpb, length, lay.per_request, args.cpu_backend_wording)
+        length = _auto_fit(length, check, bpb, lay.per_request, args.planning_module)
+    _check_enough(check, bpb, length, lay.per_request, args.cpu_backend_wording, args.planning_module)
     num_blocks = available_memory // bpb
     concurrency = num_blocks / lay.per_request(length)  # get_max_concurrency_for_kv_cache_config
     # kv_cache_utils.py::get_kv_cache_capacity (0.20.x: _report_kv_cache_config, 0.20.0 by blocks per group)
@@ -494,13 +496,15 @@ def _longest_fit(original: int, memory: int, bytes_per_block: int, per_request: 
     return largest_true(1, original, lambda n: bytes_per_block * per_request(n) <= memory)
 
 
-def _auto_fit(original: int, memory: int, bytes_per_block: int, per_request: Callable[[int], int]) -> int:
-    """v1/core/kv_cache_planning.py::_auto_fit_max_model_len: the longest fitting length, or a refusal."""
+def _auto_fit(original: int, memory: int, bytes_per_block: int, per_request: Callable[[int], int],
+              module: str) -> int:
+    """v1/core/kv_cache_planning.py::_auto_fit_max_model_len (`module`: where the release keeps it): the longest
+    fitting length, or a refusal."""
     best = _longest_fit(original, memory, bytes_per_block, per_request)
     if best <= 0:
         raise EngineRefusal("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single "
                             "token. Try increasing `gpu_memory_utilization`.",
-                            rule="v1/core/kv_cache_planning.py::_auto_fit_max_model_len")
+                            rule=f"{module}::_auto_fit_max_model_len")
     return best
 
 
@@ -508,10 +512,10 @@ _DOCS = "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for
 
 
 def _check_enough(memory: int, bytes_per_block: int, length: int, per_request: Callable[[int], int],
-                  cpu_wording: bool = True) -> None:
-    """v1/core/kv_cache_planning.py::_check_enough_kv_cache_memory, with its messages (0.20.x's wording when
-    `cpu_wording` is False)."""
-    rule = "v1/core/kv_cache_planning.py::_check_enough_kv_cache_memory"
+                  cpu_wording: bool, module: str) -> None:
+    """v1/core/kv_cache_planning.py::_check_enough_kv_cache_memory (`module`: where the release keeps it), with its
+    messages (0.20.x's wording when `cpu_wording` is False)."""
+    rule = f"{module}::_check_enough_kv_cache_memory"
     if memory <= 0:
         cpu = (" (this flag also controls CPU memory reservation on the CPU backend, despite its name)"
                if cpu_wording else "")
