@@ -51,6 +51,8 @@ def test_every_field_equals_vllm(vllm_answers, version):
     lines = [f"{d.scenario} {d.field}: engine {d.engine!r} != hybridplan {d.hybridplan!r}" for d in drifts]
     assert not lines, "\n".join(lines[:40])
     assert outcomes["align"] >= modes and outcomes["none"] >= modes and outcomes["refused"] >= 5
+    if version != "0.33.0":  # Mamba2 (Nemotron-H) under prefix caching: a state page for every block
+        assert outcomes["all"] >= 30
     if version.startswith("0.20."):  # Kimi-Linear's 0.20.x KDA state layout is refused (behaviours.V0_20_1)
         assert families["kda"] == 0
     else:

@@ -39,20 +39,16 @@ def _engine(version: str) -> Any:
     return for_engine("vllm", version)
 
 
-# grid residues kept per release (of every 120 points): the newest release ~310 scenarios, an older one ~100
-_KEEP = {"0.33.0": (0, 21, 46, 71), "0.24.0": (0, 21, 46, 71, 96)}  # >= 300 each (0.24.0 leaves Nemotron-H prefix caching out)
+_KEEP = (0, 21, 46, 71)  # grid residues kept of every 120 points: every value of every axis, 308 scenarios
 
 
 def scenarios(version: str) -> list[dict[str, Any]]:
-    """The grid (four or five points in 120: every value of every axis, 308 scenarios on 0.33.0, 337 on 0.24.0), then
-    Kimi-Linear's (kda_scenarios):
+    """The grid (four points in 120: every value of every axis, 308 scenarios), then Kimi-Linear's (kda_scenarios):
     models x TP x KV dtype x state dtype x prefix caching x block size x length x available KV memory x MTP x card
     (its capability and CUDA runtime pick the GDN prefill kernel, its memory the batch defaults); each with the
     driver's payload and hybridplan's prediction. A release's own spelling turns prefix caching off
-    (--no-enable-prefix-caching in 0.24.0); Mamba2 under prefix caching on 0.24.0 runs 'all' mode, not modelled,
-    so those points are left out there."""
+    (--no-enable-prefix-caching before 0.33.0); Mamba2 under prefix caching runs 'all' mode before 0.33.0."""
     engine = _engine(version)
-    keep = _KEEP.get(engine.version, _KEEP["0.24.0"])
     off = "--no-enable-prefix-caching" if "--no-enable-prefix-caching" in engine.registry().by_option \
         else "--disable-prefix-caching"
     out = []
@@ -60,7 +56,7 @@ def scenarios(version: str) -> list[dict[str, Any]]:
                                          (None, 64), (None, 4096, -1), (6, 40), (0, 3), CARDS)
             if not (g[8] and "Nemotron" in g[0])]  # MTP is modelled on the GDN hybrids
     for n, (model, tp, kv, ssm, pc, block, length, gib, mtp, gpu) in enumerate(grid):
-        if n % 120 not in keep or (pc and "Nemotron" in model and engine.version != "0.33.0"):
+        if n % 120 not in _KEEP:
             continue
         argv = [model, "-tp", str(tp), "--kv-cache-dtype", kv, "--mamba-ssm-cache-dtype", ssm,
                 "--enable-prefix-caching" if pc else off]
@@ -132,7 +128,8 @@ def payload(sid: str, args: Any, geo: Any, memory: int, argv: list[str], c: Any)
                  "head_v_dim": m.head_dim, "conv_kernel": m.conv_kernel}
     else:
         mixer = {"intermediate_size": m.intermediate_size, "n_groups": m.n_groups, "num_heads": m.num_heads,
-                 "head_dim": m.head_dim, "state_size": m.state_size, "conv_kernel": m.conv_kernel}
+                 "head_dim": m.head_dim, "state_size": m.state_size, "conv_kernel": m.conv_kernel,
+                 "chunk_size": geo.mamba_chunk_size}
     attn = set(geo.full_attention_layer_ids)
     return {"id": sid, "family": geo.family, "tp": args.tensor_parallel_size,
             "num_speculative_tokens": args.num_speculative_tokens, "model_dtype": args.model_dtype,

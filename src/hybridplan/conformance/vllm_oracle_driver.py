@@ -389,6 +389,7 @@ def plan(sc: Scenario, values: dict[str, Any], seqs: int | None, batched: int | 
     import vllm.model_executor.layers.mamba.abstract as abstract
     import vllm.model_executor.models as models
     from vllm.config.cache import CacheConfig
+    from vllm.config.model import ModelConfig
     from vllm.model_executor.models.config import MambaModelConfig
     from vllm.platforms.interface import Platform
     from vllm.utils.math_utils import cdiv
@@ -419,6 +420,8 @@ def plan(sc: Scenario, values: dict[str, Any], seqs: int | None, batched: int | 
         architecture=sc["architecture"], dtype=model_dtype, use_mla=kda, is_hybrid=True,
         supports_kv_cache_grouping=False, get_num_kv_heads=lambda pc: kv_heads,
         get_head_size=lambda: head_size,
+        get_mamba_chunk_size=lambda: ModelConfig.get_mamba_chunk_size(SimpleNamespace(hf_text_config=SimpleNamespace(
+            **({"chunk_size": mixer["chunk_size"]} if mixer.get("chunk_size") is not None else {})))),
         hf_config=SimpleNamespace(linear_attn_config={"num_heads": mixer.get("num_heads"),
                                                       "head_dim": mixer.get("head_dim"),
                                                       "short_conv_kernel_size": mixer["conv_kernel"]}),

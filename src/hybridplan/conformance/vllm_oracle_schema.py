@@ -37,6 +37,7 @@ class Mamba2Mixer(TypedDict):
     head_dim: int
     state_size: int
     conv_kernel: int
+    chunk_size: int | None  # the config's mamba_chunk_size / chunk_size (ModelConfig.get_mamba_chunk_size reads it)
 
 
 class KdaMixer(TypedDict):

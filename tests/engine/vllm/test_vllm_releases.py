@@ -36,11 +36,21 @@ def test_prefix_caching_default_and_batch_tiers_differ():
     assert _explain(QWEN, "0.33.0", "b200")["resolved"]["max_num_batched_tokens"] == 16384
 
 
-def test_mamba_cache_mode_is_honoured_on_0_24_and_all_mode_is_refused_by_name():
+def test_all_mode_keeps_a_state_page_for_every_block_on_0_24():
+    """Nemotron-Nano-9B-v2 under prefix caching on 0.24.0 runs 'all' mode (its class has SupportsMambaPrefixCaching):
+    the fp32 state page (5,316,608 B) is 1,298 tokens of 4,096-B attention pages, rounded up to lcm(chunk 128,
+    kernel 16) = 128: a 1,408-token block, and every state group holds cdiv(32,768, 1,408) = 24 pages of a request,
+    as the attention group does: 8 groups x 24 = 192 blocks of 4 x 5,767,168 B. 40 GiB holds 1,861 blocks, 9.69
+    requests, 317,610 tokens. --mamba-cache-mode align keeps 2 pages a group instead; 0.33.0 always aligns."""
     nemotron = "vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --max-model-len 32768 --enable-prefix-caching"
-    with pytest.raises(BadInput, match="'all'.*NemotronHForCausalLM.*not modelled"):
-        _explain(nemotron, "0.24.0")
-    assert _explain(nemotron + " --mamba-cache-mode align", "0.24.0")["resolved"]["mamba_cache_mode"] == "align"
+    d = _explain(nemotron, "0.24.0")
+    assert d["resolved"]["mamba_cache_mode"] == "all" and d["block_size"] == d["mamba_block_size"] == 1408
+    assert d["pages"]["state_unpadded"] == 5316608 and d["pages"]["attention_before_unification"] == 16 * 4096
+    assert [g["blocks_per_request"] for g in d["groups"]] == [24] * 8 and d["blocks_per_request"] == 192
+    assert d["bytes_per_block"] == 4 * 5767168 and d["num_blocks"] == 40 * 2**30 // (4 * 5767168) == 1861
+    assert d["kv_cache_tokens"] == int(1861 / 192 * 32768) == 317610
+    aligned = _explain(nemotron + " --mamba-cache-mode align", "0.24.0")
+    assert aligned["resolved"]["mamba_cache_mode"] == "align" and aligned["state_pages_per_request"] == 7 * 2
     assert _explain(nemotron, "0.33.0")["resolved"]["mamba_cache_mode"] == "align"
 
 

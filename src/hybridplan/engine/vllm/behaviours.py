@@ -47,6 +47,14 @@ class Release:
     capacity_rule: str = "v1/core/kv_cache_utils.py::get_kv_cache_capacity"
 
 
+# 'all' mode (0.24.0 and older, the Mamba prefix-caching classes): a state page for every block of a request, the
+# block rounded to the state kernels' chunk
+_ALL_MODE = Change(what="'all' mode keeps a state page for every mamba block of a request (cdiv(max_model_len, "
+                        "block) a state group) and sizes the block from lcm(the model's mamba chunk or "
+                        "--mamba-block-size, the kernel block), the mamba block with it",
+                   rule="v1/kv_cache_interface.py::MambaSpec.max_memory_usage_bytes, "
+                        "platforms/interface.py::Platform._align_hybrid_block_size")
+
 NEWEST = Release(version="0.33.0", hybrid_prefix_caching=True, mamba_cache_mode_flag=False,
                  mamba_prefix_caching_archs=(), prefill_checkpoints=True, large_card_batch_tier=True,
                  checks_hold_null_block=True)
@@ -83,6 +91,7 @@ V0_24_0 = Release(
                rule="platforms/interface.py::Platform._align_hybrid_block_size"),
         Change(what="Kimi-Linear's model class ignores --mamba-ssm-cache-dtype: the KDA recurrent state is float32",
                rule="model_executor/models/kimi_linear.py::KimiLinearForCausalLM.get_mamba_state_dtype_from_config"),
+        _ALL_MODE,
     ), mla_hybrid_block_alignment=1, kda_ssm_cache_dtype_flag=False, planning_module="v1/core/kv_cache_utils.py")
 
 _NO_CHECKPOINTS, _BATCH_TIERS, _WHOLE_MEMORY = V0_24_0.changes[2:5]  # as 0.24.0 (same code in 0.20.x)
@@ -111,11 +120,12 @@ V0_20_1 = replace(
         Change(what="the KDA state is four tensors (q, k and v conv states apart, then the recurrent state): "
                     "not modelled, so Kimi-Linear is refused on 0.20.x",
                rule="model_executor/layers/mamba/mamba_utils.py::MambaStateShapeCalculator.kda_state_shape"),
+        _ALL_MODE,
     ))
 
 V0_20_0 = replace(
     V0_20_1, version="0.20.0", tokens_from_blocks=True,
-    changes=(*V0_20_1.changes[:6], V0_20_1.changes[8],
+    changes=(*V0_20_1.changes[:6], V0_20_1.changes[8], _ALL_MODE,
              Change(what="the logged `GPU KV cache size` is num_blocks // KV cache groups x the smallest group "
                          "block size (the concurrency line is as 0.20.1's)",
                     rule="v1/core/kv_cache_utils.py::_report_kv_cache_config"),

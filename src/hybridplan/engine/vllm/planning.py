@@ -45,6 +45,9 @@ class VllmArgs:
     enable_prefix_caching: bool
     mamba_cache_mode: str  # none | align
     mamba_block_size: int | None  # as given
+    # the state kernels' chunk ('all' mode aligns the block to it): config/model.py::ModelConfig.get_mamba_chunk_size
+    # (the config's mamba_chunk_size or chunk_size, else 2048)
+    mamba_chunk_size: int = 2048
     mamba_cache_dtype: str
     mamba_ssm_cache_dtype: str  # after the model's own default (Qwen3.5's config, Nemotron-H's float32)
     max_model_len: int  # the length asked for (-1: auto-fit) or the model's derived length
@@ -226,6 +229,7 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
         model_dtype=m_dtype,
         kv_cache_dtype=kv, block_size=values.get("block_size"), enable_prefix_caching=pc,
         mamba_cache_mode=mode, mamba_block_size=values.get("mamba_block_size"),
+        mamba_chunk_size=geo.mamba_chunk_size or 2048,
         mamba_cache_dtype=str(values.get("mamba_cache_dtype", "auto")),
         mamba_ssm_cache_dtype=_ssm_default(geo, str(values.get("mamba_ssm_cache_dtype", "auto"))),
         max_model_len=length, auto_fit=auto_fit, max_num_seqs=seqs, max_num_batched_tokens=batched,
@@ -244,7 +248,7 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
 def _cache_mode(values: dict[str, Any], geo: ModelGeometry, pc: bool, release: Release) -> str:
     """model_executor/models/config.py::MambaModelConfig.verify_and_update_config: 0.33.0 runs the state in align
     mode under prefix caching; 0.24.0 honours --mamba-cache-mode and turns 'none' into 'all' for a model class with
-    SupportsMambaPrefixCaching ('align' otherwise). 'all' (a state page per block) is not modelled yet."""
+    SupportsMambaPrefixCaching ('align' otherwise)."""
     if not pc:
         return "none"
     if not release.mamba_cache_mode_flag:
@@ -255,10 +259,6 @@ def _cache_mode(values: dict[str, Any], geo: ModelGeometry, pc: bool, release: R
         mode = "all" if supports_all else "align"
     elif mode == "all" and not supports_all:
         mode = "align"
-    if mode == "all":
-        raise BadInput(f"--mamba-cache-mode: 'all' (vLLM {release.version}'s mode for {geo.architecture} under prefix "
-                       "caching: a state page for every block) is not modelled yet; 'align' is "
-                       "(--mamba-cache-mode align) or --no-enable-prefix-caching")
     return mode
 
 
@@ -359,8 +359,9 @@ def hybrid_block_size(args: VllmArgs, attn_1: int, state_page: int) -> tuple[int
     Platform._align_hybrid_block_size: the smallest kernel-aligned attention block whose page covers the state
     page (the backend's smallest kernel block or the requested block, whichever is larger; 0.33.0's MLA hybrids at
     least 128; align mode: also a multiple of the layers' prefill checkpoint alignment), rounded to the backend's
-    smallest kernel block; align mode sets mamba_block_size to it. The none-mode mamba_block_size is max_model_len
-    (MambaModelConfig)."""
+    smallest kernel block; align mode sets mamba_block_size to it; all mode rounds the state page's tokens up to
+    lcm(mamba chunk or the user's mamba_block_size, that kernel block) and makes it the mamba_block_size. The
+    none-mode mamba_block_size is max_model_len (MambaModelConfig)."""
     block = requested_block_size(args)
     align = args.mamba_cache_mode == "align"
     checkpoint = checkpoint_alignment(args) if align else None
@@ -368,6 +369,10 @@ def hybrid_block_size(args: VllmArgs, attn_1: int, state_page: int) -> tuple[int
     kernel = max(kernel_1, block, args.mla_block_alignment)
     if align:
         kernel = lcm(kernel, checkpoint or 1)
+    if args.mamba_cache_mode == "all":
+        chunk = lcm(args.mamba_block_size or args.mamba_chunk_size, kernel)
+        attn_block = chunk * _cdiv(_cdiv(state_page, attn_1), chunk)
+        return max(block, attn_block), attn_block, checkpoint
     attn_block = kernel * _cdiv(state_page, kernel * attn_1)
     attn_block = kernel_1 * _cdiv(attn_block, kernel_1)
     block = max(block, attn_block)
@@ -406,19 +411,25 @@ class KVLayout:
     temporal_shape: tuple[int, int, int]
     state_dtypes: tuple[str, str]
     groups: tuple[tuple[str, int], ...]  # (kind, layers) of each KV cache group
-    state_pages: int  # pages one request holds in each state group
+    state_pages: int  # pages one request holds in each state group ('all' mode: besides one for every block)
+    state_page_per_block: bool  # 'all' mode: a state page for every mamba block of the request
     bytes_per_block: int
+
+    def state_pages_at(self, length: int) -> int:
+        """One state group's pages for a request of `length` tokens (v1/kv_cache_interface.py::
+        MambaSpec.max_memory_usage_bytes: 'all' cdiv(length, mamba block) + speculative, else a fixed count)."""
+        return self.state_pages + (_cdiv(length, self.mamba_block_size) if self.state_page_per_block else 0)
 
     def per_request(self, length: int) -> int:
         """Blocks one request of `length` tokens takes over all groups (_max_memory_usage_bytes_from_groups)."""
-        return sum(_cdiv(length, self.block_size) if kind == "attention" else self.state_pages
+        return sum(_cdiv(length, self.block_size) if kind == "attention" else self.state_pages_at(length)
                    for kind, _ in self.groups)
 
     def group_plans(self, length: int) -> tuple[GroupPlan, ...]:
         return tuple(GroupPlan(kind=kind, layers=n,
                                block_size=self.block_size if kind == "attention" else self.mamba_block_size,
                                blocks_per_request=_cdiv(length, self.block_size) if kind == "attention"
-                               else self.state_pages) for kind, n in self.groups)
+                               else self.state_pages_at(length)) for kind, n in self.groups)
 
 
 def layout(args: VllmArgs, geo: ModelGeometry) -> KVLayout:
@@ -436,13 +447,14 @@ def layout(args: VllmArgs, geo: ModelGeometry) -> KVLayout:
                                  "outgrows the page sized from --mamba-ssm-cache-dtype)", kind="AssertionError")
     groups = tuple(_groups(len(geo.full_attention_layer_ids) + args.draft_attention_layers,
                            len(geo.linear_layer_ids)))
-    # MambaSpec.max_memory_usage_bytes: align keeps 2 + spec + checkpoint pages, none 1 + spec
-    state_pages = (2 + args.num_speculative_tokens + (checkpoint is not None)) if args.mamba_cache_mode == "align" \
-        else 1 + args.num_speculative_tokens
+    # MambaSpec.max_memory_usage_bytes: align keeps 2 + spec + checkpoint pages, none 1 + spec, all one a block + spec
+    state_pages = {"align": 2 + args.num_speculative_tokens + (checkpoint is not None),
+                   "all": args.num_speculative_tokens}.get(args.mamba_cache_mode, 1 + args.num_speculative_tokens)
     return KVLayout(block_size=block, mamba_block_size=mamba_block, requested_block_size=requested_block_size(args),
                     attn_page_bytes_per_token=attn_1,
                     state_page_bytes=state_page, page_bytes=block * attn_1, conv_shape=conv, temporal_shape=temporal,
                     state_dtypes=dtypes, groups=groups, state_pages=state_pages,
+                    state_page_per_block=args.mamba_cache_mode == "all",
                     bytes_per_block=max(n for _, n in groups) * block * attn_1)
 
 
