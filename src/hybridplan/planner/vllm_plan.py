@@ -20,6 +20,7 @@ from hybridplan.errors import BadInput, EngineRefusal
 
 if TYPE_CHECKING:
     from hybridplan.engine.api import HybridKVEngine, VllmArgs, VllmCommand
+    from hybridplan.engine.flags import FlagRegistry
     from hybridplan.models.geometry import ModelGeometry
 
 GIB = 2**30
@@ -138,12 +139,17 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
     # the release's own spelling (--no-enable-prefix-caching before 0.33.0's --disable-prefix-caching)
     pc_off = "--disable-prefix-caching" if "--disable-prefix-caching" in engine.registry().by_option \
         else "--no-enable-prefix-caching"
+    c = t.card
+    resolved = resolve_on(engine, base, geo, c)
+    seqs = resolved.max_num_seqs
+    # 'all' mode (a state page for every block) keeps prefix caching at the cost of state pages that grow with the
+    # length; a release that honours --mamba-cache-mode can keep prefix caching in 'align' mode instead
+    keep_pc: list[tuple[str, ...]] = [("--mamba-cache-mode", "align")] if resolved.mamba_cache_mode == "all" \
+        and engine.registry().knows("--mamba-cache-mode") else []
     axes: list[list[tuple[str, ...]]] = [
-        [()] + ([(pc_off,)] if pc_given is not False else []),
+        [()] + ([(pc_off,)] if pc_given is not False else []) + keep_pc,
         [()] + ([("--kv-cache-dtype", "fp8")] if kv_given == "auto" and not geo.kv_cache_quant_algo else []),
     ]
-    c = t.card
-    seqs = resolve_on(engine, base, geo, c).max_num_seqs
     warnings = [f"a gpu_memory_utilization above the {'measured' if t.kv_memory_gib is not None else 'launch'}'s "
                 f"{u0:g} needs that memory free on the card at startup "
                 "(vLLM refuses to start otherwise: v1/worker/utils.py::request_memory)"]
@@ -164,13 +170,16 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
             row = _fit(engine, geo, t, u0, flags, kv_at)
             if row is not None:
                 rows.append(row)
-    rows.sort(key=lambda r: (not r["fits"], len(r["changes"]), r["gpu_memory_utilization"]))
+    # the fewest changes first; among those, one that keeps a prefix caching the launch asked for
+    rows.sort(key=lambda r: (not r["fits"], len(r["changes"]), pc_given is True and pc_off in r["changes"],
+                             r["gpu_memory_utilization"]))
     baseline = _fit(engine, geo, replace(t, max_util=u0), u0, ["--max-model-len", str(t.request_length)], kv_at)
     best = next((r for r in rows if r["fits"]), None)
     return {"engine": "vllm", "target": {"request_length": t.request_length, "concurrency": t.concurrency},
             "measured": measured,
             "baseline": baseline, "candidates": rows, "fits": best is not None,
-            "command": None if best is None else _rewrite(t.command, best, t.request_length), "best": best,
+            "command": None if best is None else _rewrite(engine.registry(), t.command, best, t.request_length),
+            "best": best,
             "max_num_seqs": seqs, "warnings": warnings}
 
 
@@ -218,8 +227,24 @@ def _pairs(flags: list[str]) -> dict[str, str]:
     return out
 
 
-def _rewrite(command: str, row: dict[str, Any], length: int) -> str:
-    """The launch with the candidate's flags and the target length appended (argparse: the last occurrence wins)."""
+def _rewrite(reg: "FlagRegistry", command: str, row: dict[str, Any], length: int) -> str:
+    """The launch with the flags the candidate changes (and --max-model-len) taken out, wherever and however the
+    user spelled them (`--no-enable-prefix-caching` replaces `--enable-prefix-caching`: the same dest in the
+    release's registry), and the candidate's flags and the target length appended."""
     extra = [tok for k, v in row["changes"].items() for tok in ((k, v) if v else (k,))]
     extra += ["--max-model-len", str(length)]
-    return " ".join([command.strip(), shlex.join(extra)]).strip()
+    changed = {reg.by_option[tok].dest for tok in extra if tok in reg.by_option}
+    kept: list[str] = []
+    tokens = shlex.split(command)
+    skip = False
+    for tok in tokens:
+        if skip:
+            skip = False
+            continue
+        option = tok.split("=", 1)[0]
+        flag = reg.by_option.get(option) if tok.startswith("-") else None
+        if flag is not None and flag.dest in changed:
+            skip = flag.takes_value and "=" not in tok
+            continue
+        kept.append(tok)
+    return shlex.join(kept + extra)

@@ -246,3 +246,19 @@ def test_plan_and_compare_model_an_older_release(cli_json):
         assert code == 0 and d["vllm"]["version"] == version
         modes[version] = d["vllm"]["mamba_cache_mode"]
     assert modes == {"0.20.1": "none", "0.33.0": "align"}
+
+
+def test_plan_keeps_the_prefix_caching_it_was_asked_for_in_align_mode(cli_json):
+    """Nemotron-Nano-9B-v2 under prefix caching on 0.24.0 runs 'all' mode (a state page for every 1,408-token block:
+    3.20 requests of 131,072 tokens on an H100 from the card alone); turning prefix caching off or keeping it in
+    'align' mode each serve 8 with one change, and the plan keeps what the launch asked for. The rewritten launch
+    replaces the launch's own --max-model-len instead of repeating it."""
+    code, d = cli_json("plan", "--engine", "vllm", "--engine-version", "0.24.0", "--gpu", "h100-80gb", "-L", "131072",
+                       "-C", "8", "--json", "--", "vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --enable-prefix-caching "
+                       "--max-model-len 4096")
+    assert code == 0 and d["baseline"]["mamba_cache_mode"] == "all" and not d["baseline"]["fits"]
+    one_change = [r for r in d["candidates"] if r["fits"] and len(r["changes"]) == 1]
+    assert {tuple(r["changes"]) for r in one_change} == {("--no-enable-prefix-caching",), ("--mamba-cache-mode",)}
+    assert d["best"]["changes"] == {"--mamba-cache-mode": "align"} and d["best"]["mamba_cache_mode"] == "align"
+    assert d["command"] == ("vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --enable-prefix-caching --mamba-cache-mode "
+                            "align --max-model-len 131072")
