@@ -11,6 +11,7 @@ max(engine default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR)). Each candidate is th
 
 from __future__ import annotations
 
+import itertools
 import math
 import shlex
 from dataclasses import dataclass, replace
@@ -137,18 +138,25 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
     kv_given = str(base.values.get("kv_cache_dtype", "auto"))
     pc_given = base.values.get("enable_prefix_caching")
     # the release's own spelling (--no-enable-prefix-caching before 0.33.0's --disable-prefix-caching)
-    pc_off = "--disable-prefix-caching" if "--disable-prefix-caching" in engine.registry().by_option \
-        else "--no-enable-prefix-caching"
+    reg = engine.registry()
+    pc_off = "--disable-prefix-caching" if "--disable-prefix-caching" in reg.by_option else "--no-enable-prefix-caching"
     c = t.card
     resolved = resolve_on(engine, base, geo, c)
     seqs = resolved.max_num_seqs
     # 'all' mode (a state page for every block) keeps prefix caching at the cost of state pages that grow with the
     # length; a release that honours --mamba-cache-mode can keep prefix caching in 'align' mode instead
     keep_pc: list[tuple[str, ...]] = [("--mamba-cache-mode", "align")] if resolved.mamba_cache_mode == "all" \
-        and engine.registry().knows("--mamba-cache-mode") else []
+        and reg.knows("--mamba-cache-mode") else []
+    # a float32 recurrent state (the model's own default, or the launch's) can be halved where the release's parser
+    # takes bfloat16 (0.20.x's does not); Kimi-Linear's KDA layers keep float32 whatever the flag (engine/vllm/kda.py)
+    ssm = reg.by_option.get("--mamba-ssm-cache-dtype")
+    bf16_ssm: list[tuple[str, ...]] = [("--mamba-ssm-cache-dtype", "bfloat16")] \
+        if resolved.mamba_ssm_cache_dtype == "float32" and not resolved.is_kda and ssm is not None \
+        and "bfloat16" in (ssm.choices or ()) else []
     axes: list[list[tuple[str, ...]]] = [
         [()] + ([(pc_off,)] if pc_given is not False else []) + keep_pc,
         [()] + ([("--kv-cache-dtype", "fp8")] if kv_given == "auto" and not geo.kv_cache_quant_algo else []),
+        [()] + bf16_ssm,
     ]
     warnings = [f"a gpu_memory_utilization above the {'measured' if t.kv_memory_gib is not None else 'launch'}'s "
                 f"{u0:g} needs that memory free on the card at startup "
@@ -164,15 +172,14 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
                            "from that log" if t.kv_memory_gib is not None else
                            "the profiled activation (the card-alone estimate counts the capture sizes)"))
     rows = []
-    for pc in axes[0]:
-        for kv in axes[1]:
-            flags = [*pc, *kv, *cap, "--max-model-len", str(t.request_length)]
-            row = _fit(engine, geo, t, u0, flags, kv_at)
-            if row is not None:
-                rows.append(row)
-    # the fewest changes first; among those, one that keeps a prefix caching the launch asked for
-    rows.sort(key=lambda r: (not r["fits"], len(r["changes"]), pc_given is True and pc_off in r["changes"],
-                             r["gpu_memory_utilization"]))
+    for pc, kv, state in itertools.product(*axes):
+        flags = [*pc, *kv, *state, *cap, "--max-model-len", str(t.request_length)]
+        row = _fit(engine, geo, t, u0, flags, kv_at)
+        if row is not None:
+            row["why"] = {flag: _WHY[flag][1] for flag in row["changes"]}
+            rows.append(row)
+    # the cheapest changes first (_WHY's costs: what each gives up), then the lowest utilization
+    rows.sort(key=lambda r: (not r["fits"], sum(_WHY[f][0] for f in r["changes"]), r["gpu_memory_utilization"]))
     baseline = _fit(engine, geo, replace(t, max_util=u0), u0, ["--max-model-len", str(t.request_length)], kv_at)
     best = next((r for r in rows if r["fits"]), None)
     return {"engine": "vllm", "target": {"request_length": t.request_length, "concurrency": t.concurrency},
@@ -181,6 +188,21 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
             "command": None if best is None else _rewrite(engine.registry(), t.command, best, t.request_length),
             "best": best,
             "max_num_seqs": seqs, "warnings": warnings}
+
+
+# what each change costs the user (the search's order) and why it is proposed (prefix caching off in both releases'
+# spellings)
+_WHY: dict[str, tuple[float, str]] = {
+    "--max-num-seqs": (0.0, "the scheduler must be allowed to run the target's requests at once"),
+    "--gpu-memory-utilization": (1.0, "more of the card for the KV cache (needs that memory free at startup)"),
+    "--kv-cache-dtype": (1.0, "fp8 KV: half the attention page, so a smaller block and more tokens (a small "
+                              "numerics trade-off)"),
+    "--mamba-cache-mode": (1.0, "prefix caching kept in 'align' mode: 2 state pages a request instead of one a block"),
+    "--no-enable-prefix-caching": (1.5, "prefix caching off: one state page a request, no reuse of cached prefixes"),
+    "--disable-prefix-caching": (1.5, "prefix caching off: one state page a request, no reuse of cached prefixes"),
+    "--mamba-ssm-cache-dtype": (2.0, "bfloat16 recurrent state: half the state page where the model asks for "
+                                     "float32 (a numerics trade-off)"),
+}
 
 
 def _fit(engine: "HybridKVEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, flags: list[str], kv_at: KVAt) -> dict[str, Any] | None:

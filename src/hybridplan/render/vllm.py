@@ -96,6 +96,8 @@ def print_vllm_plan(d: dict[str, Any], console: Console | None = None) -> None:
                   "yes" if r["fits"] else "no")
     c.print(t)
     c.print(d["command"] if d["fits"] else "[red]no candidate serves the target within --max-util[/red]")
+    for flag, why in (d["best"] or {}).get("why", {}).items():
+        c.print(f"  change {flag} {d['best']['changes'][flag]}".rstrip() + f": {why}")
     for w in d["warnings"]:
         c.print(f"  [yellow]note:[/yellow] {w}")
 

@@ -262,3 +262,18 @@ def test_plan_keeps_the_prefix_caching_it_was_asked_for_in_align_mode(cli_json):
     assert d["best"]["changes"] == {"--mamba-cache-mode": "align"} and d["best"]["mamba_cache_mode"] == "align"
     assert d["command"] == ("vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --enable-prefix-caching --mamba-cache-mode "
                             "align --max-model-len 131072")
+
+
+def test_plan_offers_a_bfloat16_state_where_the_release_takes_it(cli_json):
+    """Qwen3.5-27B's recurrent state is float32 by its config (mamba_ssm_dtype): 0.33.0's parser takes
+    --mamba-ssm-cache-dtype bfloat16, so halving it is a candidate, priced after fp8 KV (a numerics trade-off on the
+    state the model asks to keep in float32); 0.20.1's parser has no bfloat16 there, so it is not offered. Every
+    candidate says why each change is proposed."""
+    launch = ["--gpu", "h200", "-L", "262144", "-C", "8", "--json", "--", "vllm serve Qwen/Qwen3.5-27B"]
+    code, d = cli_json("plan", "--engine", "vllm", *launch)
+    assert code == 0 and d["best"]["changes"] == {"--kv-cache-dtype": "fp8"}
+    assert d["best"]["why"]["--kv-cache-dtype"].startswith("fp8 KV: half the attention page")
+    assert any(r["changes"].get("--mamba-ssm-cache-dtype") == "bfloat16" for r in d["candidates"])
+    assert all(set(r["why"]) == set(r["changes"]) for r in d["candidates"])
+    code, old = cli_json("plan", "--engine", "vllm", "--engine-version", "0.20.1", *launch)
+    assert code == 0 and not any("--mamba-ssm-cache-dtype" in r["changes"] for r in old["candidates"])
