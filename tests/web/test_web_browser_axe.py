@@ -15,7 +15,8 @@ AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 
 
 LOG_652 = Path(__file__).resolve().parents[1] / "fixtures" / "vllm" / "club3090-652-rtx5090.log"
-VLLM_VIEW = "/?eng=vllm&budget=40&egpu=h200&cmd=vllm+serve+Qwen%2FQwen3.8-27B+--max-model-len+32768"
+VLLM_VIEW = ("/?eng=vllm&budget=40&egpu=h200&cmd=vllm+serve+Qwen%2FQwen3.8-27B+--max-model-len+32768"
+             "&pe=vllm&pcmd=vllm+serve+Qwen%2FQwen3.5-27B&pg=h200&pL=262144&pC=8")
 WIDTHS_THEMES = [(375, "light"), (1280, "dark")]
 
 
@@ -43,10 +44,11 @@ def _serious(pg) -> list:
 
 @pytest.mark.parametrize("width,theme", WIDTHS_THEMES)
 def test_axe_on_the_engine_selector_and_the_side_by_side_view(browser, live_server, width, theme):
-    """Explain on vLLM (its pool, groups and pages, and a boot log checked) and the Compare table, at phone and
-    desktop widths."""
+    """Explain on vLLM (its pool, groups and pages, and a boot log checked), Plan on vLLM (its candidates table) and
+    the Compare table, at phone and desktop widths."""
     with _opened(browser, live_server + VLLM_VIEW, width, theme) as pg:
         pg.wait_for_selector('#explain-out [data-key="kv_cache_tokens"]', timeout=20_000)
+        pg.wait_for_selector("#plan-vllm-candidates tr.best", timeout=20_000)
         pg.wait_for_selector('#compare-table [data-key="kv_tokens"]', timeout=20_000)
         pg.click("#explain-vllm-pages summary")
         pg.click("#explain-log-box summary")

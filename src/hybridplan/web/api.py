@@ -143,13 +143,22 @@ def plan(req: PlanRequest, request: Request) -> CliJSON:
     """The fewest changes to a launch command (`command`, or the catalog's for `model`) that serve C requests of L
     tokens on a GPU, each with its reason; the fraction against the engine's default and the evidence; the memory
     breakdown, binding limit and the verdict's confidence; or why nothing fits and the cheapest change that would
-    (the `plan --json` object; `fits: false` is the CLI's exit 1, still a 200 answer)."""
+    (the `plan --json` object; `fits: false` is the CLI's exit 1, still a 200 answer). With `engine: vllm`, the
+    `plan --engine vllm --json` object: from one measured boot (`kv_memory_gib`) or the card alone, the baseline and
+    the candidates (utilization, prefix caching and its mamba cache mode, KV and state dtypes), cheapest first, each
+    with `why`, the `best` and its `command`."""
     from hybridplan.cookbook.record_checks import measured_failure
     from hybridplan.engine.command import parse_command
     from hybridplan.errors import BadInput
     from hybridplan.evidence_sources import all_evidence
     from hybridplan.planner.plan import plan as run, target_from_options
 
+    if req.engine == "vllm":
+        return _plan_vllm(req, request)
+    if req.kv_memory_gib is not None or "max_util" in req.model_fields_set:
+        field = "kv_memory_gib" if req.kv_memory_gib is not None else "max_util"
+        raise BadInput(f"{field}: taken with `engine: vllm` only (sglang's plan searches --mem-fraction-static; "
+                       "max_mem_fraction caps it)")
     if req.command is not None and (req.model is not None or req.extra is not None):
         raise BadInput("command: give the launch command or `model` (with `extra`), not both")
     target = target_from_options(model=req.model, gpu=req.gpu, gpu_memory_gib=req.gpu_memory_gib,
@@ -163,6 +172,27 @@ def plan(req: PlanRequest, request: Request) -> CliJSON:
                else _uploads(req, req.model, req.draft))
     with _sources(request, uploads):
         return CliJSON(run(target))
+
+
+# plan's SGLang-only inputs: `plan --engine vllm` takes the launch, the card, the measured KV memory and max_util
+_PLAN_SGLANG_ONLY = ("model", "quant", "spec", "draft", "tp", "max_mem_fraction", "pin", "weights_gib", "extra",
+                     "gpu_memory_gib", "config", "draft_config")
+
+
+def _plan_vllm(req: PlanRequest, request: Request) -> CliJSON:
+    """`plan --engine vllm --json --gpu G [--kv-memory-gib A] -L L -C C [--max-util U] -- <vllm command>`."""
+    from hybridplan.errors import BadInput
+    from hybridplan.planner.vllm_plan import VllmTarget, card, plan_vllm
+
+    given = [name for name in _PLAN_SGLANG_ONLY if getattr(req, name) != PlanRequest.model_fields[name].default]
+    if given:
+        raise BadInput(f"{given[0]}: not taken with `engine: vllm` (it takes command, gpu, kv_memory_gib, max_util)")
+    if req.command is None:
+        raise BadInput("command: the vLLM launch to plan (vllm serve MODEL ...) is required with `engine: vllm`")
+    target = VllmTarget(command=req.command, kv_memory_gib=req.kv_memory_gib, card=card(req.gpu),
+                        request_length=req.request_length, concurrency=req.concurrency, max_util=req.max_util)
+    with _sources(request):
+        return CliJSON(plan_vllm(target, req.engine_version, req.gpu))
 
 
 @router.get("/models", responses=READ_ERRORS, summary="hybridplan models --json")

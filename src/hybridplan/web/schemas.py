@@ -153,7 +153,8 @@ class CompareRequest(_Strict):
 
 class PlanRequest(_WithModel):
     """`hybridplan plan --json --gpu G -L L -C C -- <launch command>` (`command`), or `plan --json --model M --gpu G
-    -L L -C C [--quant Q] [--spec S] ... [-- <extra flags>]` (`model`)."""
+    -L L -C C [--quant Q] [--spec S] ... [-- <extra flags>]` (`model`); with `engine: vllm`, `plan --engine vllm
+    --json --gpu G [--kv-memory-gib A] -L L -C C [--max-util U] [--engine-version V] -- <vllm command>`."""
 
     command: str | None = Field(None, min_length=1, max_length=MAX_COMMAND_CHARS, description="The launch command to "
                                 "answer with the fewest changes (it names the model with --model-path; every other "
@@ -173,6 +174,14 @@ class PlanRequest(_WithModel):
     extra: str | None = Field(None, max_length=MAX_COMMAND_CHARS, description="With `model`: extra env assignments "
                               "and flags for the catalog command (what follows `--`).")
     engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
+    engine: Literal["sglang", "vllm"] = Field("sglang", description="The engine the launch is for (--engine): vllm "
+                                              "takes `command` (`vllm serve MODEL ...`), `gpu`, `kv_memory_gib`, "
+                                              "`max_util`, L, C and `engine_version` only.")
+    kv_memory_gib: float | None = Field(None, gt=0, le=MAX_GPU_GIB, description="vLLM: the measured boot's 'Available "
+                                        "KV cache memory' (GiB, --kv-memory-gib) at the launch's utilization; left "
+                                        "out, the KV memory is estimated from the card alone.")
+    max_util: float = Field(0.95, gt=0, le=1, description="vLLM: the highest --gpu-memory-utilization to propose "
+                            "(--max-util, the CLI's default 0.95).")
 
 
 class RatioRequest(_WithModel):

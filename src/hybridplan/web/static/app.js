@@ -216,7 +216,8 @@
 
   // ---- reserved query keys; every other key is a dimension pick (ph:KEY is a placeholder value) ----
   var PLAN_KEYS = {pm: "plan-model", pq: "plan-quant", ps: "plan-spec", pg: "plan-gpu", ptp: "plan-tp", pL: "plan-L",
-                   pC: "plan-C", ppin: "plan-pin"};
+                   pC: "plan-C", ppin: "plan-pin", pe: "plan-engine", pcmd: "plan-vllm-command", pkv: "plan-kv",
+                   pver: "plan-vllm-version"};
   var COMPARE_KEYS = {cm: "compare-model", cg: "compare-gpu", cmem: "compare-memory", cL: "compare-L", ctp: "compare-tp",
                       ckv: "compare-kv"};
   var RESERVED = {page: 1, run: 1, L: 1, C: 1, cmd: 1, budget: 1, egpu: 1, ever: 1, lv: 1, ld: 1, eng: 1};
@@ -946,13 +947,17 @@
            name: "vLLM", log: "(APIServer pid=1) INFO ... non-default args: {'model_tag': ...}\n... GPU KV cache size: 569,878 tokens"}
   };
   var explainEngine = "sglang";
-  function setEngine(name) {
-    explainEngine = name;
-    each("#explain-engine .chip", function (x) {
+  // an engine selector's chips (Explain's, Plan's): `name` checked and the one tab stop
+  function checkEngine(group, name) {
+    each("#" + group + " .chip", function (x) {
       var on = x.getAttribute("data-engine") === name;
       x.setAttribute("aria-checked", on ? "true" : "false");
       x.tabIndex = on ? 0 : -1;
     });
+  }
+  function setEngine(name) {
+    explainEngine = name;
+    checkEngine("explain-engine", name);
     var e = ENGINES[name];
     $("explain-budget-label").textContent = e.budget;
     $("explain-gpu-label").textContent = e.gpu;
@@ -1316,14 +1321,18 @@
   function writePlanParams(body) {
     var q = {};
     Object.keys(PLAN_KEYS).forEach(function (k) { q[k] = null; });
-    if (!plan.follow) {
+    if (body.engine === "vllm") {
+      q = {pe: "vllm", pcmd: body.command, pkv: body.kv_memory_gib === null ? null : String(body.kv_memory_gib),
+           pver: body.engine_version, pg: body.gpu, pL: body.request_length, pC: body.concurrency};
+    } else if (!plan.follow) {
       q = {pm: body.model, pq: body.quant, ps: body.spec, pg: body.gpu, ptp: body.tp === 1 ? null : body.tp,
            pL: body.request_length, pC: body.concurrency, ppin: body.pin};
     }
     setParams(q);
   }
   function runPlan() {
-    var body = planBody();
+    var vllm = planEngine === "vllm";
+    var body = vllm ? vllmPlanBody() : planBody();
     if (!body) return Promise.resolve();
     if (!body.gpu) { fieldError($("plan-gpu"), "GPU: pick a card"); return Promise.resolve(); }
     fieldError($("plan-gpu"), null);
@@ -1333,6 +1342,7 @@
     return api("/api/plan", body).then(function (res) {
       if (seq !== plan.seq) return null;
       $("plan-run").disabled = false;
+      if (vllm) { vllmPlanAnswer(res, body); return null; }
       if (res.status !== 200) {
         var err = res.data.error || {};
         var field = /^model|model/.test(err.message || "") ? $("plan-model") : null;
@@ -1401,9 +1411,26 @@
     if (params.get(key).length <= 256) input.value = params.get(key); else dropParam(key, "longer than 256 characters");
   }
   function initPlan() {
-    var f = {state: plan, id: "plan", name: "Plan", keys: PLAN_KEYS, write: writePlanParams, follow: followPlan, run: runPlan};
+    var f = planFollower = {state: plan, id: "plan", name: "Plan", keys: PLAN_KEYS, write: writePlanParams, follow: followPlan, run: runPlan};
     $("plan-draft").addEventListener("input", function () { detach(f); });
+    each("#plan-engine .chip", function (b) { b.addEventListener("click", function () { pickPlanEngine(b); }); });
+    radioKeys($("plan-engine"), pickPlanEngine);
+    // following the Deploy selection is planning its SGLang command (wired before the follower's own handler)
+    $("plan-refollow").addEventListener("click", function () { if (planEngine !== "sglang") pickPlanEngine(document.querySelector('#plan-engine [data-engine="sglang"]')); });
     if (!wireFollower(f)) return;
+    if (params.has("pe")) {
+      if (params.get("pe") === "vllm") setPlanEngine("vllm"); else dropParam("pe", "vllm, or left out for sglang");
+    }
+    if (params.has("pcmd")) {
+      if (params.get("pcmd").length <= 16384) $("plan-vllm-command").value = params.get("pcmd"); else dropParam("pcmd", "longer than 16,384 characters");
+    }
+    if (params.has("pkv")) {
+      if (isFinite(Number(params.get("pkv"))) && Number(params.get("pkv")) > 0) $("plan-kv").value = params.get("pkv");
+      else dropParam("pkv", "not a positive number of GiB");
+    }
+    if (params.has("pver")) {
+      if (/^[0-9A-Za-z._-]{1,32}$/.test(params.get("pver"))) $("plan-vllm-version").value = params.get("pver"); else dropParam("pver", "not a release");
+    }
     selectParam("pg", $("plan-gpu"), "GPU");
     selectParam("pq", $("plan-quant"), "quantization");
     selectParam("ps", $("plan-spec"), "speculative decoding");
@@ -1414,6 +1441,124 @@
     });
     $("plan-pin").checked = params.get("ppin") === "1";
     runPlan();
+  }
+
+  // ---- Plan on vLLM: `plan --engine vllm --json` for the launch typed here (it never follows the SGLang Deploy
+  // command): the baseline and the candidates, cheapest first, the best one's command and why each change ----
+  var planEngine = "sglang";
+  var planFollower = null;
+  var PLAN_VLLM_FIELDS = {command: "plan-vllm-command", kv_memory_gib: "plan-kv", engine_version: "plan-vllm-version",
+                          "--engine-version": "plan-vllm-version", gpu: "plan-gpu", request_length: "plan-L",
+                          concurrency: "plan-C"};
+  function setPlanEngine(name) {
+    planEngine = name;
+    checkEngine("plan-engine", name);
+    each("#plan [data-engine]:not(.chip)", function (n) { n.hidden = n.getAttribute("data-engine") !== name; });
+  }
+  function pickPlanEngine(b) {
+    var name = b.getAttribute("data-engine");
+    if (name === planEngine) return;
+    setPlanEngine(name);
+    if (name === "vllm") {
+      detach(planFollower);
+      var model = $("plan-model").value.trim();  // a start: the model Plan had, launched with vLLM's defaults
+      if (!$("plan-vllm-command").value.trim() && model) $("plan-vllm-command").value = "vllm serve " + model;
+    }
+    clear($("plan-out"));
+    showError($("plan-error"), null);
+    Object.keys(PLAN_VLLM_FIELDS).forEach(function (k) { fieldError($(PLAN_VLLM_FIELDS[k]), null); });
+    fieldError($("plan-model"), null);
+    announce("Plan now plans " + (name === "vllm" ? "a vLLM launch command." : "SGLang deployments."));
+  }
+  function vllmPlanBody() {
+    var cmdInput = $("plan-vllm-command"), kvInput = $("plan-kv");
+    var command = cmdInput.value.trim(), kvText = kvInput.value.trim(), kv = kvText ? Number(kvText) : null;
+    var L = wholeNumber($("plan-L"), "L"), C = wholeNumber($("plan-C"), "C");
+    if (!command) { fieldError(cmdInput, "command: paste a vLLM launch (vllm serve MODEL ...)"); return null; }
+    fieldError(cmdInput, null);
+    if (kvText && !(isFinite(kv) && kv > 0)) {
+      fieldError(kvInput, "kv_memory_gib: a positive number of GiB (got " + short(JSON.stringify(kvText)) + ")");
+      return null;
+    }
+    fieldError(kvInput, null);
+    if (L === null || C === null) return null;
+    return {engine: "vllm", command: command, gpu: $("plan-gpu").value || null, kv_memory_gib: kv, request_length: L,
+            concurrency: C, engine_version: $("plan-vllm-version").value.trim() || null};
+  }
+  // an answer: the plan, or the error on the field it names (a bad launch on the command; a refusal in the box)
+  function vllmPlanAnswer(res, body) {
+    Object.keys(PLAN_VLLM_FIELDS).forEach(function (k) { fieldError($(PLAN_VLLM_FIELDS[k]), null); });
+    showError($("plan-error"), null);
+    if (res.status === 200) {
+      renderVllmPlan(res.data, body);
+      var b = res.data.best;
+      announce(b ? "Planned on vLLM: " + b.max_concurrency.toFixed(2) + "x at " + fmtInt(body.request_length) + " tokens." :
+               "Planned on vLLM: no candidate serves the target.");
+      return;
+    }
+    clear($("plan-out"));
+    var err = res.data.error || {};
+    var msg = err.message || "";
+    var name = (/^([a-z_-]+): /.exec(msg) || [])[1];
+    if (err.rule || err.type === "EngineRefusal") showError($("plan-error"), err);
+    else fieldError($(PLAN_VLLM_FIELDS[name] || (/--gpu is required/.test(msg) ? "plan-gpu" : "plan-vllm-command")), msg);
+    announce("Plan: " + short(msg));
+  }
+  function vllmChanges(r) {
+    var parts = Object.keys(r.changes).map(function (k) { return (k + " " + r.changes[k]).trim(); });
+    return parts.length ? parts.join(" ") : "(as launched)";
+  }
+  function renderVllmPlan(d, body) {
+    var out = clear($("plan-out"));
+    var t = d.target, m = d.measured, best = d.best;
+    out.appendChild(el("p", {id: "plan-vllm-evidence", "data-source": m.source},
+      el("strong", {text: fmtInt(t.concurrency) + " requests of " + fmtInt(t.request_length) + " tokens"}),
+      m.source === "boot" ? ", from the boot measured at gpu_memory_utilization " + m.gpu_memory_utilization + " (" +
+        m.available_kv_gib + " GiB available KV memory)" :
+        ", from the card alone (no boot log; utilization up to " + m.ceiling + "): " + m.rule));
+    if (best) {
+      out.appendChild(el("h3", {text: "Best command"}));
+      var block = commandBlock("plan-command", d.command, body.gpu, null, null,
+                               {engine: "vllm", memory: m.source === "boot" ? best.available_kv_gib : null});
+      // Explain on vLLM models the newest release: its link would tell another release's story
+      var release = body.engine_version;
+      if (release && release !== $("plan-vllm-version").placeholder) block.querySelector(".to-explain").remove();
+      out.appendChild(block);
+      var why = best.why || {};
+      var flags = Object.keys(why);
+      out.appendChild(el("p", {class: "muted", id: "plan-changes-made", text: flags.length ? "Why each change:" :
+        "No changes: the launch serves the target at " + fmtInt(t.request_length) + " tokens as it is."}));
+      if (flags.length) {
+        out.appendChild(el("ul", {id: "plan-vllm-why"}, flags.map(function (f) {
+          return el("li", {"data-flag": f}, el("code", {text: (f + " " + best.changes[f]).trim()}), ": " + why[f]);
+        })));
+      }
+      out.appendChild(el("div", {class: "stats", id: "plan-vllm-figures"},
+        stat("gpu_memory_utilization", "--gpu-memory-utilization", String(best.gpu_memory_utilization), best.gpu_memory_utilization, {source: m.source === "boot" ? "input" : "estimate", note: m.source === "boot" ? "from the measured boot" : m.rule}),
+        stat("available_kv_gib", "available KV memory", best.available_kv_gib.toFixed(2) + " GiB", best.available_kv_gib, {source: m.source === "boot" ? "input" : "estimate", note: m.source === "boot" ? "the boot's, at this utilization" : "the card alone"}, null, "GiB"),
+        stat("block_size", "attention block", fmtInt(best.block_size) + " tokens", best.block_size, {source: "engine rule", note: best.mamba_cache_mode + " mode"}),
+        stat("kv_cache_tokens", "GPU KV cache size", fmtInt(best.kv_cache_tokens) + " tokens", best.kv_cache_tokens, {source: "engine rule"}),
+        stat("state_pages_per_request", "state pages / request", fmtInt(best.state_pages_per_request), best.state_pages_per_request, {source: "engine rule"}),
+        stat("max_concurrency", "concurrency at " + fmtInt(t.request_length) + " tokens", best.max_concurrency.toFixed(2) + "x", best.max_concurrency, {source: "engine rule", note: "max_num_seqs " + fmtInt(best.max_num_seqs)}, "binding")));
+    } else {
+      out.appendChild(el("div", {class: "alert warn", id: "plan-why"}, el("strong", {text: "Nothing fits: "}),
+        "no candidate serves " + fmtInt(t.concurrency) + " requests of " + fmtInt(t.request_length) + " tokens within --max-util (the highest gpu_memory_utilization proposed)."));
+    }
+    var cell = function (text, raw) { return el("td", {class: "num", text: text, "data-value": raw === null || raw === undefined ? "" : String(raw), title: exactText(raw) || null}); };
+    var rows = (d.baseline ? [["baseline", d.baseline]] : []).concat(d.candidates.map(function (r, i) { return [String(i), r]; }));
+    out.appendChild(el("div", {class: "table-wrap", tabindex: "0", role: "region", "aria-label": "vLLM plan candidates"}, el("table", {id: "plan-vllm-candidates"},
+      el("caption", {text: "The launch at " + fmtInt(t.request_length) + " tokens (baseline), then the candidates, cheapest change first"}),
+      el("thead", {}, el("tr", {}, ["changes", "util", "KV GiB", "mode", "block", "KV tokens", "concurrency", "fits"].map(function (h) { return el("th", {scope: "col", text: h}); }))),
+      el("tbody", {}, rows.map(function (x) {
+        var r = x[1], isBest = best && x[0] !== "baseline" && JSON.stringify(r) === JSON.stringify(best);
+        return el("tr", {"data-row": x[0], class: isBest ? "best" : null, title: isBest ? "the best command's candidate" : null},
+          el("td", {}, el("code", {text: x[0] === "baseline" ? "baseline " + vllmChanges(r) : vllmChanges(r)})),
+          cell(String(r.gpu_memory_utilization), r.gpu_memory_utilization), cell(r.available_kv_gib.toFixed(2), r.available_kv_gib),
+          el("td", {text: r.mamba_cache_mode}), cell(fmtInt(r.block_size), r.block_size), cell(fmtInt(r.kv_cache_tokens), r.kv_cache_tokens),
+          cell(r.max_concurrency.toFixed(2) + "x", r.max_concurrency), el("td", {text: r.fits ? "yes" : "no", "data-value": String(r.fits)}));
+      })))));
+    var warn = listBlock("plan-warnings", "Warnings", d.warnings, "warnings");
+    if (warn) out.appendChild(warn);
   }
 
   // ---- Compare: `compare --json`; it follows the Deploy model, card and L, with the pool budget SGLang finds for the
