@@ -18,6 +18,7 @@ MAX_LIST = 1024  # entries in a user-given list (CUDA-graph batch sizes): the en
 MAX_SPEC_TOKENS = 1024  # speculative steps, top-k, draft tokens and blocks: one verify batch per request
 MAX_RATIO = 1e6  # a memory ratio (state : KV, SWA : full): a million to one already leaves one pool empty
 MAX_GPU_GIB = 16384.0  # memory of one GPU, in GiB: 50x the largest card (288 GB)
+MAX_UTIL_PROPOSED = 0.95  # plan --engine vllm proposes no gpu_memory_utilization above this unless --max-util says
 MAX_INT = (1 << 63) - 1  # any integer flag: the engine hands ints to torch and C++ as int64
 MAX_COMMAND_CHARS = 2 << 20  # a pasted launch command: Linux's ARG_MAX, no shell could run a longer one
 MAX_PATH_CHARS = 4096  # a --model-path value: Linux's PATH_MAX

@@ -8,6 +8,7 @@ import typer
 
 from hybridplan.commands.app import app, emit_json, run_guarded
 from hybridplan.commands import options as opt
+from hybridplan.limits import MAX_UTIL_PROPOSED
 
 DEPRECATED = "{flag} is deprecated and does nothing: the request cap, prefill chunk, CUDA-graph batch size, SSM " \
              "dtype and radix strategy are always searched"
@@ -40,7 +41,7 @@ def plan(
     engine: str = typer.Option("sglang", "--engine", help="The engine the launch is for: sglang or vllm."),
     kv_memory_gib: Optional[float] = typer.Option(None, "--kv-memory-gib", callback=opt.FREE_GIB_CHECK,
                                                   help="vLLM: the measured boot's 'Available KV cache memory', GiB."),
-    max_util: float = typer.Option(0.95, "--max-util", help="vLLM: the highest --gpu-memory-utilization to propose."),
+    max_util: float = typer.Option(MAX_UTIL_PROPOSED, "--max-util", help="vLLM: the highest --gpu-memory-utilization to propose."),
 ) -> None:
     """The fewest changes to a launch command (yours after `--`, or the catalog's for --model) that serve C requests
     of L tokens on a GPU: request cap, graph sizes, prefill chunk, SSM dtype, radix strategy, ratio or pin, and a

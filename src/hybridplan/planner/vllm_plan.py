@@ -127,11 +127,12 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
         ceiling = no_evidence_ceiling(default_u)
         if t.max_util > ceiling:
             t = replace(t, max_util=max(ceiling, u0))
+        capped = f"; --max-util caps it at {t.max_util:g}" if t.max_util < ceiling else ""
         measured: dict[str, Any] = {"source": "card", "gpu_memory_utilization": u0, "engine_default": default_u,
                                     "ceiling": t.max_util,
                                     "rule": f"no measured boot: the KV memory is estimated from the card alone and the "
                                             f"utilization stays within max(engine default {default_u} + 0.05, 0.90) "
-                                            f"= {ceiling} (planner/evidence.py)"}
+                                            f"= {ceiling} (planner/evidence.py){capped}"}
     else:
         kv_at = _measured(t, u0, t.kv_memory_gib)
         measured = {"source": "boot", "available_kv_gib": t.kv_memory_gib, "gpu_memory_utilization": u0}
@@ -185,7 +186,7 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
     return {"engine": "vllm", "target": {"request_length": t.request_length, "concurrency": t.concurrency},
             "measured": measured,
             "baseline": baseline, "candidates": rows, "fits": best is not None,
-            "command": None if best is None else _rewrite(engine.registry(), t.command, best, t.request_length),
+            "command": None if best is None else _rewrite(reg, base, best, t.request_length),
             "best": best,
             "max_num_seqs": seqs, "warnings": warnings}
 
@@ -249,7 +250,7 @@ def _pairs(flags: list[str]) -> dict[str, str]:
     return out
 
 
-def _rewrite(reg: "FlagRegistry", command: str, row: dict[str, Any], length: int) -> str:
+def _rewrite(reg: "FlagRegistry", base: "VllmCommand", row: dict[str, Any], length: int) -> str:
     """The launch with the flags the candidate changes (and --max-model-len) taken out, wherever and however the
     user spelled them (`--no-enable-prefix-caching` replaces `--enable-prefix-caching`: the same dest in the
     release's registry), and the candidate's flags and the target length appended."""
@@ -257,13 +258,14 @@ def _rewrite(reg: "FlagRegistry", command: str, row: dict[str, Any], length: int
     extra += ["--max-model-len", str(length)]
     changed = {reg.by_option[tok].dest for tok in extra if tok in reg.by_option}
     kept: list[str] = []
-    tokens = shlex.split(command)
     skip = False
-    for tok in tokens:
+    for tok in base.tokens:  # as the parser split them: a pasted multi-line launch stays one
         if skip:
             skip = False
             continue
         option = tok.split("=", 1)[0]
+        if option.startswith("--"):  # FlexibleArgumentParser: --max_model_len is --max-model-len
+            option = option.replace("_", "-")
         flag = reg.by_option.get(option) if tok.startswith("-") else None
         if flag is not None and flag.dest in changed:
             skip = flag.takes_value and "=" not in tok

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
-from hybridplan.limits import MAX_GPU_GIB
+from hybridplan.limits import MAX_GPU_GIB, MAX_UTIL_PROPOSED
 from hybridplan.verify.logparse import WEB_MAX_LOG_CHARS
 
 MAX_COMMAND_CHARS = 16_384
@@ -180,7 +180,7 @@ class PlanRequest(_WithModel):
     kv_memory_gib: float | None = Field(None, gt=0, le=MAX_GPU_GIB, description="vLLM: the measured boot's 'Available "
                                         "KV cache memory' (GiB, --kv-memory-gib) at the launch's utilization; left "
                                         "out, the KV memory is estimated from the card alone.")
-    max_util: float = Field(0.95, gt=0, le=1, description="vLLM: the highest --gpu-memory-utilization to propose "
+    max_util: float = Field(MAX_UTIL_PROPOSED, gt=0, le=1, description="vLLM: the highest --gpu-memory-utilization to propose "
                             "(--max-util, the CLI's default 0.95).")
 
 

@@ -277,3 +277,13 @@ def test_plan_offers_a_bfloat16_state_where_the_release_takes_it(cli_json):
     assert all(set(r["why"]) == set(r["changes"]) for r in d["candidates"])
     code, old = cli_json("plan", "--engine", "vllm", "--engine-version", "0.20.1", *launch)
     assert code == 0 and not any("--mamba-ssm-cache-dtype" in r["changes"] for r in old["candidates"])
+
+
+def test_plan_rewrites_a_pasted_multi_line_launch_as_one(cli_json):
+    """A launch pasted with backslash continuations (the web page's case) and vLLM's underscore spelling of a flag:
+    the rewrite splits it as the parser does and replaces --max_model_len instead of keeping a second one."""
+    code, d = cli_json("plan", "--engine", "vllm", "--gpu", "h200", "-L", "262144", "-C", "8", "--json", "--",
+                       "vllm serve Qwen/Qwen3.5-27B \\\n  --max_model_len 4096 \\\n  --max-num-seqs 16")
+    assert code == 0 and d["best"]["changes"] == {"--kv-cache-dtype": "fp8"}
+    assert d["command"] == "vllm serve Qwen/Qwen3.5-27B --max-num-seqs 16 --kv-cache-dtype fp8 --max-model-len 262144"
+    assert "--max-util caps it at 0.95" in d["measured"]["rule"]

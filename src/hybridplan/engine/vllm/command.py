@@ -42,6 +42,7 @@ class VllmCommand:
     values: dict[str, Any]
     env: tuple[tuple[str, str], ...] = ()
     source: str = "command"  # command | non-default-args
+    tokens: tuple[str, ...] = ()  # the launch as the shell splits it (continuations joined, comments dropped)
 
 
 @lru_cache(maxsize=4)
@@ -72,6 +73,7 @@ def parse_command(text: str, version: str = VERSION) -> VllmCommand:
         tokens = shlex.split(re.sub(r"\\\r?\n", " ", text), comments=True)
     except ValueError as exc:
         raise BadInput(f"cannot split the launch command: {exc}") from None
+    shell = tuple(tokens)
     env = []
     while tokens and _ENV.match(tokens[0]):
         key, _, value = tokens.pop(0).partition("=")
@@ -98,7 +100,7 @@ def parse_command(text: str, version: str = VERSION) -> VllmCommand:
         if reg.flag_for(dest).kind in ("enabledisableaction", "bool_optional"):  # EnableDisableAction (0.33.0),
             # argparse.BooleanOptionalAction (0.24.0): --disable-X / --no-X is False
             values[dest] = not spelled.startswith("--disable-") and not spelled.startswith("--no-")
-    return VllmCommand(values=_bounded(values, reg), env=tuple(env))
+    return VllmCommand(values=_bounded(values, reg), env=tuple(env), tokens=shell)
 
 
 def _bounded(values: dict[str, Any], reg: FlagRegistry) -> dict[str, Any]:
