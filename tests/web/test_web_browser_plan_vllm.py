@@ -68,3 +68,17 @@ def test_plan_on_vllm_shows_the_cli_plan(page: Any, cli_json: Any, screenshot: A
     err = page.inner_text("#plan-vllm-command-err")
     assert "unrecognized arguments: --bogus 1" in err and "\n" not in err.strip()
     assert page.inner_text("#plan-out") == ""
+
+    # an older release from the list the engine API gives: its own plan, kept in the link
+    assert page.locator("#plan-vllm-version option").all_inner_texts() == [
+        "0.33.0 (the newest modelled)", "0.24.0", "0.20.1", "0.20.0"]
+    page.fill("#plan-vllm-command", COMMAND)
+    page.select_option("#plan-vllm-version", "0.24.0")
+    page.click("#plan-run")
+    _, old = cli_json("plan", "--engine", "vllm", "--engine-version", "0.24.0", "--json", "--gpu", "h200", "-L",
+                      "262144", "-C", "8", "--", *COMMAND.split())
+    tokens = old["best"]["kv_cache_tokens"]
+    assert old["engine_version"] == "0.24.0" and tokens != expected["best"]["kv_cache_tokens"]
+    page.wait_for_selector(f'#plan-vllm-figures [data-key="kv_cache_tokens"][data-value="{tokens}"]')
+    assert page.inner_text("#plan-command") == old["command"]
+    assert "pver=0.24.0" in page.url and page.locator("#plan-command-explain").count() == 0

@@ -198,6 +198,19 @@ class HybridKVEngine(EngineRelease, Protocol):
         ...
 
 
+def releases(name: str) -> tuple[str, ...]:
+    """The releases of engine `name` hybridplan models, oldest first (the last is the default)."""
+    from importlib import import_module
+
+    if name == "sglang":
+        return tuple(import_module("hybridplan.engine.versions").SUPPORTED)
+    if name == "vllm":
+        return tuple(import_module("hybridplan.engine.vllm.engine").SUPPORTED)
+    from hybridplan.errors import BadInput
+
+    raise BadInput(f"--engine: {name!r} is not modelled (sglang, vllm)")
+
+
 @overload
 def for_engine(name: Literal["sglang"], version: str | None = None) -> Engine: ...
 @overload

@@ -183,7 +183,8 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
     rows.sort(key=lambda r: (not r["fits"], sum(_WHY[f][0] for f in r["changes"]), r["gpu_memory_utilization"]))
     baseline = _fit(engine, geo, replace(t, max_util=u0), u0, ["--max-model-len", str(t.request_length)], kv_at)
     best = next((r for r in rows if r["fits"]), None)
-    return {"engine": "vllm", "target": {"request_length": t.request_length, "concurrency": t.concurrency},
+    return {"engine": "vllm", "engine_version": engine.version,
+            "target": {"request_length": t.request_length, "concurrency": t.concurrency},
             "measured": measured,
             "baseline": baseline, "candidates": rows, "fits": best is not None,
             "command": None if best is None else _rewrite(reg, base, best, t.request_length),

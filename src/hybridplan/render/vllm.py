@@ -84,7 +84,8 @@ def print_vllm_plan(d: dict[str, Any], console: Console | None = None) -> None:
     source = (f"from the boot measured at gpu_memory_utilization {m['gpu_memory_utilization']:g} "
               f"({m['available_kv_gib']} GiB KV)" if m["source"] == "boot" else
               f"from the card alone (no boot log; utilization up to {m['ceiling']:g}: {m['rule']})")
-    c.print(f"[bold]vLLM plan[/bold]: {t_['concurrency']} requests of {t_['request_length']:,} tokens, {source}")
+    c.print(f"[bold]vLLM {d['engine_version']} plan[/bold]: {t_['concurrency']} requests of {t_['request_length']:,} "
+            f"tokens, {source}")
     t = Table(show_header=True, header_style="bold")
     for col in ("changes", "util", "KV GiB", "mode", "block", "KV tokens", "concurrency", "fits"):
         t.add_column(col)

@@ -18,10 +18,11 @@ router = APIRouter(include_in_schema=False)
 
 def _context(request: Request, **extra: Any) -> dict[str, Any]:
     from hybridplan.engine import DEFAULT, SUPPORTED
-    from hybridplan.engine.api import for_engine
+    from hybridplan.engine.api import releases
 
+    vllm = releases("vllm")
     return {"request": request, "version": __version__, "engine_version": DEFAULT,
-            "vllm_version": for_engine("vllm").version, "engine_versions": sorted(SUPPORTED), **extra}
+            "vllm_version": vllm[-1], "vllm_versions": vllm, "engine_versions": sorted(SUPPORTED), **extra}
 
 
 @router.get("/", response_class=HTMLResponse)

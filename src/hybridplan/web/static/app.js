@@ -1428,9 +1428,7 @@
       if (isFinite(Number(params.get("pkv"))) && Number(params.get("pkv")) > 0) $("plan-kv").value = params.get("pkv");
       else dropParam("pkv", "not a positive number of GiB");
     }
-    if (params.has("pver")) {
-      if (/^[0-9A-Za-z._-]{1,32}$/.test(params.get("pver"))) $("plan-vllm-version").value = params.get("pver"); else dropParam("pver", "not a release");
-    }
+    selectParam("pver", $("plan-vllm-version"), "vLLM release");
     selectParam("pg", $("plan-gpu"), "GPU");
     selectParam("pq", $("plan-quant"), "quantization");
     selectParam("ps", $("plan-spec"), "speculative decoding");
@@ -1483,7 +1481,7 @@
     fieldError(kvInput, null);
     if (L === null || C === null) return null;
     return {engine: "vllm", command: command, gpu: $("plan-gpu").value || null, kv_memory_gib: kv, request_length: L,
-            concurrency: C, engine_version: $("plan-vllm-version").value.trim() || null};
+            concurrency: C, engine_version: $("plan-vllm-version").value || null};
   }
   // an answer: the plan, or the error on the field it names (a bad launch on the command; a refusal in the box)
   function vllmPlanAnswer(res, body) {
@@ -1522,7 +1520,7 @@
                                {engine: "vllm", memory: m.source === "boot" ? best.available_kv_gib : null});
       // Explain on vLLM models the newest release: its link would tell another release's story
       var release = body.engine_version;
-      if (release && release !== $("plan-vllm-version").placeholder) block.querySelector(".to-explain").remove();
+      if (release && release !== $("plan-vllm-version").dataset.newest) block.querySelector(".to-explain").remove();
       out.appendChild(block);
       var why = best.why || {};
       var flags = Object.keys(why);
