@@ -81,4 +81,8 @@ def test_plan_on_vllm_shows_the_cli_plan(page: Any, cli_json: Any, screenshot: A
     assert old["engine_version"] == "0.24.0" and tokens != expected["best"]["kv_cache_tokens"]
     page.wait_for_selector(f'#plan-vllm-figures [data-key="kv_cache_tokens"][data-value="{tokens}"]')
     assert page.inner_text("#plan-command") == old["command"]
-    assert "pver=0.24.0" in page.url and page.locator("#plan-command-explain").count() == 0
+    assert "pver=0.24.0" in page.url
+    # its Explain link models the same release: the same KV tokens
+    page.click("#plan-command-explain")
+    page.wait_for_selector(f'#explain-vllm-pool [data-key="kv_cache_tokens"][data-value="{tokens}"]')
+    assert page.input_value("#explain-vllm-version") == "0.24.0" and "vver=0.24.0" in page.url

@@ -154,6 +154,7 @@
     if (gpu) q.set("egpu", gpu);
     if (opts && opts.engine && opts.engine !== "sglang") q.set("eng", opts.engine);
     if (opts && isNum(opts.memory)) q.set("budget", String(opts.memory));
+    if (opts && opts.engine === "vllm" && opts.version) q.set("vver", opts.version);
     return "?" + q.toString() + "#explain";
   }
   function explainLink(id, command, gpu, opts) {
@@ -965,6 +966,7 @@
     $("explain-budget").name = e.field;
     $("explain-command").placeholder = e.placeholder;
     $("explain-version-label").hidden = name !== "sglang";  // a vLLM log check models the release the log names
+    $("explain-vllm-version-label").hidden = name !== "vllm";
     $("explain-log-version-label").hidden = name !== "sglang";
     $("explain-log").placeholder = e.log;
     each("#explain-log-box p[data-engine]", function (p) { p.hidden = p.getAttribute("data-engine") !== name; });
@@ -1149,7 +1151,8 @@
     if (!command && vllm && $("explain-log").value.trim()) return runVllmLogAlone();
     if (!command) { fieldError($("explain-command"), "paste a launch command first"); return Promise.resolve(); }
     fieldError($("explain-command"), null);
-    var body = vllm ? {command: command, engine: "vllm", gpu: $("explain-gpu").value || null} :
+    var body = vllm ? {command: command, engine: "vllm", gpu: $("explain-gpu").value || null,
+                       engine_version: $("explain-vllm-version").value || null} :
       {command: command, engine_version: $("explain-version").value || null, gpu: $("explain-gpu").value || null};
     if (budgetText) {
       var b = Number(budgetText);
@@ -1159,6 +1162,7 @@
     fieldError(budgetInput, null);
     setParams({cmd: command, budget: budgetText, egpu: body.gpu, eng: vllm ? "vllm" : null,
                ever: vllm || body.engine_version === $("explain-version").getAttribute("data-default") ? null : body.engine_version,
+               vver: vllm ? body.engine_version : null,
                lv: vllm ? null : $("explain-log-version").value.trim()});
     $("explain-run").disabled = true;
     return Promise.all([api("/api/explain", body), runLogCheck(command)]).then(function (all) {
@@ -1195,6 +1199,7 @@
     $("explain-command").value = command;
     if (gpu && $("explain-gpu").querySelector('option[value="' + CSS.escape(gpu) + '"]')) $("explain-gpu").value = gpu;
     $("explain-budget").value = opts && isNum(opts.memory) ? String(opts.memory) : "";
+    if (engine === "vllm") $("explain-vllm-version").value = (opts && opts.version) || "";
     $("explain").scrollIntoView();
     $("explain-h").focus();
     return runExplain();
@@ -1225,6 +1230,7 @@
     }
     selectParam("egpu", $("explain-gpu"), "GPU");
     selectParam("ever", $("explain-version"), "engine version");
+    selectParam("vver", $("explain-vllm-version"), "vLLM release");
     if (params.get("lv")) $("explain-log-version").value = params.get("lv").slice(0, 120);
     if (params.has("ld")) {
       if (/^sha256:[0-9a-f]{16}$/.test(params.get("ld"))) { linkDigest = params.get("ld"); $("explain-log-box").open = true; drawDigest(null); }
@@ -1516,12 +1522,10 @@
         ", from the card alone (no boot log; utilization up to " + m.ceiling + "): " + m.rule));
     if (best) {
       out.appendChild(el("h3", {text: "Best command"}));
-      var block = commandBlock("plan-command", d.command, body.gpu, null, null,
-                               {engine: "vllm", memory: m.source === "boot" ? best.available_kv_gib : null});
-      // Explain on vLLM models the newest release: its link would tell another release's story
-      var release = body.engine_version;
-      if (release && release !== $("plan-vllm-version").dataset.newest) block.querySelector(".to-explain").remove();
-      out.appendChild(block);
+      // its Explain link models the same release (the newest: none named)
+      out.appendChild(commandBlock("plan-command", d.command, body.gpu, null, null,
+                                   {engine: "vllm", memory: m.source === "boot" ? best.available_kv_gib : null,
+                                    version: body.engine_version}));
       var why = best.why || {};
       var flags = Object.keys(why);
       out.appendChild(el("p", {class: "muted", id: "plan-changes-made", text: flags.length ? "Why each change:" :
