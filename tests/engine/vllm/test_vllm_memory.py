@@ -48,3 +48,38 @@ def test_only_the_requested_memory_moves_with_the_utilization():
     assert hi.available.value - lo.available.value == hi.requested.value - lo.requested.value > 0
     assert (hi.weights, hi.overhead, hi.activation, hi.cudagraph) == (lo.weights, lo.overhead, lo.activation,
                                                                       lo.cudagraph)
+
+
+DUAL_MAX = ("vllm serve Qwen/Qwen3.8-27B-FP8 --quantization fp8 -tp 2 --max-model-len 262144 "
+            "--gpu-memory-utilization 0.92 --max-num-seqs 2 --max-num-batched-tokens 8192 --kv-cache-dtype fp8 "
+            "--enable-prefix-caching --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'")
+
+
+@pytest.mark.parametrize("gpu,consumed,peak,graph_estimate,kv,consumed_error,kv_error", [
+    # club-3090 PR #1139 (2 RTX 3090s, v0.27.1, no constant fitted on it): 'Actual usage is 15.25 GiB for consumed
+    # memory (weights + non-torch), 1.66 GiB for peak activation ... kv cache memory in use is 4.76 GiB';
+    # 'CUDA graph pool memory: 0.14 GiB (actual), 0.2 GiB (estimated)'
+    ("rtx3090", 15.25, 1.66, 0.20, 4.76, 0.0, 0.03),
+    # club-3090#1087 (2 RTX 5090s, the same launch and release; its non-default args carry MTP 3): 15.05 consumed,
+    # 1.59 peak, 0.13 estimated, 12.24 GiB
+    ("rtx5090", 15.05, 1.59, 0.13, 12.24, 0.2, -0.23),
+])
+def test_dual_max_terms_against_the_startup_summary(gpu, consumed, peak, graph_estimate, kv, consumed_error,
+                                                     kv_error):
+    """The transient activation (the logged peak less the graph estimate it folds in) is the same 1.46 GiB on both
+    cards and the timeline's activation term is it; weights (with the MTP layers) + the TP overhead are the 3090
+    pair's consumed memory and 0.20 GiB over the 5090 pair's, which carries that pair's available estimate 0.23 under
+    (one startup summary per card class so far, so the TP overhead stays one value, not one per card)."""
+    from hybridplan.engine import for_engine
+    from hybridplan.hardware.catalog import from_options
+    from hybridplan.models.loader import load_model
+    from hybridplan.planner.vllm_memory import from_card
+    from hybridplan.planner.vllm_plan import card, resolve_on
+
+    gib = 2**30
+    engine = for_engine("vllm", None)
+    args = resolve_on(engine, engine.parse_command(DUAL_MAX), load_model("Qwen/Qwen3.8-27B-FP8"), card(gpu))
+    m = from_card(args, from_options(gpu, None), "fp8")
+    assert round(m.activation.value / gib - (peak - graph_estimate), 2) == 0.0
+    assert round((m.weights.value + m.overhead.value) / gib - consumed, 2) == consumed_error
+    assert round(m.available.value / gib - kv, 2) == kv_error
