@@ -10,7 +10,7 @@ pyproject.toml enforces it).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
 from hybridplan.engine.args import EngineArgs, Platform
 from hybridplan.engine.command import LaunchCommand
@@ -20,6 +20,7 @@ from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 
 if TYPE_CHECKING:  # re-exported for callers' annotations: outside engine/ the vLLM types are named through this API
     from hybridplan.engine.vllm.command import VllmCommand as VllmCommand
+    from hybridplan.engine.vllm.engine import VllmEngine
     from hybridplan.engine.vllm.planning import KVLayout as KVLayout, KVPlan as KVPlan, VllmArgs as VllmArgs
 
 
@@ -174,6 +175,11 @@ class HybridKVEngine(EngineRelease, Protocol):
     resolve it, plan the pool from the available KV memory. Engine-neutral where `Engine` is sglang-shaped (S, D,
     the state pool, the ReplaySSM ring); `engine.for_engine("vllm", v)` returns one."""
 
+    @property
+    def prefix_caching_off(self) -> str:
+        """The release's own flag that turns prefix caching off."""
+        ...
+
     def parse_command(self, text: str) -> "VllmCommand":
         """A launch command or a boot log's `non-default args: {...}` line, by the release's parser."""
         ...
@@ -198,17 +204,24 @@ class HybridKVEngine(EngineRelease, Protocol):
         ...
 
 
-def releases(name: str) -> tuple[str, ...]:
-    """The releases of engine `name` hybridplan models, oldest first (the last is the default)."""
+# each engine's releases module: SUPPORTED (its modelled releases, oldest first) and for_version(v)
+_RELEASES = {"sglang": "hybridplan.engine.versions", "vllm": "hybridplan.engine.vllm.engine"}
+
+
+def _releases_module(name: str) -> Any:
+    """The module that knows engine `name`'s releases; BadInput names the modelled engines."""
     from importlib import import_module
 
-    if name == "sglang":
-        return tuple(import_module("hybridplan.engine.versions").SUPPORTED)
-    if name == "vllm":
-        return tuple(import_module("hybridplan.engine.vllm.engine").SUPPORTED)
-    from hybridplan.errors import BadInput
+    if name not in _RELEASES:
+        from hybridplan.errors import BadInput
 
-    raise BadInput(f"--engine: {name!r} is not modelled (sglang, vllm)")
+        raise BadInput(f"--engine: {name!r} is not modelled ({', '.join(_RELEASES)})")
+    return import_module(_RELEASES[name])
+
+
+def releases(name: str) -> tuple[str, ...]:
+    """The releases of engine `name` hybridplan models, oldest first (the last is the default)."""
+    return tuple(_releases_module(name).SUPPORTED)
 
 
 @overload
@@ -219,14 +232,9 @@ def for_engine(name: Literal["vllm"], version: str | None = None) -> HybridKVEng
 def for_engine(name: str, version: str | None = None) -> EngineRelease: ...
 def for_engine(name: str, version: str | None = None) -> EngineRelease:
     """The engine API of `name` ("sglang" or "vllm") at `version` (default its newest modelled release)."""
-    from importlib import import_module
+    engine: EngineRelease = _releases_module(name).for_version(version)
+    return engine
 
-    if name == "sglang":
-        engine: Engine = import_module("hybridplan.engine.versions").for_version(version)
-        return engine
-    if name == "vllm":
-        vllm: HybridKVEngine = import_module("hybridplan.engine.vllm.engine").engine_for(version)
-        return vllm
-    from hybridplan.errors import BadInput
 
-    raise BadInput(f"--engine: {name!r} is not modelled (sglang, vllm)")
+if TYPE_CHECKING:  # mypy checks each engine's release class against its Protocol (for_engine returns them untyped)
+    _VLLM: type[HybridKVEngine] = VllmEngine

@@ -30,6 +30,12 @@ class VllmEngine:
     def registry(self) -> FlagRegistry:
         return command.registry(self.version)
 
+    @property
+    def prefix_caching_off(self) -> str:
+        """The release's own flag that turns prefix caching off (--no-enable-prefix-caching before 0.33.0)."""
+        return "--disable-prefix-caching" if self.registry().knows("--disable-prefix-caching") \
+            else "--no-enable-prefix-caching"
+
     def parse_command(self, text: str) -> command.VllmCommand:
         return command.parse_command(text, self.version)
 
@@ -68,7 +74,7 @@ class VllmEngine:
         }
 
 
-def engine_for(version: str | None) -> VllmEngine:
+def for_version(version: str | None) -> VllmEngine:
     """The modelled vLLM release; BadInput names the supported ones."""
     v = version or SUPPORTED[-1]
     if v not in SUPPORTED:
