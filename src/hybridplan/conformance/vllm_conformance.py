@@ -49,8 +49,7 @@ def scenarios(version: str) -> list[dict[str, Any]]:
     driver's payload and hybridplan's prediction. A release's own spelling turns prefix caching off
     (--no-enable-prefix-caching before 0.33.0); Mamba2 under prefix caching runs 'all' mode before 0.33.0."""
     engine = _engine(version)
-    off = "--no-enable-prefix-caching" if "--no-enable-prefix-caching" in engine.registry().by_option \
-        else "--disable-prefix-caching"
+    off = engine.prefix_caching_off
     out = []
     grid = [g for g in itertools.product(MODELS, (1, 2, 4), ("auto", "fp8"), ("auto", "float32"), (True, False),
                                          (None, 64), (None, 4096, -1), (6, 40), (0, 3), CARDS)
@@ -93,10 +92,14 @@ def kda_scenarios(engine: Any) -> list[dict[str, Any]]:
     """Kimi-Linear (KDA + MLA): TP 1/2/4/8 (its 32 heads divide) x KV dtype (each picks its MLA backend) x
     --mamba-ssm-cache-dtype (0.33.0's model class reads it, its KDA layers do not) x prefix caching x block size
     (the backend's preferred, 16, 64: a user block can rule a backend out) x length x available KV memory x card."""
-    if engine.version.startswith("0.20."):  # Kimi-Linear is refused there (behaviours.V0_20_1)
+    from hybridplan.errors import BadInput
+    from hybridplan.models.loader import load_model
+
+    try:  # a release whose KDA state layout is not modelled refuses Kimi-Linear (behaviours.V0_20_1)
+        engine.resolve(engine.parse_command(f"vllm serve {KDA_MODEL}"), load_model(KDA_MODEL))
+    except BadInput:
         return []
-    off = "--no-enable-prefix-caching" if "--no-enable-prefix-caching" in engine.registry().by_option \
-        else "--disable-prefix-caching"
+    off = engine.prefix_caching_off
     out: list[dict[str, Any]] = []
     grid = itertools.product((1, 2, 4, 8), ("auto", "fp8", "bfloat16"), ("auto", "float32", "bfloat16", "float16"),
                              (True, False),

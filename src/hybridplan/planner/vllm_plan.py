@@ -138,9 +138,8 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
         measured = {"source": "boot", "available_kv_gib": t.kv_memory_gib, "gpu_memory_utilization": u0}
     kv_given = str(base.values.get("kv_cache_dtype", "auto"))
     pc_given = base.values.get("enable_prefix_caching")
-    # the release's own spelling (--no-enable-prefix-caching before 0.33.0's --disable-prefix-caching)
     reg = engine.registry()
-    pc_off = "--disable-prefix-caching" if "--disable-prefix-caching" in reg.by_option else "--no-enable-prefix-caching"
+    pc_off = engine.prefix_caching_off
     c = t.card
     resolved = resolve_on(engine, base, geo, c)
     seqs = resolved.max_num_seqs
@@ -264,10 +263,7 @@ def _rewrite(reg: "FlagRegistry", base: "VllmCommand", row: dict[str, Any], leng
         if skip:
             skip = False
             continue
-        option = tok.split("=", 1)[0]
-        if option.startswith("--"):  # FlexibleArgumentParser: --max_model_len is --max-model-len
-            option = option.replace("_", "-")
-        flag = reg.by_option.get(option) if tok.startswith("-") else None
+        flag = reg.by_option.get(tok.split("=", 1)[0]) if tok.startswith("-") else None
         if flag is not None and flag.dest in changed:
             skip = flag.takes_value and "=" not in tok
             continue

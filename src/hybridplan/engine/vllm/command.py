@@ -42,7 +42,9 @@ class VllmCommand:
     values: dict[str, Any]
     env: tuple[tuple[str, str], ...] = ()
     source: str = "command"  # command | non-default-args
-    tokens: tuple[str, ...] = ()  # the launch as the shell splits it (continuations joined, comments dropped)
+    # the launch as the shell splits it (continuations joined, comments dropped), flags spelled as the parser reads
+    # them (--max_model_len is --max-model-len)
+    tokens: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=4)
@@ -70,7 +72,7 @@ def parse_command(text: str, version: str = VERSION) -> VllmCommand:
     if match:
         return parse_non_default_args(match.group(1), version)
     try:
-        tokens = shlex.split(re.sub(r"\\\r?\n", " ", text), comments=True)
+        tokens = [_flag_token(t) for t in shlex.split(re.sub(r"\\\r?\n", " ", text), comments=True)]
     except ValueError as exc:
         raise BadInput(f"cannot split the launch command: {exc}") from None
     shell = tuple(tokens)
@@ -85,7 +87,7 @@ def parse_command(text: str, version: str = VERSION) -> VllmCommand:
     if prog is None:
         raise BadInput("not a vLLM server command (expected `vllm serve MODEL ...` or "
                        "`python -m vllm.entrypoints.openai.api_server ...`)")
-    argv = [_flag_token(t) for t in tokens[len(prog):]]
+    argv = tokens[len(prog):]
     argv = ["-1" if a == "auto" and i and argv[i - 1] == "--max-model-len" else a for i, a in enumerate(argv)]
     if prog[0] == "vllm" and argv and not argv[0].startswith("-"):
         argv = ["--model", argv[0], *argv[1:]]  # entrypoints/cli/serve.py::cmd: model_tag wins over --model
