@@ -9,11 +9,12 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from hybridplan.errors import BadInput
+from hybridplan.verify import vllm_memory_log as memlog
+from hybridplan.verify.vllm_memory_log import GIB, ROUNDING
 
 if TYPE_CHECKING:
     from hybridplan.engine.api import VllmArgs
 
-GIB = 2**30
 _AVAILABLE = re.compile(r"Available KV cache memory: ([0-9.]+) GiB")
 _TOKENS = re.compile(r"GPU KV cache size: ([0-9,]+) tokens")
 _CONCURRENCY = re.compile(r"Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x")
@@ -85,8 +86,8 @@ def predict(command_text: str, gib: float, gpu: str | None, version: str | None 
     geo = load_model(str(cmd.values["model"]))
     c = card(gpu)
     args = resolve_on(engine, cmd, geo, c)
-    lo = engine.plan(args, geo, int((gib - 0.005) * GIB))
-    hi = int((gib + 0.005) * GIB) - 1
+    lo = engine.plan(args, geo, int((gib - ROUNDING) * GIB))
+    hi = int((gib + ROUNDING) * GIB) - 1
     plans = [engine.plan(args, geo, n * lo.bytes_per_block) for n in range(lo.num_blocks, hi // lo.bytes_per_block + 1)]
     return Prediction(tokens=tuple(dict.fromkeys(p.kv_cache_tokens for p in plans)),
                       concurrency=tuple(f"{p.max_concurrency:.2f}" for p in plans), block_size=lo.block_size,
@@ -96,13 +97,9 @@ def predict(command_text: str, gib: float, gpu: str | None, version: str | None 
                       quantization=None if cmd.values.get("quantization") is None else str(cmd.values["quantization"]))
 
 
-
-
 def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = None,
                    version: str | None = None) -> dict[str, Any]:
     """Predicted vs logged for each number the log states; `explained` when every one matches."""
-    from hybridplan.verify import vllm_memory_log as memlog
-
     log = parse_vllm_log(text)
     mem = memlog.parse_memory(text)
     launch = command_text or log.non_default_args
@@ -115,8 +112,8 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
         raise BadInput("the log has no `Available KV cache memory: X GiB` line (nor the startup memory summary)")
     from hybridplan.engine import for_engine
 
-    version = version or _modelled(log.release)
-    p = predict(launch, available, gpu, version)
+    engine = for_engine("vllm", version or _modelled(log.release))
+    p = predict(launch, available, gpu, engine.version)
     rows: list[tuple[str, Any, Any, bool]] = []
     if log.block_size is not None:
         rows.append(("block_size", p.block_size, log.block_size, p.block_size == log.block_size))
@@ -129,7 +126,7 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
     if log.max_concurrency is not None:
         logged = f"{log.max_concurrency:.2f}"
         rows.append(("max_concurrency", sorted(set(p.concurrency)), logged, logged in p.concurrency))
-    rules = for_engine("vllm", version).provenance()
+    rules = engine.provenance()
     checks = [{"quantity": q, "predicted": pred, "logged": got, "match": ok} | ({} if ok else {"rule": rules[q]})
               for q, pred, got, ok in rows]
     from hybridplan.planner.vllm_plan import card
@@ -140,7 +137,7 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
                               "cudagraph_estimate_gib": mem.cudagraph_estimate, "estimates": None}
     if gpu is not None:
         memory["estimates"] = memlog.estimates(mem, p.args, gpu, p.quantization, available)
-    return {"engine": "vllm", "log_release": log.release, "modelled_release": for_engine("vllm", version).version,
+    return {"engine": "vllm", "log_release": log.release, "modelled_release": engine.version,
             "launch": launch, "gpu": gpu, "sm": card(gpu).sm,
             "available_kv_gib": available, "state_pages_per_request": p.state_pages_per_request,
             "blocks_per_request": p.blocks_per_request, "checks": checks, "memory": memory,

@@ -135,7 +135,7 @@ def estimates(log: MemoryLog, args: "VllmArgs", gpu: str, quantization: str | No
     prints (`error_gib`: estimate - logged); `terms` is empty with a `note` when the estimate finds no KV memory."""
     from hybridplan.errors import BadInput
     from hybridplan.hardware.catalog import from_options
-    from hybridplan.planner.vllm_memory import GIB, from_card
+    from hybridplan.planner.vllm_memory import from_card
 
     card = from_options(gpu, None)
     if card is None:
