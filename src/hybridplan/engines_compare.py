@@ -29,6 +29,10 @@ def compare_engines(model: str, *, memory_gib: float | None, request_length: int
 
     if kv_cache_dtype not in _KV:
         raise BadInput(f"--kv-cache-dtype: {kv_cache_dtype!r} (auto or fp8)")
+    from hybridplan.engine.api import releases
+
+    if vllm_version is not None and vllm_version not in releases("vllm"):
+        raise BadInput(f"--vllm-version: vLLM {vllm_version} is not modelled ({', '.join(releases('vllm'))})")
     sgl_kv, vllm_kv = _KV[kv_cache_dtype]
     sgl_cmd = ["python", "-m", "sglang.launch_server", "--model-path", model, "--context-length", str(request_length),
                "--tp", str(tp)] + (["--kv-cache-dtype", sgl_kv] if sgl_kv != "auto" else [])

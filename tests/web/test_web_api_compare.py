@@ -70,6 +70,7 @@ def test_compare_models_the_vllm_release_asked_for(client, cli_json):
     res = client.post("/api/compare", json={"model": "Qwen/Qwen3.5-27B", "memory_gib": 40, "request_length": 131072,
                                             "vllm_version": "0.19.0"})
     assert res.status_code == 400 and "vLLM 0.19.0 is not modelled" in res.json()["error"]["message"]
+    assert res.json()["error"]["message"].startswith("--vllm-version: ")  # the field compare takes, not explain's
 
 
 VLLM = [

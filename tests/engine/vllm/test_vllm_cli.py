@@ -143,6 +143,12 @@ def test_compare_needs_memory_or_a_card(cli):
     assert code == 2 and err.count("\n") == 1 and "--memory-gib" in err and "--gpu" in err
 
 
+def test_compare_names_its_own_release_flag(cli):
+    code, _, err = cli("compare", "--model", "Qwen/Qwen3.5-27B", "--memory-gib", "40", "-L", "4096",
+                       "--vllm-version", "9.9.9")
+    assert code == 2 and err.startswith("error: --vllm-version: vLLM 9.9.9 is not modelled") and err.count("\n") == 1
+
+
 def test_compare_refuses_what_it_does_not_model(cli):
     code, _, err = cli("compare", "--model", "Qwen/Qwen3.5-27B", "--memory-gib", "40", "-L", "4096",
                        "--kv-cache-dtype", "int8")
