@@ -1,4 +1,4 @@
-"""Re-read every switch of engine/behaviours.py from the releases' own source (maintainers; not run in CI).
+"""Re-read every switch of engine/sglang/behaviours.py from the releases' own source (maintainers; not run in CI).
 
 Needs the unpacked releases (conformance/setup_releases.sh, or --releases DIR holding <v>/site/sglang/...). For
 each release: the two arch lists parsed out of arg_groups/overrides.py, and for every other switch a probe, a
@@ -14,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-from hybridplan.engine.behaviours import VERSIONS, switches
+from hybridplan.engine.sglang.behaviours import VERSIONS, switches
 
 ROOT = Path(__file__).resolve().parent.parent
 MEM = ("arg_groups/memory_hook.py", "server_args.py")  # 0.5.19+, 0.5.18 (the monolith)
@@ -101,7 +101,7 @@ def check_flags(venv: Path) -> list[str]:
     sys.path.insert(0, str(ROOT / "scripts"))
     from gen_flag_history import dump  # noqa: E402  (the generator's own release runner)
 
-    from hybridplan.engine.flag_history import registry_json
+    from hybridplan.engine.sglang.flag_history import registry_json
 
     bad = []
     for v in VERSIONS:

@@ -1,12 +1,12 @@
-"""Write src/hybridplan/engine/flag_history.json: how each sglang release's `serve` flags differ from the next.
+"""Write src/hybridplan/engine/sglang/flag_history.json: how each sglang release's `serve` flags differ from the next.
 
 Maintainer script (needs conformance/setup_oracle.sh and conformance/setup_releases.sh): every release's own
 ServerArgs.add_cli_args is run in the oracle venv with that release first on sys.path, each flag recorded exactly
 as scripts/gen_flag_registry.py records it; then, for each release a -> b, the records b added, the ones a had
 that b removed, and the ones whose parsing changed (kind, nargs, type, choices, default, const, deprecated,
 required, fallback; help text is ignored). The newest release must equal the committed
-engine/sglang_0_5_23/flags.json, so the history can be applied backwards from it.
-Usage: python scripts/gen_flag_history.py [--venv .oracle-venv] [--out src/hybridplan/engine/flag_history.json]
+engine/sglang/flags.json, so the history can be applied backwards from it.
+Usage: python scripts/gen_flag_history.py [--venv .oracle-venv] [--out src/hybridplan/engine/sglang/flag_history.json]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BASE = ROOT / "src/hybridplan/engine/sglang_0_5_23/flags.json"
+BASE = ROOT / "src/hybridplan/engine/sglang/flags.json"
 PARSE_KEYS = ("kind", "nargs", "type", "choices", "default", "default_repr", "const", "deprecated", "required",
               "fallback")
 
@@ -123,7 +123,7 @@ def render(out: dict) -> str:
 def main(argv: list[str] | None = None) -> None:
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cli.add_argument("--venv", default=str(ROOT / ".oracle-venv"))
-    cli.add_argument("--out", default=str(ROOT / "src/hybridplan/engine/flag_history.json"))
+    cli.add_argument("--out", default=str(ROOT / "src/hybridplan/engine/sglang/flag_history.json"))
     args = cli.parse_args(argv)
     venv = Path(args.venv)
     versions = releases(venv)

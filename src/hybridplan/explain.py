@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hybridplan.engine.args import Platform
-from hybridplan.engine.command import LaunchCommand
-from hybridplan.engine.types import PoolBudget
+from hybridplan.engine.types import Platform
+from hybridplan.engine.api import LaunchCommand
+from hybridplan.engine.api import PoolBudget
 from hybridplan.errors import EngineRefusal
 from hybridplan.loading import (
     REPORTED_ARGS,

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from hybridplan.engine import for_version
-from hybridplan.engine.args import EngineArgs, Platform
-from hybridplan.engine.command import LaunchCommand, parse_command
-from hybridplan.engine.types import PoolBudget, PoolSizing
+from hybridplan.engine.api import EngineArgs, Platform
+from hybridplan.engine.api import LaunchCommand, parse_command
+from hybridplan.engine.api import PoolBudget, PoolSizing
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.models.loader import load_draft, load_model, resolve_config

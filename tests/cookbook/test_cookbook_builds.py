@@ -1,5 +1,5 @@
 """A page without an engine_version is modelled by the release its build is, or the named build profile of a build that
-is no release (data/sglang_builds.yaml, engine/behaviours.py PROFILES)."""
+is no release (data/sglang_builds.yaml, engine/sglang/behaviours.py PROFILES)."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-from hybridplan.engine.args import Platform
-from hybridplan.engine.sglang_0_5_23.attention import default_backend
+from hybridplan.engine.sglang.args import Platform
+from hybridplan.engine.sglang.attention import default_backend
 from hybridplan.explain import explain
 from hybridplan.hardware.catalog import lookup
 from tests.conftest import FIXTURES, resolve_cmd

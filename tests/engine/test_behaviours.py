@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from hybridplan.engine import behaviours as bh
-from hybridplan.engine.sglang_0_5_23 import archs, memory_defaults
+from hybridplan.engine.sglang import behaviours as bh
+from hybridplan.engine.sglang import archs, memory_defaults
 from hybridplan.errors import BadInput
 
 V18, V19, V20, V21, V22, V23 = bh.VERSIONS

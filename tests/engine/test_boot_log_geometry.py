@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from hybridplan.engine.sglang_0_5_23.logs import state_allocation
-from hybridplan.engine.sglang_0_5_23.sizing import kv_bytes_allocated, size_pools
+from hybridplan.engine.sglang.logs import state_allocation
+from hybridplan.engine.sglang.sizing import kv_bytes_allocated, size_pools
 from tests.conftest import FIXTURES, resolve_cmd
 
 GIB = 1 << 30

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hybridplan.engine.command import parse_command
-from hybridplan.engine.flags import human_readable_int, load_registry, parse_argv
+from hybridplan.engine.sglang.command import parse_command
+from hybridplan.engine.registry import human_readable_int, load_registry, parse_argv
 from hybridplan.errors import BadInput
 
-REG = load_registry("hybridplan.engine.sglang_0_5_23")
+REG = load_registry("hybridplan.engine.sglang")
 
 
 def test_env_program_and_flags():

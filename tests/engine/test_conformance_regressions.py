@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hybridplan.engine.args import Platform
+from hybridplan.engine.sglang.args import Platform
 from hybridplan.errors import EngineRefusal
 from tests.conftest import resolve_cmd
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from hybridplan.engine.behaviours import VERSIONS
-from hybridplan.engine.flag_history import history, registry_json, release_delta
-from hybridplan.engine.flags import load_registry, parse_argv
+from hybridplan.engine.sglang.behaviours import VERSIONS
+from hybridplan.engine.sglang.flag_history import history, registry_json, release_delta
+from hybridplan.engine.registry import load_registry, parse_argv
 from hybridplan.errors import BadInput
 
 # option strings of each release's serve parser (without -h/--help)
@@ -18,7 +18,7 @@ OPTION_COUNTS = {"0.5.18": 506, "0.5.19": 521, "0.5.20": 513, "0.5.21": 532, "0.
 
 @pytest.fixture(scope="module")
 def registries(tmp_path_factory):
-    """Each release's registry loaded by engine/flags.py as a package of its own."""
+    """Each release's registry loaded by engine/registry.py as a package of its own."""
     import sys
 
     root = tmp_path_factory.mktemp("flagregs")
@@ -56,7 +56,7 @@ def test_newest_release_is_the_committed_registry():
     base = json.loads(json.dumps(registry_json("0.5.23")))
     from importlib import resources
 
-    committed = json.loads((resources.files("hybridplan.engine.sglang_0_5_23") / "flags.json").read_text())
+    committed = json.loads((resources.files("hybridplan.engine.sglang") / "flags.json").read_text())
     assert base["flags"] == committed["flags"]
     assert history()["base"] == "0.5.23"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from hybridplan.engine.sglang_0_5_23.cuda_graph import prefill_batch_sizes
-from hybridplan.engine.sglang_0_5_23.memory_defaults import vlm_factor
-from hybridplan.engine.sglang_0_5_23.reserves import pre_capture_activation_reserve_mb, pre_capture_reserve_gib
+from hybridplan.engine.sglang.cuda_graph import prefill_batch_sizes
+from hybridplan.engine.sglang.memory_defaults import vlm_factor
+from hybridplan.engine.sglang.reserves import pre_capture_activation_reserve_mb, pre_capture_reserve_gib
 from hybridplan.hardware.catalog import lookup
 from tests.conftest import resolve_cmd
 

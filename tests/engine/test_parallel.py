@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hybridplan.engine.sglang_0_5_23.sizing import pp_indices, pp_layer_scale, size_pools, state_tp
+from hybridplan.engine.sglang.sizing import pp_indices, pp_layer_scale, size_pools, state_tp
 from tests.conftest import resolve_cmd
 
 QNEXT = "--model-path Qwen/Qwen3-Next-80B-A3B-Thinking"

@@ -1,4 +1,4 @@
-"""Build profiles (engine/behaviours.py PROFILES): a dev build between releases is modelled as a release's switches
+"""Build profiles (engine/sglang/behaviours.py PROFILES): a dev build between releases is modelled as a release's switches
 and flags with the overrides its own measurements show, never silently as the newest release."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hybridplan.engine import for_version
-from hybridplan.engine.behaviours import (PROFILES, SWITCH_NAMES, VERSIONS, base_release, check_version, profile,
+from hybridplan.engine.sglang.behaviours import (PROFILES, SWITCH_NAMES, VERSIONS, base_release, check_version, profile,
                                           switches)
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import lookup

@@ -7,7 +7,7 @@ from functools import lru_cache
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from hybridplan.engine.sglang_0_5_23.sizing import size_pools
+from hybridplan.engine.sglang.sizing import size_pools
 from hybridplan.errors import EngineRefusal
 from tests.conftest import resolve_cmd
 

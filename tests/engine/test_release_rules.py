@@ -9,7 +9,7 @@ import pytest
 
 from hybridplan.conformance.fixtures import SYNTHETIC
 from hybridplan.engine import for_version
-from hybridplan.engine.args import Platform
+from hybridplan.engine.sglang.args import Platform
 from hybridplan.errors import EngineRefusal
 from hybridplan.hardware.catalog import lookup
 from hybridplan.loading import load

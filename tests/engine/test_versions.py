@@ -1,12 +1,12 @@
 """Every release 0.5.18-0.5.23 behind engine.for_version: 0.5.23's model run with the release's switches and flag
-registry. Worked values per release (hand-checked against each release's own rules, engine/behaviours.py)."""
+registry. Worked values per release (hand-checked against each release's own rules, engine/sglang/behaviours.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from hybridplan.engine import DEFAULT, SUPPORTED, for_version
-from hybridplan.engine.behaviours import VERSIONS
+from hybridplan.engine.sglang.behaviours import VERSIONS
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import lookup
 from hybridplan.loading import load
@@ -109,7 +109,7 @@ def test_a_pd_prefill_server_reserves_no_spec_state_from_0_5_22(version, draft_s
 def test_dflash_draft_kv_is_sized_per_attention_tp_rank_from_0_5_22(version, draft_cell):
     """4 draft KV heads x (256 + 256) x 5 layers x bf16 under TP 4 with attention DP 2 (attention TP 2), on NPU where
     DFLASH with attention DP is validated: per TP rank (1 head) before 0.5.22, per attention-TP rank (2) from it."""
-    from hybridplan.engine.args import Platform
+    from hybridplan.engine.sglang.args import Platform
 
     loaded = load(f"{LAUNCH} Qwen/Qwen3.5-27B --speculative-algorithm DFLASH --speculative-draft-model-path "
                   "SpecForge/qwen3.5-27b-dflash --tp 4 --dp 2 --enable-dp-attention", platform=Platform(device="npu"),

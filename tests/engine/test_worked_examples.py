@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from hybridplan.engine.sglang_0_5_23.budget import pool_budget
-from hybridplan.engine.sglang_0_5_23.sizing import size_pools
+from hybridplan.engine.sglang.budget import pool_budget
+from hybridplan.engine.sglang.sizing import size_pools
 from tests.conftest import resolve_cmd
 
 QNEXT = "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Thinking --tp 4 --mem-fraction-static 0.897"

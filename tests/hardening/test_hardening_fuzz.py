@@ -54,7 +54,7 @@ def _answer_or_clean_error(fn) -> None:
 @FUZZ
 @given(tokens=launch_tokens(), budget=st.one_of(st.none(), st.floats(-100, 200)))
 def test_command_parser_and_explain(tokens, budget):
-    from hybridplan.engine.command import parse_command
+    from hybridplan.engine.sglang.command import parse_command
     from hybridplan.explain import explain
 
     _answer_or_clean_error(lambda: explain(parse_command(tokens), budget=budget))
@@ -63,7 +63,7 @@ def test_command_parser_and_explain(tokens, budget):
 @FUZZ
 @given(tokens=st.lists(st.text(max_size=20), max_size=30))
 def test_command_parser_on_random_tokens(tokens):
-    from hybridplan.engine.command import parse_command
+    from hybridplan.engine.sglang.command import parse_command
     from hybridplan.loading import load
 
     _answer_or_clean_error(lambda: load(" ".join(tokens)))

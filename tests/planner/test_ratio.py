@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from hybridplan.engine.command import parse_command
+from hybridplan.engine.sglang.command import parse_command
 from hybridplan.engine import for_version
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.explain import explain
@@ -171,7 +171,7 @@ def test_the_pin_is_the_smallest_that_serves_c(cmd, budget, L, C):
 def test_ratio_for_k_is_the_smallest_ratio_with_k_slots_under_each_releases_ring(version):
     """The ReplaySSM ring is charged on every slot before 0.5.20 and as a fixed mrr/dp + 1 reservation after; the
     inverse the planner searches with follows the release (engine.ring_charges), so the ratio it finds is minimal."""
-    from hybridplan.engine.types import PoolBudget
+    from hybridplan.engine.sglang.types import PoolBudget
     from hybridplan.loading import load
     from hybridplan.planner.ratio import Search, sizes_of
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hybridplan.engine.command import parse_command
+from hybridplan.engine.sglang.command import parse_command
 from hybridplan.planner.ratio import balanced_ratio
 from tests.conftest import resolve_cmd
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from hybridplan.engine import DEFAULT
-from hybridplan.engine.command import parse_command
+from hybridplan.engine.sglang.command import parse_command
 from hybridplan.errors import BadInput
 from hybridplan.loading import load
 from hybridplan.verify.check import EngineView, check_log

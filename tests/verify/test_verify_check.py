@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hybridplan.engine.command import parse_command
+from hybridplan.engine.sglang.command import parse_command
 from hybridplan.verify.check import check_log
 from hybridplan.verify.logparse import parse_log
 from tests.conftest import FIXTURES

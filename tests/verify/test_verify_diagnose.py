@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from hybridplan.engine.command import parse_command
+from hybridplan.engine.sglang.command import parse_command
 from hybridplan.planner.constants import constants_for
 from hybridplan.verify.check import check_log
 from hybridplan.verify.logparse import parse_log

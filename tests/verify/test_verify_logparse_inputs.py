@@ -9,7 +9,7 @@ from re import _parser as sre_parse
 
 import pytest
 
-from hybridplan.engine.command import parse_command
+from hybridplan.engine.sglang.command import parse_command
 from hybridplan.errors import BadInput
 from hybridplan.verify import failures, fields, logparse, records
 from hybridplan.verify.check import check_log

@@ -121,7 +121,7 @@ def test_plan_on_every_bundled_pages_default_selection_agrees_with_deploy(client
                                        "concurrency": C, "engine_version": d["engine_version"]}).json()
     assert "error" not in p
     if p["fits"] and not p["changes"]:
-        from hybridplan.engine.command import parse_command
+        from hybridplan.engine.sglang.command import parse_command
 
         assert parse_command(p["command"]).argv == parse_command(d["plan_command"]).argv
         assert p["split"]["kept"] or p["split"]["kind"] in ("ratio", "pin")

@@ -15,7 +15,7 @@ from typer.core import TyperGroup
 from hybridplan.commands.coercion import install as install_plain_coercion
 
 if TYPE_CHECKING:
-    from hybridplan.engine.command import LaunchCommand
+    from hybridplan.engine.api import LaunchCommand
 
 try:  # typer >= 0.20 vendors click
     from typer._click import exceptions as click_errors
@@ -101,7 +101,7 @@ def run_guarded(fn: Callable[[], Optional[int]], as_json: bool) -> None:
 
 def command_tokens(command: Optional[List[str]]) -> LaunchCommand:
     """The launch command after `--`: a token list, or one quoted string."""
-    from hybridplan.engine.command import parse_command
+    from hybridplan.engine.api import parse_command
     from hybridplan.errors import BadInput
 
     if not command:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hybridplan.conformance.oracle_schema import OracleError, Result
 from hybridplan.conformance.scenarios import Scenario
 from hybridplan.engine import for_version
-from hybridplan.engine.args import Platform
-from hybridplan.engine.command import LaunchCommand
+from hybridplan.engine.api import Platform
+from hybridplan.engine.api import LaunchCommand
 from hybridplan.errors import BadInput, EngineRefusal
 
 # Resolved engine fields compared one to one (the oracle's RESOLVED_FIELDS that hybridplan holds).

@@ -209,7 +209,7 @@ def generate(models: dict[str, ModelDir], n: int, seed: int = 0) -> list[Scenari
     return out
 
 
-# Commands where releases 0.5.18-0.5.23 differ (engine/behaviours.py), each named after the switch it exercises:
+# Commands where releases 0.5.18-0.5.23 differ (engine/sglang/behaviours.py), each named after the switch it exercises:
 # text-only Qwen3.5-family archs, the 20-35 GiB tier, --max-running-requests below attention DP,
 # attention DP with spec, DFLASH with attention DP, PD prefill with MTP, path-less MTP draft KV, the PP and KDA
 # breakable-prefill-graph rules, the ReplaySSM ring, pure SSM configs, DSpark with PP, post-capture KV sizing and

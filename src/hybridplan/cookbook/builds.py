@@ -1,5 +1,5 @@
 """Which sglang release a page's build is (data/sglang_builds.yaml), and so which release (or named build profile,
-engine/behaviours.py PROFILES) models a page that pins a build without an explicit engine_version."""
+engine/sglang/behaviours.py PROFILES) models a page that pins a build without an explicit engine_version."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any, Optional
 
 from hybridplan.engine import DEFAULT, SUPPORTED, release_of
-from hybridplan.engine.behaviours import profile as build_profile
+from hybridplan.engine.api import profile as build_profile
 from hybridplan.errors import BadInput
 
 _HEX = re.compile(r"[0-9a-f]{7,40}")
@@ -53,7 +53,7 @@ def parse(data: Any) -> tuple[Build, ...]:
         if raw["release"] is not None and raw["release"] not in SUPPORTED:
             raise BadInput(f"{where}.release: {raw['release']!r} is not a modelled release ({', '.join(SUPPORTED)})")
         if raw["profile"] is not None and (raw["release"] is not None or build_profile(str(raw["profile"])) is None):
-            raise BadInput(f"{where}.profile: {raw['profile']!r} is not a build profile (engine/behaviours.py PROFILES) "
+            raise BadInput(f"{where}.profile: {raw['profile']!r} is not a build profile (engine/sglang/behaviours.py PROFILES) "
                            "or the build is a release")
         if not raw["sources"] or not all(isinstance(s, str) and s for s in raw["sources"]):
             raise BadInput(f"{where}.sources: at least one source")

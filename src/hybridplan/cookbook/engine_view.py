@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from hybridplan.cookbook.compose import family, flag_value
 from hybridplan.cookbook.text import interpolate
-from hybridplan.engine.command import LaunchCommand
+from hybridplan.engine.api import LaunchCommand
 from hybridplan.errors import HybridPlanError
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from hybridplan.cookbook import selection as S
 from hybridplan.cookbook.render import Rendered, compose_cell
 from hybridplan.cookbook.schema import Page
 from hybridplan.cookbook.text import first_match, placeholder_values
-from hybridplan.engine.command import LaunchCommand
+from hybridplan.engine.api import LaunchCommand
 from hybridplan.errors import EngineRefusal, HybridPlanError
 
 if TYPE_CHECKING:

@@ -125,7 +125,7 @@ def at_version(page: Page, version: str | None) -> Page:
     """The page modelled by another sglang release (`--engine-version`), or as it is when None."""
     if version is None:
         return page
-    from hybridplan.engine.behaviours import check_version
+    from hybridplan.engine.api import check_version
 
     return page.model_copy(update={"engine_version": check_version(version)})
 

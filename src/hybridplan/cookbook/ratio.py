@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from hybridplan.engine.command import LaunchCommand
+from hybridplan.engine.api import LaunchCommand
 from hybridplan.errors import HybridPlanError
 
 

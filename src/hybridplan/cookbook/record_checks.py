@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 from hybridplan.cookbook.engine_view import env_pairs
 from hybridplan.cookbook.records import Record
-from hybridplan.engine.command import LaunchCommand
+from hybridplan.engine.api import LaunchCommand
 from hybridplan.planner.plan import MeasuredFailure
 
 if TYPE_CHECKING:
-    from hybridplan.engine.types import EngineArgs
+    from hybridplan.engine.api import EngineArgs
     from hybridplan.planner.verdict import Verdict
 
 # resolved arguments that must be equal for a record to speak for another command (the rest bound it monotonically)

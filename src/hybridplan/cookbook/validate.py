@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from hybridplan.cookbook.docs_keep import ModuleLines
     from hybridplan.cookbook.pages import Loaded as LoadedPage
     from hybridplan.cookbook.schema import Option
-    from hybridplan.engine.flags import FlagRegistry
+    from hybridplan.engine.registry import FlagRegistry
 
 # a strip entry: (group, dim index, option index or None for the row's own strip, flag family, row-level)
 _StripKey = tuple[str, int, int | None, str, bool]
@@ -252,7 +252,7 @@ def _registry(page: Page) -> FlagRegistry:
 def _check_flag(reg: FlagRegistry, flag: str, kind: str, values: dict[str, Any]) -> str | None:
     """Why a flag string is not valid for the engine's parser (None if it is)."""
     from hybridplan.cookbook.text import interpolate
-    from hybridplan.engine.flags import parse_argv
+    from hybridplan.engine.registry import parse_argv
 
     fam = C.family(flag)
     if not fam.startswith("--"):
@@ -594,7 +594,7 @@ def check_paths(paths: list[str], *, gpu: bool = True, version: str | None = Non
     """Validate pages: files, folders or bundled page ids (none: every bundled page), each modelled by its own
     release or by `version`."""
     if version is not None:
-        from hybridplan.engine.behaviours import check_version
+        from hybridplan.engine.api import check_version
 
         check_version(version)  # a bad --engine-version is a usage error, not a finding per page
     report = Report()

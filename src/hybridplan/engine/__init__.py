@@ -5,6 +5,6 @@ version-neutral types of `engine.types`.
 """
 
 from hybridplan.engine.api import for_engine
-from hybridplan.engine.versions import DEFAULT, SUPPORTED, for_version, release_of
+from hybridplan.engine.sglang.releases import DEFAULT, SUPPORTED, for_version, release_of
 
 __all__ = ["DEFAULT", "SUPPORTED", "for_engine", "for_version", "release_of"]

@@ -3,7 +3,7 @@ keeps every other token the user typed, in order."""
 
 from __future__ import annotations
 
-from hybridplan.engine.flags import FlagRegistry
+from hybridplan.engine.registry import FlagRegistry
 
 
 def _spans(argv: tuple[str, ...], reg: FlagRegistry) -> list[tuple[int, int, str | None]]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Literal
 
-from hybridplan.engine.args import EngineArgs
+from hybridplan.engine.api import EngineArgs
 from hybridplan.hardware.catalog import GPU, catalog
 from hybridplan.weights.quant import METHOD_DEFAULTS
 

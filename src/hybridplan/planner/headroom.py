@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hybridplan.dtypes import itemsize
-from hybridplan.engine.args import EngineArgs
+from hybridplan.engine.api import EngineArgs
 from hybridplan.engine import for_version
 from hybridplan.hardware.catalog import GPU
 from hybridplan.models.geometry import ModelGeometry

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from hybridplan.engine import for_version
-from hybridplan.engine.args import EngineArgs
-from hybridplan.engine.command import LaunchCommand, parse_command
-from hybridplan.engine.flags import FlagRegistry
+from hybridplan.engine.api import EngineArgs
+from hybridplan.engine.api import LaunchCommand, parse_command
+from hybridplan.engine.registry import FlagRegistry
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU, catalog, from_options
 from hybridplan.monotone import largest_true

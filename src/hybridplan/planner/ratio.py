@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from hybridplan.engine import for_version
-from hybridplan.engine.args import EngineArgs
-from hybridplan.engine.command import LaunchCommand, parse_command
-from hybridplan.engine.types import PoolBudget, PoolSizing
+from hybridplan.engine.api import EngineArgs
+from hybridplan.engine.api import LaunchCommand, parse_command
+from hybridplan.engine.api import PoolBudget, PoolSizing
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU
 from hybridplan.planner.overrides import with_args

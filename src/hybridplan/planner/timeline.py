@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hybridplan.engine import for_version
-from hybridplan.engine.args import EngineArgs
-from hybridplan.engine.command import LaunchCommand
-from hybridplan.engine.types import PoolBudget, PoolSizing
+from hybridplan.engine.api import EngineArgs
+from hybridplan.engine.api import LaunchCommand
+from hybridplan.engine.api import PoolBudget, PoolSizing
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry

@@ -86,7 +86,7 @@ def weights_per_rank(model: str, tp: int, quantization: str | None, mtp: bool) -
     import shlex
 
     from hybridplan.engine import for_version
-    from hybridplan.engine.command import parse_command
+    from hybridplan.engine.api import parse_command
     from hybridplan.models.loader import load_model
     from hybridplan.weights.report import model_weights
 

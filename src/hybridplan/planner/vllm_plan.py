@@ -21,7 +21,7 @@ from hybridplan.errors import BadInput, EngineRefusal
 
 if TYPE_CHECKING:
     from hybridplan.engine.api import HybridKVEngine, VllmArgs, VllmCommand
-    from hybridplan.engine.flags import FlagRegistry
+    from hybridplan.engine.registry import FlagRegistry
     from hybridplan.models.geometry import ModelGeometry
 
 GIB = 2**30

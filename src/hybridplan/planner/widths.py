@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from hybridplan.engine.args import EngineArgs
+from hybridplan.engine.api import EngineArgs
 from hybridplan.errors import BadInput
 
 

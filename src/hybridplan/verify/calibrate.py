@@ -68,7 +68,7 @@ def _min_over_ranks(boot: dict[str, Any], key: str) -> float | None:
 def observations(runs: list[Run]) -> tuple[list[Observation], list[dict[str, Any]]]:
     """The runs calibration can use (a catalog GPU, a command the engine model loads, a logged P), and why the
     others are skipped."""
-    from hybridplan.engine.command import LaunchCommand
+    from hybridplan.engine.api import LaunchCommand
     from hybridplan.loading import load
     from hybridplan.hardware.catalog import lookup
 

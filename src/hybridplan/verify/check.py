@@ -19,8 +19,8 @@ from functools import cached_property
 from typing import Any, Callable
 
 from hybridplan.engine import for_version
-from hybridplan.engine.command import LaunchCommand
-from hybridplan.engine.types import EngineArgs, PoolBudget
+from hybridplan.engine.api import LaunchCommand
+from hybridplan.engine.api import EngineArgs, PoolBudget
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.loading import Loaded, load
 from hybridplan.provenance import Source, Sourced

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any, Sequence
 
 from hybridplan.engine import for_version
-from hybridplan.engine.types import EngineArgs, PoolBudget
+from hybridplan.engine.api import EngineArgs, PoolBudget
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.loading import Loaded, load
 from hybridplan.verify.failures import STATE_REFUSAL, TOO_SMALL

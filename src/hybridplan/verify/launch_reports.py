@@ -56,9 +56,9 @@ class Report:
 
 
 def _modelled(version: str) -> str | None:
-    """The release a version string is, or the build profile it names (engine/behaviours.py PROFILES)."""
+    """The release a version string is, or the build profile it names (engine/sglang/behaviours.py PROFILES)."""
     from hybridplan.engine import release_of
-    from hybridplan.engine.behaviours import profile
+    from hybridplan.engine.api import profile
 
     return version if profile(version) is not None else release_of(version)[0]
 

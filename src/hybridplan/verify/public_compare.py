@@ -69,7 +69,7 @@ def _command(r: BootLogRecord) -> str | None:
     """The command to predict for: the record's own (model path from the catalog), else the model at its TP."""
     if r.model is None or catalog_entry(r.model) is None:
         return None
-    from hybridplan.engine.command import parse_command
+    from hybridplan.engine.api import parse_command
 
     flags = ["--model-path", r.model]
     if r.command:

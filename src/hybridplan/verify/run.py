@@ -165,7 +165,7 @@ def _outcome(state: str, server_rc: int | None, boot: BootLog, bench: dict[str, 
 
 def _check(boot: BootLog, point: Point, build: Build, python_program: tuple[str, ...]) -> dict[str, Any]:
     """`logs check` on the point's own command; a command the engine model cannot load is noted, not fatal."""
-    from hybridplan.engine.command import LaunchCommand
+    from hybridplan.engine.api import LaunchCommand
     from hybridplan.verify.check import check_log
 
     cmd = LaunchCommand(env=tuple(_env_pairs(point.env).items()), program=python_program,

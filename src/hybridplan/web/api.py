@@ -15,7 +15,7 @@ from hybridplan.web.schemas import (ID_PATTERN, CompareRequest, ExplainRequest, 
 
 if TYPE_CHECKING:
     from hybridplan.cookbook.schema import Page
-    from hybridplan.engine.command import LaunchCommand
+    from hybridplan.engine.api import LaunchCommand
     from hybridplan.web.schemas import _WithModel
 
 ERROR_SCHEMA = {"type": "object", "properties": {"error": {"type": "object", "properties": {
@@ -93,7 +93,7 @@ def explain(req: ExplainRequest, request: Request) -> CliJSON:
         from hybridplan.errors import BadInput
 
         raise BadInput("kv_memory_gib: vLLM's available KV memory; give `engine: vllm` (sglang takes pool_budget_gib)")
-    from hybridplan.engine.command import parse_command
+    from hybridplan.engine.api import parse_command
     from hybridplan.explain import explain as run
     from hybridplan.hardware.catalog import from_options
 
@@ -148,7 +148,7 @@ def plan(req: PlanRequest, request: Request) -> CliJSON:
     the candidates (utilization, prefix caching and its mamba cache mode, KV and state dtypes), cheapest first, each
     with `why`, the `best` and its `command`."""
     from hybridplan.cookbook.record_checks import measured_failure
-    from hybridplan.engine.command import parse_command
+    from hybridplan.engine.api import parse_command
     from hybridplan.errors import BadInput
     from hybridplan.evidence_sources import all_evidence
     from hybridplan.planner.plan import plan as run, target_from_options
@@ -236,7 +236,7 @@ def logs_check(req: LogCheckRequest, request: Request) -> CliJSON:
         raise BadInput("gpu: taken with `engine: vllm` only (an sglang log states its own memory)")
     if req.command is None:
         raise BadInput("command: the command the server ran is required for an sglang log")
-    from hybridplan.engine.command import parse_command
+    from hybridplan.engine.api import parse_command
     from hybridplan.verify.check import check_log
     from hybridplan.verify.logparse import parse_log
 
@@ -325,7 +325,7 @@ def render(req: RenderRequest, request: Request) -> CliJSON:
 def ratio(req: RatioRequest, request: Request) -> CliJSON:
     """The balanced --mamba-full-memory-ratio and the --max-mamba-cache-size pin for L-token requests at
     concurrency C, with S, D, state/slot, KV/token and the formula (the `ratio --json` object)."""
-    from hybridplan.engine.command import parse_command
+    from hybridplan.engine.api import parse_command
     from hybridplan.hardware.catalog import from_options
     from hybridplan.planner.ratio import balanced_ratio
 

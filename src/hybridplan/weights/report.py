@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from hybridplan.engine import for_version
-from hybridplan.engine.args import EngineArgs
+from hybridplan.engine.api import EngineArgs
 from hybridplan.errors import BadInput
 from hybridplan.models.geometry import ModelGeometry
 from hybridplan.models.loader import ConfigSource, bundled_id, catalog_source, resolve_config

@@ -12,7 +12,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from hybridplan.engine.flags import Bound, FlagRegistry, parse_argv, registry_from_json
+from hybridplan.engine.registry import Bound, FlagRegistry, parse_argv, registry_from_json
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_COMMAND_CHARS, MAX_CONTEXT, MAX_PARALLEL, MAX_REQUESTS
 
@@ -23,7 +23,7 @@ _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _NON_DEFAULT = re.compile(r"non-default args: (\{.*\})")
 
 
-# The range hybridplan accepts for the values it sizes from (engine/flags.py's BOUNDS are keyed by sglang's dests)
+# The range hybridplan accepts for the values it sizes from (engine/registry.py's BOUNDS are keyed by sglang's dests)
 _TOKENS = Bound(1, MAX_CONTEXT, "tokens in one context")
 BOUNDS: dict[str, Bound] = {
     "max_model_len": Bound(-1, MAX_CONTEXT, "tokens in one context; -1 or auto fits it to the memory"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hybridplan.engine.flags import FlagRegistry
+from hybridplan.engine.registry import FlagRegistry
 from hybridplan.engine.vllm import command, planning
 from hybridplan.engine.vllm.behaviours import RELEASES
 from hybridplan.errors import BadInput

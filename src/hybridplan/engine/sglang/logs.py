@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from hybridplan.dtypes import itemsize, torch_name
-from hybridplan.engine.args import EngineArgs
-from hybridplan.engine.sglang_0_5_23.sizing import GIB, kv_bytes_allocated, pp_stages, state_tp
-from hybridplan.engine.types import PoolSizing, StateAllocation
+from hybridplan.engine.sglang.args import EngineArgs
+from hybridplan.engine.sglang.sizing import GIB, kv_bytes_allocated, pp_stages, state_tp
+from hybridplan.engine.sglang.types import PoolSizing, StateAllocation
 from hybridplan.models.geometry import ModelGeometry
 
 

@@ -6,8 +6,8 @@ becomes max(P (1 - mfs), reserve) (mem_cache/kv_cache_configurator.py::_profile_
 
 from __future__ import annotations
 
-from hybridplan.engine.args import EngineArgs
-from hybridplan.engine.sglang_0_5_23.cuda_graph import DISABLED, GraphConfig
+from hybridplan.engine.sglang.args import EngineArgs
+from hybridplan.engine.sglang.cuda_graph import DISABLED, GraphConfig
 
 RULE = "runtime_context.py::pre_capture_activation_reserve_mb"
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from hybridplan.errors import BadInput
 
 if TYPE_CHECKING:
-    from hybridplan.engine.sglang_0_5_23.resolver import Resolver
+    from hybridplan.engine.sglang.resolver import Resolver
 
 HOOK = "arg_groups/cuda_graph_hook.py"
 FULL, BREAKABLE, DISABLED = "full", "breakable", "disabled"

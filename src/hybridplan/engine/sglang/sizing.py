@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 
-from hybridplan.engine.args import EngineArgs
-from hybridplan.engine.behaviours import Switches
-from hybridplan.engine.sglang_0_5_23 import archs
-from hybridplan.engine.sglang_0_5_23.kv_dtype import draft_kv_dtype
-from hybridplan.engine.types import KVCell, PoolBudget, PoolSizing, RequestCap, StatePlan
+from hybridplan.engine.sglang.args import EngineArgs
+from hybridplan.engine.sglang.behaviours import Switches
+from hybridplan.engine.sglang import archs
+from hybridplan.engine.sglang.kv_dtype import draft_kv_dtype
+from hybridplan.engine.sglang.types import KVCell, PoolBudget, PoolSizing, RequestCap, StatePlan
 from hybridplan.errors import EngineRefusal
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry, StateTP
 

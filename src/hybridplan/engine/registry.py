@@ -78,7 +78,7 @@ class FlagRegistry:
 
 @lru_cache(maxsize=None)
 def load_registry(package: str) -> FlagRegistry:
-    """Load `flags.json` from an engine-version package (e.g. hybridplan.engine.sglang_0_5_23)."""
+    """Load `flags.json` from an engine-version package (e.g. hybridplan.engine.sglang)."""
     return registry_from_json(json.loads((resources.files(package) / "flags.json").read_text()))
 
 

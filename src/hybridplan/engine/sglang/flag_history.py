@@ -2,8 +2,8 @@
 
 flag_history.json (scripts/gen_flag_history.py) lists, for each release a -> b, the flag records b added, the
 records a had that b removed, and a's records of flags whose parsing b changed. Walking it backwards from the base
-registry (engine/sglang_0_5_23/flags.json) gives any release's registry in the same JSON shape, so a flag a release
-lacks is refused with that release's own parser message (engine/flags.py parses with argparse's rules).
+registry (engine/sglang/flags.json) gives any release's registry in the same JSON shape, so a flag a release
+lacks is refused with that release's own parser message (engine/registry.py parses with argparse's rules).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from hybridplan.engine.behaviours import VERSIONS, base_release, check_version
-from hybridplan.engine.flags import FlagRegistry, ParsedFlags, parse_argv, registry_from_json
+from hybridplan.engine.sglang.behaviours import VERSIONS, base_release, check_version
+from hybridplan.engine.registry import FlagRegistry, ParsedFlags, parse_argv, registry_from_json
 from hybridplan.errors import BadInput
 
-BASE_PACKAGE = "hybridplan.engine.sglang_0_5_23"
+BASE_PACKAGE = "hybridplan.engine.sglang"
 
 
 def _key(flag: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
@@ -27,7 +27,7 @@ def _key(flag: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
 @lru_cache(maxsize=1)
 def history() -> dict[str, Any]:
     """flag_history.json as stored."""
-    data: dict[str, Any] = json.loads((resources.files("hybridplan.engine") / "flag_history.json").read_text())
+    data: dict[str, Any] = json.loads((resources.files("hybridplan.engine.sglang") / "flag_history.json").read_text())
     return data
 
 

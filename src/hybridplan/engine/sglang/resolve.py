@@ -5,15 +5,15 @@ Only the rules that change what the pools size are modelled; each step names the
 
 from __future__ import annotations
 
-from hybridplan.engine.args import EngineArgs, Platform, env_bool, freeze
-from hybridplan.engine.behaviours import Switches
-from hybridplan.engine.command import LaunchCommand
-from hybridplan.engine.sglang_0_5_23 import archs
-from hybridplan.engine.sglang_0_5_23.attention import resolve_attention_backend
-from hybridplan.engine.sglang_0_5_23.kv_dtype import target_kv_dtype
-from hybridplan.engine.sglang_0_5_23.memory_defaults import apply_memory_defaults
-from hybridplan.engine.sglang_0_5_23.resolver import Resolver
-from hybridplan.engine.sglang_0_5_23.speculative import resolve_speculative
+from hybridplan.engine.sglang.args import EngineArgs, Platform, env_bool, freeze
+from hybridplan.engine.sglang.behaviours import Switches
+from hybridplan.engine.sglang.command import LaunchCommand
+from hybridplan.engine.sglang import archs
+from hybridplan.engine.sglang.attention import resolve_attention_backend
+from hybridplan.engine.sglang.kv_dtype import target_kv_dtype
+from hybridplan.engine.sglang.memory_defaults import apply_memory_defaults
+from hybridplan.engine.sglang.resolver import Resolver
+from hybridplan.engine.sglang.speculative import resolve_speculative
 from hybridplan.errors import BadInput
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.provenance import Source

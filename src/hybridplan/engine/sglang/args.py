@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from hybridplan.engine.behaviours import Switches, switches
+from hybridplan.engine.sglang.behaviours import Switches, switches
+from hybridplan.engine.types import Platform as Platform
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_INT
 from hybridplan.provenance import Source
@@ -27,19 +28,6 @@ class Arg:
         return out
 
 
-@dataclass(frozen=True, kw_only=True)
-class Platform:
-    """What the engine would detect about the device; unknown fields leave device-dependent defaults open."""
-
-    device: str = "cuda"  # cuda | hip | xpu | npu | cpu
-    sm: int | None = None  # compute capability x10 (90 = Hopper, 100 = B200, 120 = RTX 5090)
-    gpu_memory_mib: int | None = None  # what nvidia-smi reports as memory.total
-
-    @property
-    def is_sm100(self) -> bool:
-        return self.sm is not None and 100 <= self.sm < 110
-
-
 @dataclass(frozen=True)
 class EngineArgs:
     """The arguments one engine version holds after its resolution pipeline, keyed by the engine's field names."""
@@ -54,7 +42,7 @@ class EngineArgs:
 
     @property
     def switches(self) -> Switches:
-        """The release's behaviour switches (engine/behaviours.py), which sizing reads with these args."""
+        """The release's behaviour switches (engine/sglang/behaviours.py), which sizing reads with these args."""
         return switches(self.version)
 
     def get(self, name: str, default: Any = None) -> Any:

@@ -6,16 +6,16 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from hybridplan.engine.args import Arg, Platform
-from hybridplan.engine.command import LaunchCommand
-from hybridplan.engine.behaviours import Switches
-from hybridplan.engine.flag_history import parse, registry
-from hybridplan.engine.flags import load_registry
+from hybridplan.engine.sglang.args import Arg, Platform
+from hybridplan.engine.sglang.command import LaunchCommand
+from hybridplan.engine.sglang.behaviours import Switches
+from hybridplan.engine.sglang.flag_history import parse, registry
+from hybridplan.engine.registry import load_registry
 from hybridplan.errors import EngineRefusal
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.provenance import Source
 
-REGISTRY_PACKAGE = "hybridplan.engine.sglang_0_5_23"
+REGISTRY_PACKAGE = "hybridplan.engine.sglang"
 
 # The engine fields sizing reads (reported in `explain --json` `args`, in this order).
 SIZING_FIELDS = (

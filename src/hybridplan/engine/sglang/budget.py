@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hybridplan.engine.args import EngineArgs
-from hybridplan.engine.types import PoolBudget
+from hybridplan.engine.sglang.args import EngineArgs
+from hybridplan.engine.sglang.types import PoolBudget
 
 KVC = "mem_cache/kv_cache_configurator.py"
 

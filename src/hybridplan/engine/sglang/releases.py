@@ -7,12 +7,12 @@ import re
 from functools import lru_cache
 from importlib import import_module
 
-from hybridplan.engine.api import Engine
-from hybridplan.engine.behaviours import VERSIONS, check_version
+from hybridplan.engine.sglang.protocol import Engine
+from hybridplan.engine.sglang.behaviours import VERSIONS, check_version
 
 SUPPORTED = VERSIONS
 DEFAULT = VERSIONS[-1]
-MODEL = "hybridplan.engine.sglang_0_5_23.engine"  # the rules every release shares (imported on first use)
+MODEL = "hybridplan.engine.sglang.engine"  # the rules every release shares (imported on first use)
 
 
 def for_version(version: str | None = None) -> Engine:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hybridplan.engine.args import EngineArgs, env_bool
-from hybridplan.engine.behaviours import Switches
-from hybridplan.engine.sglang_0_5_23.cuda_graph import DISABLED, GraphConfig, resolve_graph_config, typed
-from hybridplan.engine.sglang_0_5_23.reserves import activation_tokens, post_capture_kv_sizing_planned
+from hybridplan.engine.sglang.args import EngineArgs, env_bool
+from hybridplan.engine.sglang.behaviours import Switches
+from hybridplan.engine.sglang.cuda_graph import DISABLED, GraphConfig, resolve_graph_config, typed
+from hybridplan.engine.sglang.reserves import activation_tokens, post_capture_kv_sizing_planned
 
 if TYPE_CHECKING:
-    from hybridplan.engine.sglang_0_5_23.resolver import Resolver
+    from hybridplan.engine.sglang.resolver import Resolver
     from hybridplan.models.geometry import ModelGeometry
 
 RULE = "arg_groups/memory_hook.py::handle_gpu_memory_settings"

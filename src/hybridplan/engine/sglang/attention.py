@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hybridplan.engine.args import Platform, env_bool
+from hybridplan.engine.sglang.args import Platform, env_bool
 
 if TYPE_CHECKING:
-    from hybridplan.engine.sglang_0_5_23.resolver import Resolver
+    from hybridplan.engine.sglang.resolver import Resolver
 
 HOOK = "arg_groups/attention_hook.py::handle_attention_backend_compatibility"
 AITER_CONTEXT = 8192  # above this context the aiter backend scales mem_fraction_static

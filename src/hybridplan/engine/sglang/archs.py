@@ -1,9 +1,9 @@
 """Architecture lists of sglang 0.5.23 that decide speculative defaults, and the radix-cache gates over a release's
-lists (engine/behaviours.py: mamba_radix_cache_archs, mamba_extra_buffer_archs)."""
+lists (engine/sglang/behaviours.py: mamba_radix_cache_archs, mamba_extra_buffer_archs)."""
 
 from __future__ import annotations
 
-from hybridplan.engine.behaviours import Switches
+from hybridplan.engine.sglang.behaviours import Switches
 
 # configs/model_config.py::_config_draft_model: archs whose draft-mode config sets num_nextn_predict_layers = 1
 DRAFT_MODE_ONE_NEXTN_LAYER = frozenset({

@@ -1,18 +1,18 @@
 """sglang 0.5.18-0.5.23 behind the one engine API (hybridplan.engine.api.Engine): 0.5.23's model, parameterized by
-a release's switches (engine/behaviours.py) and flag registry (engine/flag_history.py); each method delegates to the
+a release's switches (engine/sglang/behaviours.py) and flag registry (engine/sglang/flag_history.py); each method delegates to the
 module that mirrors the engine function."""
 
 from __future__ import annotations
 
-from hybridplan.engine.api import Engine
-from hybridplan.engine.args import EngineArgs, Platform
-from hybridplan.engine.command import LaunchCommand
-from hybridplan.engine.behaviours import Switches, switches
-from hybridplan.engine.flag_history import parse, registry
-from hybridplan.engine.flags import FlagRegistry, ParsedFlags
-from hybridplan.engine.sglang_0_5_23 import budget, logs, memory_defaults, reserves, resolve, sizing
-from hybridplan.engine.sglang_0_5_23.resolver import REGISTRY_PACKAGE
-from hybridplan.engine.types import KVCell, PoolBudget, PoolSizing, RequestCap, StateAllocation, StatePlan
+from hybridplan.engine.sglang.protocol import Engine
+from hybridplan.engine.sglang.args import EngineArgs, Platform
+from hybridplan.engine.sglang.command import LaunchCommand
+from hybridplan.engine.sglang.behaviours import Switches, switches
+from hybridplan.engine.sglang.flag_history import parse, registry
+from hybridplan.engine.registry import FlagRegistry, ParsedFlags
+from hybridplan.engine.sglang import budget, logs, memory_defaults, reserves, resolve, sizing
+from hybridplan.engine.sglang.resolver import REGISTRY_PACKAGE
+from hybridplan.engine.sglang.types import KVCell, PoolBudget, PoolSizing, RequestCap, StateAllocation, StatePlan
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hybridplan.engine.sglang_0_5_23 import archs
+from hybridplan.engine.sglang import archs
 
 if TYPE_CHECKING:
-    from hybridplan.engine.sglang_0_5_23.resolver import Resolver
+    from hybridplan.engine.sglang.resolver import Resolver
 
 HOOK = "arg_groups/speculative_hook.py"
 MRR_RESET = ("Max running requests is reset to 48 for speculative decoding. You can override this by "

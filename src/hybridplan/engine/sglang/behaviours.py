@@ -4,7 +4,7 @@ One model serves every release; a release differs only by the values below. `CHA
 entry sets one switch in one release and cites the engine file::function where the behaviour changed (0.5.18
 entries are the baseline, cited where the rule lives in 0.5.18). `switches(v)` folds the history up to release v.
 Architecture-list switches accumulate (an entry lists the architectures that join); the others are replaced.
-Flags a release lacks or parses differently are data too: engine/flag_history.json (scripts/gen_flag_history.py);
+Flags a release lacks or parses differently are data too: engine/sglang/flag_history.json (scripts/gen_flag_history.py);
 --attn-dp-size (0.5.22) is only that: before it, --enable-dp-attention --dp N gives the same widths. Not switches
 either: changes inside what hybridplan does not model (the fused draft entry of --enable-unified-memory, 0.5.23).
 scripts/check_behaviours.py re-reads each cited change from the unpacked releases (maintainers; needs the wheels).
