@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hybridplan.engine.types import Platform
+from hybridplan.hardware.platform import Platform
 from hybridplan.engine.api import LaunchCommand
 from hybridplan.engine.api import PoolBudget
 from hybridplan.errors import EngineRefusal

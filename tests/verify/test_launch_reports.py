@@ -12,6 +12,7 @@ from hybridplan.hardware.catalog import lookup
 from hybridplan.loading import load as load_command
 from hybridplan.verify.launch_reports import check, load, parse, report_evidence
 from hybridplan.weights.quant import method_policy, policy_from_config, scheme_bytes
+from hybridplan.engine.api import weights_query
 from hybridplan.weights.report import model_weights
 
 REPORTS = load()
@@ -52,8 +53,8 @@ def test_auto_round_on_the_bf16_geometry_sizes_the_int4_export_not_the_bf16_chec
     card = lookup("rtx3090")
     bf16 = load_command(INT4_3090.replace(" --quantization auto-round", ""), platform=card.platform())
     int4 = load_command(INT4_3090, platform=card.platform())
-    w16 = model_weights(bf16.args, bf16.geometry).target_per_rank.value / GIB
-    w4 = model_weights(int4.args, int4.geometry).target_per_rank
+    w16 = model_weights(weights_query(bf16.args, bf16.geometry), bf16.geometry).target_per_rank.value / GIB
+    w4 = model_weights(weights_query(int4.args, int4.geometry), int4.geometry).target_per_rank
     # 4-bit linears in groups of 128 (+ fp16 scales, packed zeros); embeddings, lm_head and the vision tower in bf16
     assert w16 > 50 and 16 < w4.value / GIB < 19 and "auto-round INT4 (group 128)" in w4.note
 
@@ -81,7 +82,7 @@ def test_an_mtp_head_holds_its_own_embedding_and_lm_head_while_the_pools_are_siz
     cmd = (INT4_3090 + f" --tp-size {tp} --speculative-algorithm EAGLE --speculative-num-steps 4 "
            "--speculative-eagle-topk 1 --speculative-num-draft-tokens 5")
     loaded = load_command(cmd, platform=card.platform())
-    w = model_weights(loaded.args, loaded.geometry)
+    w = model_weights(weights_query(loaded.args, loaded.geometry), loaded.geometry)
     # Qwen3.8-27B: vocab 248,320 x hidden 5,120 in bf16, the embedding and the lm_head, vocab split over TP
     assert w.draft_released_per_rank == 2 * 2 * 5120 * (248_320 // tp)
     assert w.draft_per_rank.value > w.draft_released_per_rank and "set_embed_and_head" in w.draft_per_rank.note

@@ -13,7 +13,7 @@ from hybridplan.engine.api import LaunchCommand
 from hybridplan.errors import HybridPlanError
 
 if TYPE_CHECKING:
-    from hybridplan.engine.types import Platform
+    from hybridplan.hardware.platform import Platform
     from hybridplan.loading import Loaded
 
 # the Deploy panel's labels for --speculative-algorithm values (cookbook-semantics §3.8)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # re-exported for callers' annotations: outside engine/ the v
 
 
 from hybridplan.engine.release import EngineRelease as EngineRelease
-from hybridplan.engine.types import Platform as Platform
+from hybridplan.hardware.platform import Platform as Platform
 
 # sglang's launch, resolved arguments and pool types, for the layers that work in its terms (the SGLang planner and
 # cookbook pages); the neutral surfaces reach an engine through for_engine
@@ -29,6 +29,7 @@ from hybridplan.engine.sglang.args import Arg as Arg, EngineArgs as EngineArgs
 from hybridplan.engine.sglang.behaviours import (Switches as Switches, check_version as check_version,
                                                  profile as profile)
 from hybridplan.engine.sglang.command import LaunchCommand as LaunchCommand, parse_command as parse_command
+from hybridplan.engine.sglang.loads import EAGLE_FAMILY as EAGLE_FAMILY, weights_query as weights_query
 from hybridplan.engine.sglang.types import (KVCell as KVCell, PoolBudget as PoolBudget, PoolSizing as PoolSizing,
                                             RequestCap as RequestCap, StateAllocation as StateAllocation,
                                             StatePlan as StatePlan)

@@ -11,7 +11,7 @@ from dataclasses import MISSING, asdict, dataclass, fields, replace
 from functools import lru_cache
 from typing import Any, Literal, Optional
 
-from hybridplan.engine.types import Platform
+from hybridplan.hardware.platform import Platform
 from hybridplan.errors import BadInput
 
 MIB = 1 << 20

@@ -24,7 +24,7 @@ from hybridplan.models.geometry import ModelGeometry
 from hybridplan.planner.constants import PlannerConstants
 from hybridplan.planner.widths import ModelWidths
 from hybridplan.provenance import Source, Sourced
-from hybridplan.weights.report import EAGLE_FAMILY
+from hybridplan.engine.api import EAGLE_FAMILY
 
 MIB = 1 << 20
 GIB = 1 << 30

@@ -306,6 +306,7 @@ class Planner:
 
     def weights(self, loaded: Loaded) -> WeightReport:
         from hybridplan.weights.quant import NAMED
+        from hybridplan.engine.api import weights_query
         from hybridplan.weights.report import model_weights
 
         a = loaded.args
@@ -313,7 +314,7 @@ class Planner:
                a["is_multimodal"], a["speculative_algorithm"])
         if key not in self._weights:
             policy = NAMED[self.ckpt.estimated_quant] if self.ckpt.estimated_quant else None
-            self._weights[key] = model_weights(a, loaded.geometry, hub=self.t.hub, target_gib=self.t.weights_gib,
+            self._weights[key] = model_weights(weights_query(a, loaded.geometry), loaded.geometry, hub=self.t.hub, target_gib=self.t.weights_gib,
                                                policy=policy)
         return self._weights[key]
 

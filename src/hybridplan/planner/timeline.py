@@ -23,7 +23,8 @@ from hybridplan.planner import headroom as hr
 from hybridplan.planner.constants import PlannerConstants, constants_for
 from hybridplan.planner.widths import ModelWidths, command_widths
 from hybridplan.provenance import Source, Sourced
-from hybridplan.weights.report import EAGLE_FAMILY, WeightReport, model_weights
+from hybridplan.engine.api import EAGLE_FAMILY, weights_query
+from hybridplan.weights.report import WeightReport, model_weights
 
 if TYPE_CHECKING:
     from hybridplan.loading import Loaded
@@ -247,7 +248,7 @@ def for_loaded(loaded: Loaded, *, gpu: GPU | None = None, available_gib: float |
     """The timeline of a loaded command (explain.Loaded); the weights are only needed when A is not measured."""
     weights = None
     if available_gib is None:
-        weights = model_weights(loaded.args, loaded.geometry, hub=hub, target_gib=weights_gib,
+        weights = model_weights(weights_query(loaded.args, loaded.geometry), loaded.geometry, hub=hub, target_gib=weights_gib,
                                 checkpoint_bytes=checkpoint_bytes)
     tl = build(loaded.args, loaded.geometry, gpu=gpu, weights=weights, available_gib=available_gib,
                pre_load_gib=pre_load_gib, version=loaded.version, draft=loaded.draft, constants=constants)

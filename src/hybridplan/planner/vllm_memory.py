@@ -13,11 +13,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hybridplan.errors import BadInput
 from hybridplan.hardware.catalog import GPU
 from hybridplan.provenance import Source, Sourced
+
+if TYPE_CHECKING:
+    from hybridplan.models.geometry import ModelGeometry
 
 GIB = 1 << 30
 DATA_FILE = "vllm_memory.yaml"
@@ -79,28 +82,20 @@ def _widths(model: str) -> tuple[int, int]:
     return w.hidden, max(dense, moe)
 
 
-def weights_per_rank(model: str, tp: int, quantization: str | None, mtp: bool) -> Sourced:
+def weights_per_rank(geo: "ModelGeometry", model: str, tp: int, quantization: str | None, mtp: bool) -> Sourced:
     """The weights vLLM loads on one rank: the project's weight estimate (weights/report.py::model_weights, as the
     SGLang timeline uses it) for the same checkpoint and tensor parallelism; an MTP drafter adds its own layers
     (vLLM shares the target's embedding and lm_head with it: model_executor/models/qwen3_5_mtp.py)."""
-    import shlex
+    from hybridplan.weights.inventory import Parallel
+    from hybridplan.weights.report import WeightsQuery, model_weights
 
-    from hybridplan.engine import for_version
-    from hybridplan.engine.api import parse_command
-    from hybridplan.models.loader import load_model
-    from hybridplan.weights.report import model_weights
-
-    argv = ["python", "-m", "sglang.launch_server", "--model-path", model, "--tp-size", str(tp)]
-    if quantization:
-        argv += ["--quantization", quantization]
-    if mtp:
-        argv += ["--speculative-algorithm", "NEXTN", "--speculative-num-steps", "1", "--speculative-eagle-topk", "1",
-                 "--speculative-num-draft-tokens", "2"]
-    engine = for_version(None)
-    geo = load_model(model)
-    args = engine.resolve(parse_command(shlex.join(argv)), geo, None, None)
-    w = model_weights(args, geo)
-    draft = int(w.draft_per_rank.value) - w.draft_released_per_rank
+    q = WeightsQuery(model=model, quantization=quantization, multimodal=geo.is_multimodal,
+                     parallel=Parallel(tp=tp, attn_tp=tp, kv_heads=geo.kv.total_kv_heads,
+                                       num_layers=geo.num_hidden_layers),
+                     stages=((0, geo.num_hidden_layers),), draft="mtp" if mtp else "none",
+                     draft_label="MTP" if mtp else None, mtp_own_ends=False)
+    w = model_weights(q, geo)
+    draft = int(w.draft_per_rank.value)
     note = w.target_per_rank.note + (f"; + the MTP drafter's layers {draft / GIB:.2f} GiB" if draft else "")
     src = Source.ESTIMATE if Source.ESTIMATE in (w.target_per_rank.source, w.draft_per_rank.source) \
         else w.target_per_rank.source
@@ -117,7 +112,9 @@ def from_card(args: Any, gpu: GPU, quantization: str | None) -> VllmMemory:
     u = args.gpu_memory_utilization
     requested = math.ceil(total * u)
     tp = args.tensor_parallel_size
-    weights = weights_per_rank(args.model, tp, quantization, args.num_speculative_tokens > 0)
+    from hybridplan.models.loader import load_model
+
+    weights = weights_per_rank(load_model(args.model), args.model, tp, quantization, args.num_speculative_tokens > 0)
     over_key = "overhead_single" if tp == 1 else "overhead_tensor_parallel"
     overhead = int(c[over_key][0] * GIB)
     batched = args.max_num_batched_tokens or 8192

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from hybridplan.models.loader import load_model
 from hybridplan.planner.vllm_memory import capture_sizes, weights_per_rank
 from hybridplan.weights.quant import QuantPolicy
 
@@ -22,7 +23,7 @@ def test_capture_sizes_follow_the_default_grid(seqs, spec, batched, sm, count):
 def test_modelopt_layer_entry_prices_that_layers_experts():
     """nvidia/Qwen3.6-35B-A3B-NVFP4's hf_quant_config lists each layer's routed experts as one module
     ('...layers.0.mlp.experts': W4A16_NVFP4); they are priced as NVFP4, not bf16 (63.35 GiB before)."""
-    w = weights_per_rank("nvidia/Qwen3.6-35B-A3B-NVFP4", 1, None, False)
+    w = weights_per_rank(load_model("nvidia/Qwen3.6-35B-A3B-NVFP4"), "nvidia/Qwen3.6-35B-A3B-NVFP4", 1, None, False)
     assert 19 * 2**30 < w.value < 22 * 2**30
     policy = QuantPolicy(per_name={"m.layers.0.mlp.experts": "w4a16_nvfp4"})
     assert policy.scheme("m.layers.0.mlp.experts.gate_proj", "expert") == "w4a16_nvfp4"

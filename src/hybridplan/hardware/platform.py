@@ -1,4 +1,4 @@
-"""Engine-neutral types every engine package shares: what an engine detects about the device."""
+"""What an engine detects about the device it starts on (the part of a card its rules read)."""
 
 from __future__ import annotations
 
