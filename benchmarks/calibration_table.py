@@ -13,8 +13,8 @@ from pathlib import Path
 
 from hybridplan.cookbook.pages import bundled_ids, load_page
 from hybridplan.cookbook.record_checks import check, margin_interval
-from hybridplan.planner.constants import constants_for
-from hybridplan.planner.evidence import rule_text
+from hybridplan.engine.sglang.serving.constants import constants_for
+from hybridplan.evidence import rule_text
 from hybridplan.verify.public_compare import Pair, compare_all
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "calibration.md"

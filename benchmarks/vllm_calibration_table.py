@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
-from hybridplan.verify import vllm_check
-from hybridplan.verify.vllm_check import Prediction
+from hybridplan.engine.vllm.serving import logcheck as vllm_check
+from hybridplan.engine.vllm.serving.logcheck import Prediction
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "vllm_boot_logs.yaml"
@@ -59,7 +59,7 @@ def card_alone(log: dict[str, Any]) -> CardAlone | None:
     """explain --engine vllm --gpu G without the logged memory: the memory timeline of planner/vllm_memory.py. None
     for a log marked `no_card_estimate` (a checkpoint the catalog does not price, a shared card, or an estimate that
     vLLM's admission check would refuse where the boot went through; the field says which)."""
-    from hybridplan.vllm_explain import explain_vllm
+    from hybridplan.engine.vllm.serving.explain import explain_vllm
 
     if log.get("no_card_estimate"):
         return None

@@ -53,7 +53,7 @@ def _hits(modules: set[str], prefixes: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.parametrize("argv,own,also_never", [
     (["explain", "--json", "--pool-budget-gib", "66.5", *EXPLAIN], "hybridplan.commands.explain",
-     ("pydantic", "hybridplan.models.config_schema", "hybridplan.hardware", "hybridplan.planner")),
+     ("pydantic", "hybridplan.models.config_schema", "hybridplan.hardware.catalog", "hybridplan.planner")),
     (["explain", "--json", "--gpu", "h200", *EXPLAIN], "hybridplan.commands.explain",
      ("hybridplan.models.config_schema", *VERDICT_NEVER, *PAGE_MODEL)),
     (["explain", "--json", "--gpu", "rtx5090", *ON_5090], "hybridplan.commands.explain",

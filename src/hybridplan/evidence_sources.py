@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hybridplan.hardware.catalog import GPU
-    from hybridplan.planner.evidence import EvidencePoint
+    from hybridplan.evidence import EvidencePoint
 
 
 def all_evidence(gpu: GPU, version: str) -> Sequence[EvidencePoint]:

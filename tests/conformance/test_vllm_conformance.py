@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from oracle_setup import run_setup
 
+from hybridplan.engine.vllm.engine import for_version as vllm_release
 from hybridplan.conformance import vllm_conformance as vc
 
 pytestmark = pytest.mark.conformance
@@ -64,13 +65,12 @@ def test_every_cited_rule_is_in_that_release(oracle_python, version):
     """The file::function each planned quantity cites (explain's provenance, logs check's rules) exists in that
     release's own source: 0.24.0 and 0.20.x keep the planning in kv_cache_utils.py, 0.20.x logs the capacity from
     _report_kv_cache_config."""
-    from hybridplan.engine import for_engine
 
     venv = Path(oracle_python).absolute().parent.parent
     _, pythonpath = run_setup("setup_vllm_oracle.sh", str(venv), version,
                               failure="the vLLM oracle could not be set up").split()
     root = Path(pythonpath.split(":")[0]) / "vllm"
-    for quantity, rule in for_engine("vllm", version).provenance().items():
+    for quantity, rule in vllm_release(version).provenance().items():
         path, _, name = rule.split(" ")[0].partition("::")
         function = name.split(".")[-1].split("/")[0]
         assert f"def {function}(" in (root / path).read_text(), (quantity, rule)

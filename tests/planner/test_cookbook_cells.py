@@ -15,10 +15,10 @@ from hybridplan.cookbook.pages import load_page
 from hybridplan.cookbook.record_checks import check
 from hybridplan.cookbook.render import render
 from hybridplan.hardware.catalog import lookup
-from hybridplan.loading import load
-from hybridplan.planner.plan import Planner, Target, candidates
-from hybridplan.planner.timeline import for_loaded
-from hybridplan.planner.verdict import predict
+from hybridplan.engine.sglang.serving.loading import load
+from hybridplan.engine.sglang.serving.plan import Planner, Target, candidates
+from hybridplan.engine.sglang.serving.timeline import for_loaded
+from hybridplan.engine.sglang.serving.verdict import predict
 
 CELL_FLAGS = ("--kv-cache-dtype", "fp8_e4m3", "--attention-backend", "flashinfer", "--max-running-requests", "1",
               "--cuda-graph-max-bs-decode", "1")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hybridplan.planner.constants import constants_for
+from hybridplan.engine.sglang.serving.constants import constants_for
 from hybridplan.verify.public_compare import compare
 from hybridplan.verify.public_logs import load
 

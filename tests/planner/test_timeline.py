@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from hybridplan.errors import BadInput
-from hybridplan.explain import explain
+from hybridplan.engine.sglang.serving.explain import explain
 from hybridplan.hardware.catalog import lookup
-from hybridplan.planner.timeline import build
+from hybridplan.engine.sglang.serving.timeline import build
 from hybridplan.provenance import Source
 from hybridplan.engine.api import weights_query
 from hybridplan.weights.report import model_weights
@@ -100,7 +100,7 @@ def test_missing_inputs_are_bad_input():
 
 
 def test_pool_budget_for_a_command_and_card_matches_explain():
-    from hybridplan.planner.timeline import pool_budget_for
+    from hybridplan.engine.sglang.serving.timeline import pool_budget_for
 
     gpu = lookup("h200")
     budget, memory = pool_budget_for(Q27, gpu)

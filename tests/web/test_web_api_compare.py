@@ -201,8 +201,8 @@ def test_logs_check_with_engine_vllm_is_the_cli_object(client, cli_json, tmp_pat
 @pytest.mark.parametrize("body,needle", [
     ({"log": "INFO GPU KV cache size: 1,000 tokens\n", "engine": "vllm"}, "non-default args"),
     ({"log": LOG_652, "engine": "vllm", "log_version": "0.5.23"}, "log_version: an sglang build"),
-    ({"log": "x", "command": "--model-path Qwen/Qwen3.5-9B", "gpu": "h200"}, "gpu: taken with `engine: vllm` only"),
-    ({"log": "x"}, "command: the command the server ran is required for an sglang log"),
+    ({"log": "x", "command": "--model-path Qwen/Qwen3.5-9B", "gpu": "h200"}, "gpu: not taken with `engine: sglang` (only with `engine: vllm`)"),
+    ({"log": "x"}, "command: the launch command that wrote the log is required for an sglang log"),
     ({"log": LOG_652, "engine": "tgi"}, "engine: Input should be 'sglang' or 'vllm'"),
 ])
 def test_logs_check_bad_engine_input_is_a_400_naming_the_field(client, body, needle):

@@ -22,7 +22,7 @@ def test_page_loads_only_its_own_assets(client):
 
 def test_the_header_names_both_engines_modelled(client):
     """The page explains SGLang and vLLM commands: its header names the release of each it models by default."""
-    from hybridplan.engine import DEFAULT
+    from hybridplan.engine.api import DEFAULT
     from hybridplan.engine.api import for_engine
 
     html = client.get("/").text
@@ -73,13 +73,13 @@ def test_streamed_body_over_the_limit_is_413(client):
 
 
 def test_unexpected_error_is_one_generic_line_and_a_logged_traceback(client, monkeypatch, caplog):
-    import hybridplan.explain
+    import hybridplan.engine.sglang.serving.explain
     from hybridplan.web.errors import UNPROCESSABLE
 
     def boom(*a, **k):
         raise ZeroDivisionError("secret internals")
 
-    monkeypatch.setattr(hybridplan.explain, "explain", boom)
+    monkeypatch.setattr(hybridplan.engine.sglang.serving.explain, "explain", boom)
     with caplog.at_level("ERROR", logger="hybridplan.web"):
         res = client.post("/api/explain", json={"command": "--model-path Qwen/Qwen3.8-27B"})
     assert res.status_code == 400

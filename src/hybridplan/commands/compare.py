@@ -1,4 +1,4 @@
-"""`hybridplan compare`: one model on SGLang and on vLLM from the same cache memory, side by side."""
+"""`hybridplan compare`: one model on every modelled engine from the same cache memory, side by side."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ def compare(
     tp: int = opt.TP,
     kv_cache_dtype: str = typer.Option("auto", "--kv-cache-dtype", help="auto or fp8 (each engine's spelling)."),
     gpu: Optional[str] = opt.GPU,
+    sglang_version: Optional[str] = typer.Option(None, "--sglang-version",
+                                                 help="The SGLang release to model (default: the newest modelled)."),
     vllm_version: Optional[str] = typer.Option(None, "--vllm-version",
                                                help="The vLLM release to model (default: the newest modelled)."),
     as_json: bool = opt.JSON,
@@ -30,16 +32,19 @@ def compare(
     at its own defaults."""
 
     def body() -> int:
-        from hybridplan.engines_compare import compare_engines
+        from hybridplan.engine.api import engines, for_engine
+        from hybridplan.engine.requests import CompareRequest
+        from hybridplan.planner.compare import compare_engines
 
-        result = compare_engines(model, memory_gib=memory_gib, request_length=request_length, tp=tp,
-                                 kv_cache_dtype=kv_cache_dtype, gpu=gpu, vllm_version=vllm_version)
+        versions = {"sglang": sglang_version, "vllm": vllm_version}  # the --<engine>-version options, by engine
+        result = compare_engines(CompareRequest(model=model, request_length=request_length, memory_gib=memory_gib,
+                                                tp=tp, kv_cache_dtype=kv_cache_dtype, gpu=gpu), versions)
         if as_json:
             emit_json(result)
         else:
-            from hybridplan.render.vllm import print_compare
+            from hybridplan.render.compare import print_compare
 
-            print_compare(result)
+            print_compare(result, {name: for_engine(name).layout for name in engines()})
         return 0
 
     run_guarded(body, as_json)

@@ -58,3 +58,4 @@ CONCURRENCY = typer.Option(..., "--concurrency", "-C", callback=bounded(1, MAX_R
 TP = typer.Option(1, "--tp", callback=bounded(1, MAX_PARALLEL, "GPUs in one deployment"), help="Tensor parallel size.")
 MAX_MEM_FRACTION = typer.Option(None, "--max-mem-fraction", callback=bounded(0.0, 1.0, "a fraction", lo_open=True),
                                 help="Use this --mem-fraction-static instead of the highest safe estimate.")
+ENGINE = typer.Option("sglang", "--engine", help="The engine the command launches: sglang or vllm.")

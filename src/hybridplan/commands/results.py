@@ -10,7 +10,7 @@ import typer
 
 from hybridplan.commands.app import app, emit_json, run_guarded
 from hybridplan.commands import options as opt
-from hybridplan.commands.logs import emit_result
+from hybridplan.commands.app import emit_result
 
 if TYPE_CHECKING:
     from hybridplan.verify.store import Store

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
-from hybridplan.engine import for_version
+from hybridplan.engine.api import for_version
 
 from hybridplan.conformance.oracle_schema import SECTIONS, OracleError, Result
 

@@ -10,8 +10,8 @@ from hybridplan.conformance.compare import Drift, compare
 from hybridplan.conformance.model_side import predict
 from hybridplan.conformance.oracle_schema import Header, Result
 from hybridplan.conformance.scenarios import Scenario
-from hybridplan.engine import SUPPORTED
-from hybridplan.engine import release_of
+from hybridplan.engine.api import SUPPORTED
+from hybridplan.engine.api import release_of
 
 Predictor = Callable[[Scenario, str], Result]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hybridplan.conformance.oracle_schema import OracleError, Result
 from hybridplan.conformance.scenarios import Scenario
-from hybridplan.engine import for_version
+from hybridplan.engine.api import for_version
 from hybridplan.engine.api import Platform
 from hybridplan.engine.api import LaunchCommand
 from hybridplan.errors import BadInput, EngineRefusal
@@ -25,7 +25,7 @@ def _refusal(stage: str, exc: EngineRefusal) -> OracleError:
 def predict(sc: Scenario, version: str | None = None) -> Result:
     """What hybridplan's model of release `version` (default the newest) says the engine holds and allocates for this
     scenario (the driver's result schema)."""
-    from hybridplan.loading import load
+    from hybridplan.engine.api import load
 
     out: Result = {"id": sc.id}
     cmd = LaunchCommand(env=sc.env, argv=sc.argv)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from hybridplan.engine.vllm.engine import for_version as vllm_release
 from hybridplan.conformance import vllm_oracle_schema as schema
 from hybridplan.conformance.vllm_oracle_schema import GdnMixer, Header, KdaMixer, Mamba2Mixer, Result, Scenario
-from hybridplan.engine import for_engine
 from hybridplan.errors import EngineRefusal
 
 # bundled checkpoints per family the vLLM model covers (GDN: Qwen3-Next / Qwen3.5; Mamba2: Nemotron-H; KDA: KDA_MODEL)
@@ -36,7 +36,7 @@ class Drift:
 
 
 def _engine(version: str) -> Any:
-    return for_engine("vllm", version)
+    return vllm_release(version)
 
 
 _KEEP = (0, 21, 46, 71)  # grid residues kept of every 120 points: every value of every axis, 308 scenarios
@@ -70,7 +70,7 @@ def _scenario(engine: Any, sid: str, argv: list[str], gpu: tuple[str, int], gib:
     """One launch on a card with `gib` GiB of available KV memory: the driver's payload and hybridplan's prediction."""
     from hybridplan.models.loader import load_model
 
-    from hybridplan.planner.vllm_plan import card, resolve_on
+    from hybridplan.engine.vllm.serving.plan import card, resolve_on
 
     text = "vllm serve " + shlex.join(argv)
     geo = load_model(argv[0])

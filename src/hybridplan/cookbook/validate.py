@@ -244,7 +244,7 @@ def _check_cells(page: Page, out: _Collector) -> None:
 
 
 def _registry(page: Page) -> FlagRegistry:
-    from hybridplan.engine import for_version
+    from hybridplan.engine.api import for_version
 
     return for_version(page.engine_version).registry()
 

@@ -1,7 +1,7 @@
 """`results calibrate`: fit, per GPU, the constants the planner estimates from what verify measured, and report the
 planner's error before and after.
 
-The planner (hybridplan.planner.timeline) estimates two things no engine rule gives:
+The planner (hybridplan.engine.sglang.serving.timeline) estimates two things no engine rule gives:
   * the CUDA context (and NCCL state) held before the weights load: capacity - P. Each boot log gives it exactly
     (P = "Load weight begin" avail), so the fit is the mean per GPU, separately for one rank and several;
   * the graph + activation headroom the --mem-fraction-static slack must hold. A run bounds it: a served run shows
@@ -22,8 +22,8 @@ from hybridplan.verify.store import Run
 
 if TYPE_CHECKING:
     from hybridplan.hardware.catalog import GPU
-    from hybridplan.loading import Loaded
-    from hybridplan.planner.timeline import MemoryTimeline
+    from hybridplan.engine.api import Loaded
+    from hybridplan.engine.api import MemoryTimeline
 
 FAILED_FOR_HEADROOM = ("cuda_graph", "first_request")
 STRICT_GIB = 1e-6  # a slack that was not enough bounds the headroom strictly from below
@@ -43,7 +43,7 @@ class Observation:
     @property
     def context_gib(self) -> float:
         """What the card's torch-visible total loses before the weights load (the planner's context_gib_*)."""
-        from hybridplan.planner.timeline import visible_estimate
+        from hybridplan.engine.api import visible_estimate
 
         return float(visible_estimate(self.gpu).value) - self.pre_load_gib
 
@@ -69,7 +69,7 @@ def observations(runs: list[Run]) -> tuple[list[Observation], list[dict[str, Any
     """The runs calibration can use (a catalog GPU, a command the engine model loads, a logged P), and why the
     others are skipped."""
     from hybridplan.engine.api import LaunchCommand
-    from hybridplan.loading import load
+    from hybridplan.engine.api import load
     from hybridplan.hardware.catalog import lookup
 
     out: list[Observation] = []
@@ -94,7 +94,7 @@ def observations(runs: list[Run]) -> tuple[list[Observation], list[dict[str, Any
 
 
 def _timeline(o: Observation, pre_load_gib: float | None = None) -> MemoryTimeline:
-    from hybridplan.planner.timeline import for_loaded
+    from hybridplan.engine.api import for_loaded
 
     return for_loaded(o.loaded, gpu=o.gpu, pre_load_gib=pre_load_gib)[0]
 
@@ -141,7 +141,7 @@ def _headroom_fit(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def calibrate(runs: list[Run]) -> dict[str, Any]:
     """Per GPU: the fitted context and headroom offset, and the planner's errors before and after."""
-    from hybridplan.planner.timeline import context_estimate_gib
+    from hybridplan.engine.api import context_estimate_gib
 
     obs, skipped = observations(runs)
     by_gpu: dict[str, list[Observation]] = {}
@@ -201,5 +201,5 @@ def calibrate(runs: list[Run]) -> dict[str, Any]:
         }
     return {"gpus": gpus, "skipped": skipped,
             "note": "errors are [before, after]; the planner reads these constants from data/planner_constants.yaml "
-                    "(hybridplan.planner.constants: context_gib_single, context_gib_nccl, headroom_offset_gib, ...); "
+                    "(hybridplan.engine.sglang.serving.constants: context_gib_single, context_gib_nccl, headroom_offset_gib, ...); "
                     "fitted values go under `gpus.<id>` there, or into timeline.build(constants=...)"}

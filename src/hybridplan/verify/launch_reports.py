@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from hybridplan.errors import BadInput
 from hybridplan.hardware.catalog import GPU
-from hybridplan.planner.evidence import EvidencePoint, match_args, model_key, same_class
+from hybridplan.evidence import EvidencePoint, match_args, model_key, same_class
 
 DATA_FILE = "launch_reports.yaml"
 PHASES = ("weights", "kv_pool", "state_pool", "cuda_graph", "first_request")
@@ -57,7 +57,7 @@ class Report:
 
 def _modelled(version: str) -> str | None:
     """The release a version string is, or the build profile it names (engine/sglang/behaviours.py PROFILES)."""
-    from hybridplan.engine import release_of
+    from hybridplan.engine.api import release_of
     from hybridplan.engine.api import profile
 
     return version if profile(version) is not None else release_of(version)[0]
@@ -172,9 +172,9 @@ def check(report: Report) -> list[ReportCheck]:
     """Predict every launch of a report on its card, under its release (explain --gpu's verdict)."""
     from hybridplan.errors import HybridPlanError
     from hybridplan.hardware.catalog import lookup
-    from hybridplan.loading import load as load_command
-    from hybridplan.planner.timeline import for_loaded
-    from hybridplan.planner.verdict import predict
+    from hybridplan.engine.api import load as load_command
+    from hybridplan.engine.api import for_loaded
+    from hybridplan.engine.api import predict
 
     card = lookup(report.gpu)
     out = []
@@ -195,7 +195,7 @@ def _points(report_id: str) -> tuple[EvidencePoint, ...]:
     """One report's launches as evidence points, resolved under its release once (only for cards that ask)."""
     from hybridplan.errors import HybridPlanError
     from hybridplan.hardware.catalog import lookup
-    from hybridplan.loading import load as load_command
+    from hybridplan.engine.api import load as load_command
 
     r = next(r for r in load() if r.id == report_id)
     card = lookup(r.gpu)

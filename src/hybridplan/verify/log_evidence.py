@@ -9,15 +9,15 @@ from functools import lru_cache
 from typing import Sequence
 
 from hybridplan.hardware.catalog import GPU
-from hybridplan.planner.evidence import EvidencePoint, model_key, same_class
+from hybridplan.evidence import EvidencePoint, model_key, same_class
 
 
 def _model(model: str, command: str | None) -> str:
     """planner.evidence.model_key of a logged launch: its catalog id with the --quantization and speculative setup its
     command names, read as the engine's parser groups the flags (the command's local --model-path, also as an MTP
     draft path, stands for the catalog id)."""
-    from hybridplan.engine import for_version
-    from hybridplan.planner.argv import value_of
+    from hybridplan.engine.api import for_version
+    from hybridplan.engine.argv import value_of
 
     argv, reg = tuple(shlex.split(command or "")), for_version(None).registry()
     path, algorithm = value_of(argv, "model_path", reg), value_of(argv, "speculative_algorithm", reg)

@@ -99,8 +99,8 @@ def _none() -> Pair:
 
 def compare(r: BootLogRecord) -> Row:
     """The prediction for one record."""
-    from hybridplan.explain import explain
-    from hybridplan.planner.timeline import context_estimate_gib, visible_estimate
+    from hybridplan.engine.api import explain
+    from hybridplan.engine.api import context_estimate_gib, visible_estimate
 
     gpu = lookup(r.gpu)
     v = r.values

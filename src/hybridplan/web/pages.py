@@ -17,7 +17,7 @@ router = APIRouter(include_in_schema=False)
 
 
 def _context(request: Request, **extra: Any) -> dict[str, Any]:
-    from hybridplan.engine import DEFAULT, SUPPORTED
+    from hybridplan.engine.api import DEFAULT, SUPPORTED
     from hybridplan.engine.api import releases
 
     vllm = releases("vllm")

@@ -1,4 +1,4 @@
-"""The modelled vLLM releases (0.33.0, 0.24.0, 0.20.1, 0.20.0) behind the engine API (`engine.for_engine("vllm", version)`)."""
+"""The modelled vLLM releases (0.33.0, 0.24.0, 0.20.1, 0.20.0) behind the engine API (`engine.for_version(version)`)."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ class VllmEngine:
         }
 
 
-def for_version(version: str | None) -> VllmEngine:
+def for_version(version: str | None = None) -> VllmEngine:
     """The modelled vLLM release; BadInput names the supported ones."""
     v = version or SUPPORTED[-1]
     if v not in SUPPORTED:

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from hybridplan.errors import EngineRefusal
 from hybridplan.hardware.catalog import GPU
-from hybridplan.planner.evidence import Confidence, EvidencePoint, Probe, confidence
-from hybridplan.planner.timeline import GIB, MemoryTimeline
+from hybridplan.evidence import Confidence, EvidencePoint, Probe, confidence
+from hybridplan.engine.sglang.serving.timeline import GIB, MemoryTimeline
 
 if TYPE_CHECKING:
-    from hybridplan.loading import Loaded
+    from hybridplan.engine.sglang.serving.loading import Loaded
 
 # headroom parts that exist only once requests run (the rest is allocated by the end of graph capture)
 RUNTIME_PARTS = ("eager_activations", "sampling")

@@ -16,24 +16,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
-from hybridplan.engine import for_version
-from hybridplan.engine.api import EngineArgs
-from hybridplan.engine.api import LaunchCommand, parse_command
+from hybridplan.engine.sglang.releases import for_version
+from hybridplan.engine.sglang.args import EngineArgs
+from hybridplan.engine.sglang.command import LaunchCommand, parse_command
 from hybridplan.engine.registry import FlagRegistry
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU, catalog, from_options
 from hybridplan.monotone import largest_true
-from hybridplan.planner import evidence as ev
-from hybridplan.planner import ratio as rt
-from hybridplan.planner.argv import value_of, with_flag, without
-from hybridplan.planner.checkpoints import Checkpoint, checkpoint_for, spec_flags
-from hybridplan.planner.overrides import with_args
-from hybridplan.planner.timeline import MemoryTimeline, breakdown_of, build
-from hybridplan.planner.verdict import predict
+from hybridplan import evidence as ev
+from hybridplan.engine.sglang.serving import ratio as rt
+from hybridplan.engine.argv import value_of, with_flag, without
+from hybridplan.engine.sglang.serving.checkpoints import Checkpoint, checkpoint_for, spec_flags
+from hybridplan.engine.sglang.serving.overrides import with_args
+from hybridplan.engine.sglang.serving.timeline import MemoryTimeline, breakdown_of, build
+from hybridplan.engine.sglang.serving.verdict import predict
 from hybridplan.weights.report import WeightReport
 
 if TYPE_CHECKING:
-    from hybridplan.loading import Loaded
+    from hybridplan.engine.sglang.serving.loading import Loaded
 
 GIB = 1 << 30
 MAX_FRACTION = 0.98
@@ -86,7 +86,7 @@ class Target:
 def _model_of(command: LaunchCommand, version: str | None) -> str | None:
     """The command's --model-path (None when it names none); a command that names one is parsed as the engine parses
     it, so a bad flag in it is the engine's own one-line error."""
-    from hybridplan.loading import model_refs
+    from hybridplan.engine.sglang.serving.loading import model_refs
 
     reg = for_version(version).registry()
     options = (tok.partition("=")[0] for tok in command.argv if tok.startswith("--"))
@@ -276,7 +276,7 @@ class Planner:
 
     def base_args(self) -> EngineArgs | None:
         """The command as given, resolved on the card (None when the engine rejects it as it stands)."""
-        from hybridplan.loading import load
+        from hybridplan.engine.sglang.serving.loading import load
 
         try:
             return load(self.command(self.base), platform=self.t.gpu.platform(), version=self.t.version).args
@@ -293,7 +293,7 @@ class Planner:
 
     def default_fraction(self, argv: tuple[str, ...], loaded: Loaded, gpu: GPU) -> float:
         """The engine's own --mem-fraction-static for the command (the release's rule), without the user's value."""
-        from hybridplan.loading import load
+        from hybridplan.engine.sglang.serving.loading import load
 
         if not loaded.args.explicit("mem_fraction_static"):
             return float(loaded.args["mem_fraction_static"])
@@ -306,7 +306,7 @@ class Planner:
 
     def weights(self, loaded: Loaded) -> WeightReport:
         from hybridplan.weights.quant import NAMED
-        from hybridplan.engine.api import weights_query
+        from hybridplan.engine.sglang.loads import weights_query
         from hybridplan.weights.report import model_weights
 
         a = loaded.args
@@ -321,7 +321,7 @@ class Planner:
     def evaluate(self, c: Candidate, gpu: GPU | None = None, L: int | None = None, C: int | None = None) -> Outcome:
         """Resolve the candidate on the card, fix the mem fraction within the evidence, size the pools and check the
         target."""
-        from hybridplan.loading import load
+        from hybridplan.engine.sglang.serving.loading import load
 
         gpu, L, C = gpu or self.t.gpu, L or self.t.request_length, C or self.t.concurrency
         argv = c.apply(self.base, self.reg)
@@ -475,7 +475,7 @@ class Planner:
 
     def min_mem_fraction(self, best: Outcome) -> float | None:
         """The lowest --mem-fraction-static at which the chosen settings still serve the target (bisection)."""
-        from hybridplan.loading import load
+        from hybridplan.engine.sglang.serving.loading import load
 
         lo, hi = 0.05, _fraction(best)
         argv = best.argv

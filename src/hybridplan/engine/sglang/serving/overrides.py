@@ -6,7 +6,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from hybridplan.engine.api import Arg, EngineArgs
+from hybridplan.engine.sglang.args import Arg, EngineArgs
 from hybridplan.provenance import Source
 
 

@@ -27,11 +27,21 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Protocol
 
-from hybridplan.engine.api import EngineArgs
 from hybridplan.hardware.catalog import GPU, catalog
 from hybridplan.weights.quant import METHOD_DEFAULTS
+
+
+class ResolvedArgs(Protocol):
+    """A launch as its engine resolved it, read by the engine's field names (sglang's EngineArgs is one)."""
+
+    @property
+    def version(self) -> str: ...
+
+    def get(self, name: str, default: Any = None) -> Any: ...
+
+    def __getitem__(self, name: str) -> Any: ...
 
 STEP = 0.01  # fraction kept below a supporting launch per unit of distance
 CLASS = 1.0  # another card of the same architecture (no more memory than this one)
@@ -80,7 +90,7 @@ class EvidencePoint:
 EvidenceSource = Callable[[GPU, str], Sequence[EvidencePoint]]
 
 
-def model_key(args: EngineArgs | Mapping[str, Any]) -> str:
+def model_key(args: ResolvedArgs | Mapping[str, Any]) -> str:
     """The checkpoint and speculative setup a launch's activation memory follows (what OTHER_MODEL compares)."""
     parts = [str(args.get("model_path"))]
     if args.get("quantization") in METHOD_DEFAULTS:  # an INT4 method on a bf16 id names a community export's bytes
@@ -90,7 +100,7 @@ def model_key(args: EngineArgs | Mapping[str, Any]) -> str:
     return " + ".join(p for p in parts if p)
 
 
-def match_args(args: EngineArgs | Mapping[str, Any]) -> dict[str, Any]:
+def match_args(args: ResolvedArgs | Mapping[str, Any]) -> dict[str, Any]:
     """The resolved arguments a measured launch must share with a command to be that command."""
     return {k: args.get(k) for k in MATCH_KEYS}
 
@@ -110,7 +120,7 @@ class Probe:
     args: Mapping[str, Any]
 
     @classmethod
-    def of(cls, args: EngineArgs, gpu: GPU, concurrency: int) -> Probe:
+    def of(cls, args: ResolvedArgs, gpu: GPU, concurrency: int) -> Probe:
         return cls(gpu=gpu, version=args.version, model=model_key(args), mem_fraction_static=float(args["mem_fraction_static"]),
                    chunked_prefill_size=args.get("chunked_prefill_size"), concurrency=concurrency,
                    cuda_graph_max_bs=args.get("cuda_graph_decode_max_bs"), tp=int(args.get("tp_size") or 1),

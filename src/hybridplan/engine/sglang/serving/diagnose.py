@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Sequence
 
-from hybridplan.engine import for_version
-from hybridplan.engine.api import EngineArgs, PoolBudget
+from hybridplan.engine.sglang.releases import for_version
+from hybridplan.engine.sglang.args import EngineArgs
+from hybridplan.engine.sglang.types import PoolBudget
 from hybridplan.errors import BadInput, EngineRefusal
-from hybridplan.loading import Loaded, load
-from hybridplan.verify.failures import STATE_REFUSAL, TOO_SMALL
-from hybridplan.verify.logparse import BootLog, RankLog
+from hybridplan.engine.sglang.serving.loading import Loaded, load
+from hybridplan.engine.sglang.failures import STATE_REFUSAL, TOO_SMALL
+from hybridplan.engine.sglang.logparse import BootLog, RankLog
 
 GIB = 1 << 30
 MAX_FRACTION = 0.95  # a higher --mem-fraction-static leaves no room for the CUDA context and graphs on any card
@@ -57,7 +58,7 @@ class _Model:
     def max_safe_fraction(self) -> float:
         """The planner's highest safe --mem-fraction-static at this A and P (its slack holds the graphs and
         activations it estimates); MAX_FRACTION when the planner cannot say."""
-        from hybridplan.planner.timeline import for_loaded
+        from hybridplan.engine.sglang.serving.timeline import for_loaded
 
         if self.A is None or self.P is None:
             return MAX_FRACTION
@@ -88,7 +89,7 @@ class _Model:
 
 def _margin() -> float:
     """The planner's margin_gib (data/planner_constants.yaml): the largest capture-memory error on recorded boots."""
-    from hybridplan.planner.constants import constants_for
+    from hybridplan.engine.sglang.serving.constants import constants_for
 
     return constants_for(None).margin_gib
 
@@ -155,9 +156,9 @@ def _oom_text(rank: RankLog, where: str) -> tuple[float, str]:
 def _chunk(model: _Model, rank: RankLog, boot: BootLog, need_gib: float) -> Change | None:
     """A smaller --chunked-prefill-size for an OOM in the first prefill: the failed allocation is taken to scale
     with the batch's tokens (at least at the model's per-token prefill activations, an estimate)."""
-    from hybridplan.planner.constants import constants_for
-    from hybridplan.planner.headroom import per_token_bytes
-    from hybridplan.planner.widths import command_widths
+    from hybridplan.engine.sglang.serving.constants import constants_for
+    from hybridplan.engine.sglang.serving.headroom import per_token_bytes
+    from hybridplan.models.widths import command_widths
 
     oom = rank.oom
     chunk = boot.rank0.summary.get("chunked_prefill_size") or model.args["chunked_prefill_size"]

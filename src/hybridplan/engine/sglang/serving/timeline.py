@@ -12,22 +12,22 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hybridplan.engine import for_version
-from hybridplan.engine.api import EngineArgs
-from hybridplan.engine.api import LaunchCommand
-from hybridplan.engine.api import PoolBudget, PoolSizing
+from hybridplan.engine.sglang.releases import for_version
+from hybridplan.engine.sglang.args import EngineArgs
+from hybridplan.engine.sglang.command import LaunchCommand
+from hybridplan.engine.sglang.types import PoolBudget, PoolSizing
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
-from hybridplan.planner import headroom as hr
-from hybridplan.planner.constants import PlannerConstants, constants_for
-from hybridplan.planner.widths import ModelWidths, command_widths
+from hybridplan.engine.sglang.serving import headroom as hr
+from hybridplan.engine.sglang.serving.constants import PlannerConstants, constants_for
+from hybridplan.models.widths import ModelWidths, command_widths
 from hybridplan.provenance import Source, Sourced
-from hybridplan.engine.api import EAGLE_FAMILY, weights_query
+from hybridplan.engine.sglang.loads import EAGLE_FAMILY, weights_query
 from hybridplan.weights.report import WeightReport, model_weights
 
 if TYPE_CHECKING:
-    from hybridplan.loading import Loaded
+    from hybridplan.engine.sglang.serving.loading import Loaded
 
 GIB = 1 << 30
 
@@ -307,7 +307,7 @@ def pool_budget_for(command: LaunchCommand | str, gpu: GPU, *, checkpoint_bytes:
                     version: str | None = None) -> tuple[PoolBudget, dict[str, Any]]:
     """The engine's PoolBudget for a launch command on a catalog GPU (what `explain --gpu` sizes with), and the
     `memory` payload behind it. `checkpoint_bytes` / `weights_gib` replace the weights estimate."""
-    from hybridplan.loading import load
+    from hybridplan.engine.sglang.serving.loading import load
 
     loaded = load(command, platform=gpu.platform(), version=version)
     tl, weights = for_loaded(loaded, gpu=gpu, weights_gib=weights_gib, checkpoint_bytes=checkpoint_bytes)

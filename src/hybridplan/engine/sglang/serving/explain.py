@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hybridplan.hardware.platform import Platform
-from hybridplan.engine.api import LaunchCommand
-from hybridplan.engine.api import PoolBudget
+from hybridplan.engine.sglang.command import LaunchCommand
+from hybridplan.engine.sglang.types import PoolBudget
 from hybridplan.errors import EngineRefusal
-from hybridplan.loading import (
+from hybridplan.engine.sglang.serving.loading import (
     REPORTED_ARGS,
     geometry_numbers,
     load,
@@ -19,7 +19,7 @@ from hybridplan.loading import (
 
 if TYPE_CHECKING:
     from hybridplan.hardware.catalog import GPU
-    from hybridplan.planner.evidence import EvidenceSource
+    from hybridplan.evidence import EvidenceSource
 
 _POOL_KEYS = ("max_mamba_cache_size", "kv_budget_bytes", "max_total_num_tokens", "max_running_requests",
               "binding_limit")
@@ -60,11 +60,11 @@ def explain(command: LaunchCommand | str, *, budget: float | PoolBudget | None =
         return out
     tl = None
     if budget is None and (gpu is not None or available_gib is not None or pre_load_gib is not None):
-        from hybridplan.planner.timeline import for_loaded, memory_payload
+        from hybridplan.engine.sglang.serving.timeline import for_loaded, memory_payload
 
         tl, weights = for_loaded(loaded, gpu=gpu, available_gib=available_gib, pre_load_gib=pre_load_gib,
                                  weights_gib=weights_gib, hub=hub)
-        from hybridplan.planner.verdict import predict
+        from hybridplan.engine.sglang.serving.verdict import predict
 
         out["memory"] = memory_payload(tl, weights)
         points = evidence(gpu, loaded.version) if evidence is not None and gpu is not None else ()
@@ -81,7 +81,7 @@ def explain(command: LaunchCommand | str, *, budget: float | PoolBudget | None =
         except EngineRefusal as exc:
             out["error"] = exc.as_dict()
         if "memory" in out and "allocated" in out:  # where the card's memory goes, as `plan` shows it
-            from hybridplan.planner.timeline import breakdown_of
+            from hybridplan.engine.sglang.serving.timeline import breakdown_of
 
             out["memory"]["breakdown"] = breakdown_of(out["memory"]["timeline"], out["allocated"])
         warnings += out.pop("sizing_warnings", [])

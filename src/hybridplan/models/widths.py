@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
-from hybridplan.engine.api import EngineArgs
 from hybridplan.errors import BadInput
 
 
@@ -94,7 +93,13 @@ def _widths(ref: str) -> ModelWidths:
     return _widths_for_ref(ref) if active_resolver() is None else widths_of(resolve_config(ref).config)
 
 
-def command_widths(args: EngineArgs) -> tuple[ModelWidths, ModelWidths | None]:
+class _Launch(Protocol):
+    """A resolved launch read by field name (the target's model_path and the draft's speculative_draft_model_path)."""
+
+    def __getitem__(self, name: str) -> Any: ...
+
+
+def command_widths(args: _Launch) -> tuple[ModelWidths, ModelWidths | None]:
     """The target's widths and, with a separate draft checkpoint, the draft's (configs resolved like --model-path)."""
     draft_ref = args["speculative_draft_model_path"]
     return _widths(args["model_path"]), (_widths(draft_ref) if draft_ref else None)

@@ -18,15 +18,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
 
-from hybridplan.engine import for_version
-from hybridplan.engine.api import LaunchCommand
-from hybridplan.engine.api import EngineArgs, PoolBudget
+from hybridplan.engine.sglang.releases import for_version
+from hybridplan.engine.sglang.command import LaunchCommand
+from hybridplan.engine.sglang.args import EngineArgs
+from hybridplan.engine.sglang.types import PoolBudget
 from hybridplan.errors import BadInput, EngineRefusal
-from hybridplan.loading import Loaded, load
+from hybridplan.engine.sglang.serving.loading import Loaded, load
 from hybridplan.provenance import Source, Sourced
-from hybridplan.verify.failures import STATE_REFUSAL, TOO_SMALL
-from hybridplan.verify.log_version import choose
-from hybridplan.verify.logparse import BootLog
+from hybridplan.engine.sglang.failures import STATE_REFUSAL, TOO_SMALL
+from hybridplan.engine.sglang.log_version import choose
+from hybridplan.engine.sglang.logparse import BootLog
 
 GIB = 1 << 30
 HALF_CENT = 0.005  # a value logged with .2f is known to +- this
@@ -556,7 +557,7 @@ def check_log(boot: BootLog, command: LaunchCommand, *, log_version: str | None 
         out["failure"] = failure.as_dict()
         if failure.phase not in ("state_pool", "kv_pool"):
             out["notes"].append(_outside_the_model(failure.phase, boot, view))
-    from hybridplan.verify.diagnose import diagnose
+    from hybridplan.engine.sglang.serving.diagnose import diagnose
 
     diagnosis = diagnose(boot, loaded, px.available_gib, px.pre_load_gib)
     if diagnosis is not None:

@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
-from hybridplan.engine import DEFAULT, for_version
-from hybridplan.engine import release_of
+from hybridplan.engine.sglang.releases import DEFAULT, for_version
+from hybridplan.engine.sglang.releases import release_of
 
 # a PEP 440 version as sglang publishes them: 0.5.19, 0.5.19.post1, 0.5.0rc2, 0.0.0.dev11582+g4df60434d
 VERSION = r"\d{1,4}\.\d{1,4}\.\d{1,6}(?:\.?(?:post|rc|dev)\d{1,9}){0,3}(?:\+[0-9A-Za-z.]{1,64})?"

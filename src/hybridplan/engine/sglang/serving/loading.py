@@ -4,14 +4,15 @@ the `explain` payload. The planner, cookbook, verify and web layers all start fr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from hybridplan.engine import for_version
-from hybridplan.engine.api import EngineArgs, Platform
-from hybridplan.engine.api import LaunchCommand, parse_command
-from hybridplan.engine.api import PoolBudget, PoolSizing
+from hybridplan.engine.sglang.releases import for_version
+from hybridplan.engine.sglang.args import EngineArgs
+from hybridplan.hardware.platform import Platform
+from hybridplan.engine.sglang.command import LaunchCommand, parse_command
+from hybridplan.engine.sglang.types import PoolBudget, PoolSizing
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.models.loader import load_draft, load_model, resolve_config
@@ -185,3 +186,14 @@ def pools_payload(s: PoolSizing, loaded: Loaded) -> dict[str, Any]:
         "log_lines": engine.predicted_lines(s, loaded.args, loaded.geometry),
         "sizing_warnings": list(s.warnings),
     }
+
+
+def launch(command: str | tuple[str, ...], expand_home: bool = False) -> LaunchCommand:
+    """The launch as typed (text or the shell's tokens); `expand_home`: a `~` word as the shell would have expanded
+    it (the CLI's one quoted string; the web never expands)."""
+    cmd = parse_command(command if isinstance(command, str) else list(command))
+    if expand_home:
+        from os.path import expanduser
+
+        cmd = replace(cmd, argv=tuple(expanduser(a) if a == "~" or a.startswith("~/") else a for a in cmd.argv))
+    return cmd

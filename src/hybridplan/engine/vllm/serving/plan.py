@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Callable
 from hybridplan.errors import BadInput, EngineRefusal
 
 if TYPE_CHECKING:
-    from hybridplan.engine.api import HybridKVEngine, VllmArgs, VllmCommand
+    from hybridplan.engine.vllm.engine import VllmEngine
+    from hybridplan.engine.vllm.planning import VllmArgs
+    from hybridplan.engine.vllm.command import VllmCommand
     from hybridplan.engine.registry import FlagRegistry
     from hybridplan.models.geometry import ModelGeometry
 
@@ -51,7 +53,7 @@ def card(gpu: str | None, cuda_runtime_major: int = 12) -> Card:
     return Card(sm=g.sm, total_memory_bytes=mib << 20, name=g.name, cuda_runtime_major=cuda_runtime_major)
 
 
-def resolve_on(engine: "HybridKVEngine", cmd: "VllmCommand", geo: "ModelGeometry", c: Card) -> "VllmArgs":
+def resolve_on(engine: "VllmEngine", cmd: "VllmCommand", geo: "ModelGeometry", c: Card) -> "VllmArgs":
     """The engine's resolution of `cmd` on card `c`."""
     return engine.resolve(cmd, geo, c.sm, c.total_memory_bytes, c.name, c.cuda_runtime_major)
 
@@ -81,7 +83,7 @@ def _from_card(gpu: str, quantization: str | None) -> KVAt:
     """Available KV memory at utilization u estimated from the card alone (planner/vllm_memory.py); 0 when the
     weights and runtime leave none (the engine model then refuses the plan)."""
     from hybridplan.hardware.catalog import from_options
-    from hybridplan.planner.vllm_memory import from_card
+    from hybridplan.engine.vllm.serving.memory import from_card
 
     g = from_options(gpu, None)
     if g is None:
@@ -97,7 +99,7 @@ def _from_card(gpu: str, quantization: str | None) -> KVAt:
 
 def no_evidence_ceiling(engine_default: float) -> float:
     """The highest utilization a plan proposes without a comparable measured launch (planner/evidence.py's rule)."""
-    from hybridplan.planner.evidence import NO_EVIDENCE_FLOOR, NO_EVIDENCE_STEP
+    from hybridplan.evidence import NO_EVIDENCE_FLOOR, NO_EVIDENCE_STEP
 
     return round(max(engine_default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR), 3)
 
@@ -105,7 +107,7 @@ def no_evidence_ceiling(engine_default: float) -> float:
 def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None) -> dict[str, Any]:
     """The baseline (the launch at the target's length) and, cheapest first, the candidates that fit. Without the
     measured boot (t.kv_memory_gib None) the KV memory comes from catalog card `gpu` alone."""
-    from hybridplan.engine import for_engine
+    from hybridplan.engine.vllm.engine import for_version
     from hybridplan.models.loader import load_model
 
     if "non-default args:" in t.command:
@@ -114,7 +116,7 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
         raise BadInput(f"--max-util: {t.max_util:g} is outside 0..1")
     if t.card.total_memory_bytes is None:
         raise BadInput("plan --engine vllm: --gpu is required (gpu_memory_utilization is a share of its memory)")
-    engine = for_engine("vllm", version)
+    engine = for_version(version)
     base = engine.parse_command(t.command)
     geo = load_model(str(base.values.get("model") or ""))
     default_u = 0.92  # config/cache.py::CacheConfig.gpu_memory_utilization
@@ -206,7 +208,7 @@ _WHY: dict[str, tuple[float, str]] = {
 }
 
 
-def _fit(engine: "HybridKVEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, flags: list[str], kv_at: KVAt) -> dict[str, Any] | None:
+def _fit(engine: "VllmEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, flags: list[str], kv_at: KVAt) -> dict[str, Any] | None:
     """The smallest utilization (from the measured one up to max_util) at which the launch with `flags` serves the
     target concurrency at the target length; the plan at max_util when none does. None: the engine refuses it."""
     cmd = engine.parse_command(t.command + " " + shlex.join(flags))

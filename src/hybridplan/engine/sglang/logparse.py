@@ -13,14 +13,13 @@ import re
 from dataclasses import dataclass, field, fields as dc_fields
 from typing import Any
 
+from hybridplan.limits import MAX_LOG_BYTES
 from hybridplan.dtypes import ITEMSIZE
 from hybridplan.errors import BadInput
-from hybridplan.verify.failures import ENGINE_MESSAGE_WORDS, Failure, Milestone, classify
-from hybridplan.verify.fields import fields, integer, number
-from hybridplan.verify.records import Record, rank0_tag, rank_numbers, split_records
+from hybridplan.engine.sglang.failures import ENGINE_MESSAGE_WORDS, Failure, Milestone, classify
+from hybridplan.engine.sglang.log_fields import fields, integer, number
+from hybridplan.engine.sglang.log_records import Record, rank0_tag, rank_numbers, split_records
 
-MAX_LOG_BYTES = 8 << 20  # `logs parse|check` refuse a larger file before reading it
-WEB_MAX_LOG_CHARS = 2_000_000  # the web API's bound on a pasted log
 MAX_LINE_CHARS = 2 << 20  # no engine line is near this (server_args is ~10 KiB); a longer one is not a boot log
 
 _N = r"(\d{1,12}(?:\.\d{1,9})?)"
@@ -395,7 +394,7 @@ def parse_log(text: str, *, name: str = "log", max_chars: int = MAX_LOG_BYTES) -
         if failed:
             rank0 = _with_failure(rank0, failed[0])
             ranks[tag0] = rank0
-    from hybridplan.verify.log_version import stated_in_log
+    from hybridplan.engine.sglang.log_version import stated_in_log
 
     return BootLog(rank0=rank0, rank0_tag=tag0, ranks=ranks, stated_version=stated_in_log(text.splitlines()))
 

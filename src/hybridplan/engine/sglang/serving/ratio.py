@@ -13,16 +13,16 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
-from hybridplan.engine import for_version
-from hybridplan.engine.api import EngineArgs
-from hybridplan.engine.api import LaunchCommand, parse_command
-from hybridplan.engine.api import PoolBudget, PoolSizing
+from hybridplan.engine.sglang.releases import for_version
+from hybridplan.engine.sglang.args import EngineArgs
+from hybridplan.engine.sglang.command import LaunchCommand, parse_command
+from hybridplan.engine.sglang.types import PoolBudget, PoolSizing
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU
-from hybridplan.planner.overrides import with_args
+from hybridplan.engine.sglang.serving.overrides import with_args
 
 if TYPE_CHECKING:
-    from hybridplan.loading import Loaded
+    from hybridplan.engine.sglang.serving.loading import Loaded
 
 GIB = 1 << 30
 FORMULA = "r = (S + D) x state_bytes_per_slot / (L x kv_bytes_per_token)"
@@ -240,14 +240,14 @@ def exact_balance(search: Search, r_c: float | None) -> Balance:
 
 
 def _loaded(command: LaunchCommand | str, gpu: GPU | None, version: str | None) -> Loaded:
-    from hybridplan.loading import load
+    from hybridplan.engine.sglang.serving.loading import load
 
     return load(command if isinstance(command, LaunchCommand) else parse_command(command),
                 platform=gpu.platform() if gpu is not None else None, version=version)
 
 
 def pool_split(loaded: Loaded, budget: PoolBudget, args: EngineArgs) -> dict[str, Any]:
-    from hybridplan.loading import sizing_payload
+    from hybridplan.engine.sglang.serving.loading import sizing_payload
 
     return sizing_payload(replace(loaded, args=args), budget)
 
@@ -303,7 +303,7 @@ def _budget_for(loaded: Loaded, budget: float | PoolBudget | None,
                 raise BadInput("the pool budget must be a finite number of GiB")
             budget = PoolBudget(rest_gib=float(budget))
         return budget, {"rest_gib": budget.rest_gib, "source": "input"}
-    from hybridplan.planner.timeline import for_loaded, memory_payload
+    from hybridplan.engine.sglang.serving.timeline import for_loaded, memory_payload
 
     tl, weights = for_loaded(loaded, gpu=gpu)
     return tl.budget, {"rest_gib": tl.rest_gib.value, "source": tl.rest_gib.source.value,

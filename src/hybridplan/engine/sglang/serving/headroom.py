@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from hybridplan.dtypes import itemsize
-from hybridplan.engine.api import EngineArgs
-from hybridplan.engine import for_version
+from hybridplan.engine.sglang.args import EngineArgs
+from hybridplan.engine.sglang.releases import for_version
 from hybridplan.hardware.catalog import GPU
 from hybridplan.models.geometry import ModelGeometry
-from hybridplan.planner.constants import PlannerConstants
-from hybridplan.planner.widths import ModelWidths
+from hybridplan.engine.sglang.serving.constants import PlannerConstants
+from hybridplan.models.widths import ModelWidths
 from hybridplan.provenance import Source, Sourced
-from hybridplan.engine.api import EAGLE_FAMILY
+from hybridplan.engine.sglang.loads import EAGLE_FAMILY
 
 MIB = 1 << 20
 GIB = 1 << 30

@@ -9,11 +9,11 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from hybridplan.errors import BadInput
-from hybridplan.verify import vllm_memory_log as memlog
-from hybridplan.verify.vllm_memory_log import GIB, ROUNDING
+from hybridplan.engine.vllm.serving import memory_log as memlog
+from hybridplan.engine.vllm.serving.memory_log import GIB, ROUNDING
 
 if TYPE_CHECKING:
-    from hybridplan.engine.api import VllmArgs
+    from hybridplan.engine.vllm.planning import VllmArgs
 
 _AVAILABLE = re.compile(r"Available KV cache memory: ([0-9.]+) GiB")
 _TOKENS = re.compile(r"GPU KV cache size: ([0-9,]+) tokens")
@@ -75,11 +75,11 @@ class Prediction:
 
 def predict(command_text: str, gib: float, gpu: str | None, version: str | None = None) -> Prediction:
     """The engine's plans for each block count the rounded available memory allows, on a catalog card."""
-    from hybridplan.engine import for_engine
+    from hybridplan.engine.vllm.engine import for_version
     from hybridplan.models.loader import load_model
-    from hybridplan.planner.vllm_plan import card, resolve_on
+    from hybridplan.engine.vllm.serving.plan import card, resolve_on
 
-    engine = for_engine("vllm", version)
+    engine = for_version(version)
     cmd = engine.parse_command(command_text)
     if not cmd.values.get("model"):
         raise BadInput("the vLLM launch names no model")
@@ -110,9 +110,9 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
         (mem.summary.kv_in_use if mem.summary is not None else None)
     if available is None:
         raise BadInput("the log has no `Available KV cache memory: X GiB` line (nor the startup memory summary)")
-    from hybridplan.engine import for_engine
+    from hybridplan.engine.vllm.engine import for_version
 
-    engine = for_engine("vllm", version or _modelled(log.release))
+    engine = for_version(version or _modelled(log.release))
     p = predict(launch, available, gpu, engine.version)
     rows: list[tuple[str, Any, Any, bool]] = []
     if log.block_size is not None:
@@ -129,7 +129,7 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
     rules = engine.provenance()
     checks = [{"quantity": q, "predicted": pred, "logged": got, "match": ok} | ({} if ok else {"rule": rules[q]})
               for q, pred, got, ok in rows]
-    from hybridplan.planner.vllm_plan import card
+    from hybridplan.engine.vllm.serving.plan import card
 
     checks += memlog.exact_checks(mem)
     memory: dict[str, Any] = {"model_loading_gib": mem.model_loading,
@@ -147,11 +147,11 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
 def _modelled(release: str | None) -> str | None:
     """The log's own release when hybridplan models it (`Initializing a V1 LLM engine (v0.24.0)`), else None (the
     newest)."""
-    from hybridplan.engine import for_engine
+    from hybridplan.engine.vllm.engine import for_version
 
     if release is None:
         return None
     try:
-        return str(for_engine("vllm", release).version)
+        return str(for_version(release).version)
     except BadInput:
         return None

@@ -1,6 +1,6 @@
 """`explain --engine vllm`: what vLLM will do with the KV memory it has for a hybrid model, and why (the JSON shape).
 
-The numbers come from the engine API (`engine.for_engine("vllm", v)`); this module only loads the geometry and lays
+The numbers come from the engine API (`engine.for_version(v)`); this module only loads the geometry and lays
 the plan out with each value's provenance and the boot-log lines vLLM prints for it.
 """
 
@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 from hybridplan.limits import MAX_GPU_GIB
 
 if TYPE_CHECKING:
-    from hybridplan.engine.api import HybridKVEngine, VllmArgs, VllmCommand
+    from hybridplan.engine.vllm.engine import VllmEngine
+    from hybridplan.engine.vllm.planning import VllmArgs
+    from hybridplan.engine.vllm.command import VllmCommand
     from hybridplan.models.geometry import ModelGeometry
-    from hybridplan.planner.vllm_plan import Card
+    from hybridplan.engine.vllm.serving.plan import Card
 
 
 
@@ -25,14 +27,14 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     pool is sized from it; else with a catalog card from the card alone (planner/vllm_memory.py: the memory timeline
     of gpu_worker.py::determine_available_memory, each term sourced); with neither the block size, pages, groups and
     blocks per request still are (the sizing fields null). BadInput / EngineRefusal propagate to the guard."""
-    from hybridplan.engine import for_engine
+    from hybridplan.engine.vllm.engine import for_version
     from hybridplan.errors import BadInput
     from hybridplan.models.loader import load_model
-    from hybridplan.planner.vllm_plan import card, resolve_on
+    from hybridplan.engine.vllm.serving.plan import card, resolve_on
 
     if kv_memory_gib is not None and not 0 < kv_memory_gib <= MAX_GPU_GIB:
         raise BadInput(f"--kv-memory-gib: {kv_memory_gib:g} is outside 0..{MAX_GPU_GIB:g} (GiB on one GPU)")
-    engine = for_engine("vllm", version)
+    engine = for_version(version)
     cmd = engine.parse_command(text)
     model = cmd.values.get("model")
     if not model:
@@ -45,7 +47,7 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     timeline = card_gpu = None
     if kv_memory_gib is None and gpu is not None and c.total_memory_bytes is not None:
         from hybridplan.hardware.catalog import from_options
-        from hybridplan.planner.vllm_memory import from_card
+        from hybridplan.engine.vllm.serving.memory import from_card
 
         card_gpu = from_options(gpu, None)
         if card_gpu is not None:
@@ -79,7 +81,7 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     }
 
 
-def _head(engine: "HybridKVEngine", c: "Card", gpu: str | None, geo: "ModelGeometry", model: str,
+def _head(engine: "VllmEngine", c: "Card", gpu: str | None, geo: "ModelGeometry", model: str,
           cmd: "VllmCommand", args: "VllmArgs") -> dict[str, Any]:
     """The engine, card, model, launch and resolved arguments."""
     return {

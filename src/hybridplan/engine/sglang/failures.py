@@ -15,7 +15,7 @@ from enum import IntEnum
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hybridplan.verify.records import Record
+    from hybridplan.engine.sglang.log_records import Record
 
 PHASES = ("startup", "weights", "state_pool", "kv_pool", "cuda_graph", "first_request", "killed", "timeout", "bench")
 

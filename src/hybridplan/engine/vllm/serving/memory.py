@@ -73,7 +73,7 @@ def capture_sizes(max_num_seqs: int, num_speculative_tokens: int, max_num_batche
 def _widths(model: str) -> tuple[int, int]:
     """(hidden, the MLP intermediate per token: gate + up; routed experts x top-k plus the shared one), whole model."""
     from hybridplan.models.loader import resolve_config
-    from hybridplan.planner.widths import widths_of
+    from hybridplan.models.widths import widths_of
 
     w = widths_of(resolve_config(model).config)
     gate = 2 if w.gated_mlp else 1
@@ -104,7 +104,7 @@ def weights_per_rank(geo: "ModelGeometry", model: str, tp: int, quantization: st
 
 def from_card(args: Any, gpu: GPU, quantization: str | None) -> VllmMemory:
     """The available KV memory on `gpu` for resolved vLLM arguments (engine/vllm VllmArgs), term by term."""
-    from hybridplan.planner.timeline import visible_estimate
+    from hybridplan.engine.sglang.serving.timeline import visible_estimate
 
     c = _constants()
     vis = visible_estimate(gpu)

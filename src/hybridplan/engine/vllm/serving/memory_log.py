@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from hybridplan.provenance import Source
 
 if TYPE_CHECKING:
-    from hybridplan.engine.api import VllmArgs
+    from hybridplan.engine.vllm.planning import VllmArgs
 
 _NUM = r"[0-9]+(?:\.[0-9]+)?"
 _LOADING = re.compile(rf"Model loading took ({_NUM}) GiB memory")
@@ -135,7 +135,7 @@ def estimates(log: MemoryLog, args: "VllmArgs", gpu: str, quantization: str | No
     prints (`error_gib`: estimate - logged); `terms` is empty with a `note` when the estimate finds no KV memory."""
     from hybridplan.errors import BadInput
     from hybridplan.hardware.catalog import from_options
-    from hybridplan.planner.vllm_memory import from_card
+    from hybridplan.engine.vllm.serving.memory import from_card
 
     card = from_options(gpu, None)
     if card is None:
