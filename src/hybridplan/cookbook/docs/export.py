@@ -14,8 +14,8 @@ from typing import Any
 
 from hybridplan.cookbook.docs.keep import PRIVATE
 from hybridplan.cookbook.docs.view import DEFAULT_IMAGE, IMAGE_LADDER, NAME_LADDER, docs_id, ladder_key
-from hybridplan.cookbook.schema import Branch, Dimension, NamedRule, Option, Page
-from hybridplan.cookbook.conditions import All, AnyOf, Condition, Equals, In, Not, Prefix
+from hybridplan.cookbook.schema import Dimension, NamedRule, Option, Page
+from hybridplan.cookbook.conditions import All, Condition, Equals, In, Not, Prefix
 from hybridplan.cookbook import text as T
 from hybridplan.cookbook.matrix import selection_space
 from hybridplan.cookbook.selection import find_cell

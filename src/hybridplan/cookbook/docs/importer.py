@@ -21,7 +21,7 @@ from hybridplan.cookbook.docs.keep import PRIVATE, keep
 from hybridplan.cookbook.docs.literal import Refused, scan
 from hybridplan.cookbook.docs.merge import merge_page, provenance
 from hybridplan.cookbook.docs.node_eval import Evaluation
-from hybridplan.cookbook.docs.view import (DEFAULT_REASON, DocsPage, bad, differences, is_fn, observe_page, our_id)
+from hybridplan.cookbook.docs.view import DocsPage, bad, differences, is_fn, observe_page, our_id
 from hybridplan.cookbook.pages import hardware_catalog, read_page_text
 from hybridplan.cookbook.schema import Page
 from hybridplan.errors import BadInput
