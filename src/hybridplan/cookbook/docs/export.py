@@ -12,10 +12,10 @@ import json
 from collections import Counter
 from typing import Any
 
-from hybridplan.cookbook.docs_keep import PRIVATE
-from hybridplan.cookbook.docs_view import DEFAULT_IMAGE, IMAGE_LADDER, NAME_LADDER, docs_id, ladder_key
-from hybridplan.cookbook.schema import Branch, Dimension, NamedRule, Option, Page
-from hybridplan.cookbook.conditions import All, AnyOf, Condition, Equals, In, Not, Prefix
+from hybridplan.cookbook.docs.keep import PRIVATE
+from hybridplan.cookbook.docs.view import DEFAULT_IMAGE, IMAGE_LADDER, NAME_LADDER, docs_id, ladder_key
+from hybridplan.cookbook.schema import Dimension, NamedRule, Option, Page
+from hybridplan.cookbook.conditions import All, Condition, Equals, In, Not, Prefix
 from hybridplan.cookbook import text as T
 from hybridplan.cookbook.matrix import selection_space
 from hybridplan.cookbook.selection import find_cell
@@ -202,7 +202,7 @@ def _private(page: Page) -> str:
 
 
 class _Parts:
-    """The page's own rendering, part by part, for the kept layout (hybridplan.cookbook.docs_keep.Parts)."""
+    """The page's own rendering, part by part, for the kept layout (hybridplan.cookbook.docs.keep.Parts)."""
 
     def __init__(self, page: Page, groups: dict[str, str]):
         self.page = page
@@ -224,10 +224,10 @@ class _Parts:
 
 def export_jsx(page: Page) -> str:
     """The page as a docs config module. A page imported from a module writes that module back: its own text
-    wherever the page still holds what was imported (hybridplan.cookbook.docs_keep), the page's data elsewhere."""
+    wherever the page still holds what was imported (hybridplan.cookbook.docs.keep), the page's data elsewhere."""
     fresh = _fresh(page)
     if page.docs is not None:
-        from hybridplan.cookbook.docs_keep import assemble
+        from hybridplan.cookbook.docs.keep import assemble
 
         return assemble(page, _Parts(page, fresh), _private(page))
     order = ("model", "supported_hardware", "hardware", "match_dims", "overlay_dims", "model_names",

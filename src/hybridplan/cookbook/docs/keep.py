@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from hybridplan.cookbook.docs_literal import Layout, Slot, Value
+from hybridplan.cookbook.docs.literal import Layout, Slot, Value
 from hybridplan.cookbook.schema import DocsModule, DocsText, Page
 
 PRIVATE = "hybridplan"  # the config-private key hybridplan writes its own data under (the docs ignore it)

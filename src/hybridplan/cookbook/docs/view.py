@@ -14,8 +14,8 @@ from typing import Any
 
 from hybridplan.cookbook import compose as C, text as T
 from hybridplan.cookbook.conditions import evaluate
-from hybridplan.cookbook.node_eval import Evaluation
-from hybridplan.cookbook.recover import Point, Space
+from hybridplan.cookbook.docs.node_eval import Evaluation
+from hybridplan.cookbook.docs.recover import Point, Space
 from hybridplan.cookbook.schema import Page, expand
 
 DEFAULT_REASON = "Not supported for current selection"  # the docs' tooltip without a disableReason

@@ -1,8 +1,9 @@
 """`cookbook import`: a docs config module (evaluated by Node) as a hybridplan page, functions recovered as data.
 
 Every selection-dependent function is read off its values on the selections that have a cell (where the Deploy panel
-uses it) and written back as conditions and items (hybridplan.cookbook.recover). What cannot be expressed is listed as
-a finding; the written page is then compared with the module on every selection (hybridplan.cookbook.docs_view).
+uses it) and written back as conditions and items (hybridplan.cookbook.docs.recover). What cannot be expressed is
+listed as a finding; the written page is then compared with the module on every selection
+(hybridplan.cookbook.docs.view).
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from typing import Any, Callable
 
 import yaml
 
-from hybridplan.cookbook import recover as R
-from hybridplan.cookbook.docs_keep import PRIVATE, keep
-from hybridplan.cookbook.docs_literal import Refused, scan
-from hybridplan.cookbook.docs_merge import merge_page, provenance
-from hybridplan.cookbook.docs_view import (DEFAULT_REASON, DocsPage, bad, differences, is_fn, observe_page, our_id)
-from hybridplan.cookbook.node_eval import Evaluation
+from hybridplan.cookbook.docs import recover as R
+from hybridplan.cookbook.docs.keep import PRIVATE, keep
+from hybridplan.cookbook.docs.literal import Refused, scan
+from hybridplan.cookbook.docs.merge import merge_page, provenance
+from hybridplan.cookbook.docs.node_eval import Evaluation
+from hybridplan.cookbook.docs.view import DocsPage, bad, differences, is_fn, observe_page, our_id
 from hybridplan.cookbook.pages import hardware_catalog, read_page_text
 from hybridplan.cookbook.schema import Page
 from hybridplan.errors import BadInput

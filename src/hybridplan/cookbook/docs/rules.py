@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hybridplan.cookbook.docs_view import LEGACY, STATUSES
-from hybridplan.cookbook.node_eval import Evaluation
+from hybridplan.cookbook.docs.node_eval import Evaluation
+from hybridplan.cookbook.docs.view import LEGACY, STATUSES
 
 _STRING_OR_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`", re.S)
 
