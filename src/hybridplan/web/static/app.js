@@ -4,7 +4,8 @@
 // One state (page, selection, placeholders, L, C) drives every panel (panels/selection.js): Deploy renders the
 // command, the Memory picture and the Calculator analyse that same command on the selected card, and Plan and
 // Compare follow the same card and workload until their own fields are edited. The query string holds every input.
-// Each panel is a module under panels/, the helpers they share are under lib/.
+// Each panel is a module under panels/, the helpers they share are under lib/; the page's import map addresses
+// every module by its content hash (hybridplan.web.assets).
 
 import { loadCatalogs } from "./lib/catalogs.js";
 import { drawLinkNotes } from "./lib/url-state.js";
