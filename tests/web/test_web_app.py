@@ -100,15 +100,21 @@ def test_server_timing_header_reports_the_handler_time(client):
 
 
 def test_assets_are_covered_by_the_package_data_globs():
-    """pyproject ships web/templates/* and web/static/* (one level): an asset in a subfolder would be missing from an
-    installed package while the checkout still works."""
+    """Every template and static asset (the page's modules under static/lib/ and static/panels/ included) matches a
+    package-data glob of pyproject as setuptools expands it: a file no glob names would be missing from an installed
+    package while the checkout still works."""
+    import glob
+    import tomllib
     from pathlib import Path
 
     import hybridplan.web
 
     root = Path(hybridplan.web.__file__).parent
+    package = root.parent
+    pyproject = tomllib.loads((package.parents[1] / "pyproject.toml").read_text())
+    shipped = {Path(package, p) for pattern in pyproject["tool"]["setuptools"]["package-data"]["hybridplan"]
+               for p in glob.glob(pattern, root_dir=package, recursive=True)}
     for folder in ("templates", "static"):
-        entries = list((root / folder).iterdir())
-        assert entries and all(p.is_file() for p in entries), folder
-    pyproject = (root.parents[2] / "pyproject.toml").read_text()
-    assert '"web/templates/*"' in pyproject and '"web/static/*"' in pyproject
+        files = {p for p in (root / folder).rglob("*") if p.is_file()}
+        assert files and files <= shipped, sorted(map(str, files - shipped))
+    assert any(p.parent.name == "panels" for p in shipped)  # the subfolders are there, and shipped
