@@ -15,7 +15,7 @@ from hybridplan.cookbook.pages import bundled_ids, load_page
 from hybridplan.cookbook.record_checks import check, margin_interval
 from hybridplan.engine.sglang.serving.constants import constants_for
 from hybridplan.evidence import rule_text
-from hybridplan.verify.public_compare import Pair, compare_all
+from hybridplan.calibration.public_compare import Pair, compare_all
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "calibration.md"
 
@@ -99,7 +99,7 @@ def records_table() -> list[str]:
 
 
 def reports_table() -> list[str]:
-    from hybridplan.verify.launch_reports import check, load
+    from hybridplan.calibration.launch_reports import check, load
 
     checks = [c for r in load() for c in check(r)]
     agree, unsafe = sum(c.agrees for c in checks), sum(c.unsafe for c in checks)

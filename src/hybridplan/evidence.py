@@ -3,7 +3,7 @@ rest on.
 
 Evidence points (a cookbook page's `records:`, the public boot logs, launch reports) reach the planner from its caller
 as an `EvidenceSource`; the planner never reads them itself (layers: commands|web hand in the lookup, as they hand in
-`FailureLookup`; hybridplan.evidence_sources lists every source). The rule, in docs/calibration.md ("Margin rule"):
+`FailureLookup`; hybridplan.calibration.sources lists every source). The rule, in docs/calibration.md ("Margin rule"):
 
 - the baseline is the engine's own default fraction for the command (the release's rule);
 - without comparable evidence the fraction stays within max(engine default + 0.05, 0.90);

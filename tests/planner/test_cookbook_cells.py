@@ -16,7 +16,8 @@ from hybridplan.cookbook.record_checks import check
 from hybridplan.cookbook.render import render
 from hybridplan.hardware.catalog import lookup
 from hybridplan.engine.sglang.serving.loading import load
-from hybridplan.engine.sglang.serving.plan import Planner, Target, candidates
+from hybridplan.engine.search import candidates
+from hybridplan.engine.sglang.serving.plan import Planner, Target
 from hybridplan.engine.sglang.serving.timeline import for_loaded
 from hybridplan.engine.sglang.serving.verdict import predict
 

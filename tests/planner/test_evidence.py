@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hybridplan.evidence_sources import all_evidence
+from hybridplan.calibration.sources import all_evidence
 from hybridplan.hardware.catalog import lookup
 from hybridplan.engine.sglang.serving.loading import load
 from hybridplan import evidence as ev

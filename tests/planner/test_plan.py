@@ -11,10 +11,11 @@ from hypothesis import strategies as st
 from hybridplan.cookbook.record_checks import measured_failure
 from hybridplan.errors import BadInput
 from hybridplan.engine.sglang.serving.explain import explain
-from hybridplan.evidence_sources import all_evidence
+from hybridplan.calibration.sources import all_evidence
 from hybridplan.hardware.catalog import lookup
 from hybridplan.evidence import NO_EVIDENCE_FLOOR, NO_EVIDENCE_STEP
-from hybridplan.engine.sglang.serving.plan import Target, candidates, knobs, plan
+from hybridplan.engine.search import candidates
+from hybridplan.engine.sglang.serving.plan import Target, knobs, plan
 
 EVIDENCE = all_evidence  # what the CLI and the web hand in
 

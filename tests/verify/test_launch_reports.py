@@ -10,7 +10,7 @@ import pytest
 from hybridplan.errors import BadInput
 from hybridplan.hardware.catalog import lookup
 from hybridplan.engine.sglang.serving.loading import load as load_command
-from hybridplan.verify.launch_reports import check, load, parse, report_evidence
+from hybridplan.calibration.launch_reports import check, load, parse, report_evidence
 from hybridplan.weights.quant import method_policy, policy_from_config, scheme_bytes
 from hybridplan.engine.api import weights_query
 from hybridplan.weights.report import model_weights

@@ -14,7 +14,7 @@ from hybridplan.engine.sglang.serving.logcheck import EngineView, check_log
 from hybridplan.engine.api import release_of
 from hybridplan.engine.sglang.log_version import choose, stated, stated_in_log
 from hybridplan.engine.sglang.logparse import parse_log
-from hybridplan.verify.public_logs import load as public_logs
+from hybridplan.calibration.public_logs import load as public_logs
 from tests.conftest import FIXTURES
 
 LOGS = FIXTURES / "logs"

@@ -9,7 +9,7 @@ import pytest
 
 from hybridplan.hardware.catalog import lookup
 from hybridplan.engine.sglang.serving.constants import constants_for
-from hybridplan.verify.calibrate import STRICT_GIB, calibrate
+from hybridplan.calibration.calibrate import STRICT_GIB, calibrate
 from hybridplan.engine.sglang.logparse import parse_log
 from hybridplan.verify.store import Store
 from tests.conftest import FIXTURES

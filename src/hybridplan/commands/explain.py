@@ -37,7 +37,7 @@ def explain(
     def body() -> int:
         from hybridplan.engine.api import for_engine
         from hybridplan.engine.requests import ExplainRequest
-        from hybridplan.evidence_sources import all_evidence
+        from hybridplan.calibration.sources import all_evidence
 
         eng = for_engine(engine, engine_version)
         req = ExplainRequest(command=launch_words(command), gpu=gpu, gpu_memory_gib=gpu_memory_gib,

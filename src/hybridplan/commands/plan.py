@@ -53,7 +53,7 @@ def plan(
         from hybridplan.cookbook.record_checks import measured_failure
         from hybridplan.engine.api import for_engine
         from hybridplan.engine.requests import PlanRequest
-        from hybridplan.evidence_sources import all_evidence
+        from hybridplan.calibration.sources import all_evidence
 
         eng = for_engine(engine, engine_version)
         req = PlanRequest(request_length=request_length, concurrency=concurrency,

@@ -142,7 +142,7 @@ def calibrate(
 
     def body() -> int:
         from hybridplan.errors import BadInput
-        from hybridplan.verify.calibrate import calibrate as fit
+        from hybridplan.calibration.calibrate import calibrate as fit
 
         with _open(db) as store:
             runs = store.runs(page=page, gpu=gpu, build=build)

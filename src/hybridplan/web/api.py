@@ -96,7 +96,7 @@ def explain(req: ExplainRequest, request: Request) -> CliJSON:
     request takes and, from `kv_memory_gib`, the KV tokens and concurrency vLLM logs."""
     from hybridplan.engine import requests as rq
     from hybridplan.engine.api import for_engine
-    from hybridplan.evidence_sources import all_evidence
+    from hybridplan.calibration.sources import all_evidence
 
     eng = for_engine(req.engine, req.engine_version)
     ask = rq.ExplainRequest(command=req.command, gpu=req.gpu, gpu_memory_gib=req.gpu_memory_gib,
@@ -139,7 +139,7 @@ def plan(req: PlanRequest, request: Request) -> CliJSON:
     from hybridplan.engine import requests as rq
     from hybridplan.engine.api import for_engine
     from hybridplan.errors import BadInput
-    from hybridplan.evidence_sources import all_evidence
+    from hybridplan.calibration.sources import all_evidence
 
     eng = for_engine(req.engine, req.engine_version)
     ask = rq.PlanRequest(request_length=req.request_length, concurrency=req.concurrency, command=req.command,

@@ -17,29 +17,10 @@ from hybridplan.models.loader import ConfigSource, bundled_id, catalog_source, r
 from hybridplan.provenance import Source, Sourced
 from hybridplan.weights.estimate import estimate
 from hybridplan.weights.headers import from_directory
-from hybridplan.weights.inventory import Inventory, Parallel, per_rank_bytes
+from hybridplan.weights.inventory import Inventory, Parallel, WeightsQuery, per_rank_bytes
 from hybridplan.weights.quant import QuantPolicy, method_policy, policy_from_config, with_lm_head
 
 GIB = 1 << 30
-
-
-@dataclass(frozen=True, kw_only=True)
-class WeightsQuery:
-    """What one rank loads, as the engine resolved the launch: the checkpoint and its online quantization, the
-    parallel layout and pipeline stages that shard it, and the draft the speculative setup adds. Each engine builds
-    it from its own resolved arguments (the weights layer knows no engine)."""
-
-    model: str
-    quantization: str | None
-    multimodal: bool
-    parallel: Parallel
-    stages: tuple[tuple[int, int], ...]
-    draft: str = "none"  # none | mtp (the checkpoint's own MTP head) | checkpoint (a separate draft at draft_path)
-    draft_path: str | None = None
-    draft_label: str | None = None  # the speculative algorithm, for the note (None: no speculative decoding)
-    # an MTP head builds its own embedding and lm_head and holds them while the pools are sized (sglang), or shares
-    # the target's (vLLM)
-    mtp_own_ends: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,8 +6,7 @@ from __future__ import annotations
 from hybridplan.engine.sglang.args import EngineArgs
 from hybridplan.engine.sglang.sizing import pp_stages
 from hybridplan.models.geometry import ModelGeometry
-from hybridplan.weights.inventory import Parallel
-from hybridplan.weights.report import WeightsQuery
+from hybridplan.weights.inventory import Parallel, WeightsQuery
 
 # the algorithms whose draft is an EAGLE-style worker: the checkpoint's own MTP head when no other draft is named
 EAGLE_FAMILY = ("EAGLE", "EAGLE3", "STANDALONE", "FROZEN_KV_MTP")

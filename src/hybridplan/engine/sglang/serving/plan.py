@@ -10,7 +10,6 @@ requests of L tokens, else sizes the state pool with the balanced ratio (or the 
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -20,6 +19,7 @@ from hybridplan.engine.sglang.releases import for_version
 from hybridplan.engine.sglang.args import EngineArgs
 from hybridplan.engine.sglang.command import LaunchCommand, parse_command
 from hybridplan.engine.registry import FlagRegistry
+from hybridplan.engine.search import Candidate, Knob, candidates
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU, catalog, from_options
 from hybridplan.monotone import largest_true
@@ -126,37 +126,6 @@ def target_from_options(*, model: str | None, gpu: str | None, gpu_memory_gib: f
                    env=parsed.env if parsed else ())
 
 
-@dataclass(frozen=True, kw_only=True)
-class Knob:
-    """One change the search may make: flags to set (value None: a switch), what it gives up, and why it helps."""
-
-    label: str
-    sets: tuple[tuple[str, str | None], ...]
-    cost: float
-    why: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class Candidate:
-    """One point of the search: the knobs it turns and what they cost."""
-
-    knobs: tuple[Knob, ...]
-
-    @property
-    def cost(self) -> float:
-        return round(sum(k.cost for k in self.knobs), 6)
-
-    @property
-    def changes(self) -> list[str]:
-        return [k.label for k in self.knobs]
-
-    def apply(self, argv: tuple[str, ...], reg: FlagRegistry) -> tuple[str, ...]:
-        for k in self.knobs:
-            for option, value in k.sets:
-                argv = with_flag(argv, option, value, reg)
-        return argv
-
-
 def knobs(args: EngineArgs | None, reg: FlagRegistry, concurrency: int) -> list[list[Knob | None]]:
     """Each search dimension's options (None: leave it as the command has it), from what the command resolves to;
     a knob that would change nothing is not offered."""
@@ -204,12 +173,6 @@ def knobs(args: EngineArgs | None, reg: FlagRegistry, concurrency: int) -> list[
         strategy.append(Knob(label="radix cache off", cost=4.0, sets=(("--disable-radix-cache", None),),
                              why="no prefix cache: one state slot per request"))
     return [mrr, graph, chunk, dtype, strategy]
-
-
-def candidates(dims: list[list[Knob | None]]) -> list[Candidate]:
-    """Every combination of the dimensions' options, cheapest first (fewest knobs on a tie)."""
-    out = [Candidate(knobs=tuple(k for k in combo if k is not None)) for combo in itertools.product(*dims)]
-    return sorted(out, key=lambda c: (c.cost, len(c.knobs)))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -86,8 +86,8 @@ def weights_per_rank(geo: "ModelGeometry", model: str, tp: int, quantization: st
     """The weights vLLM loads on one rank: the project's weight estimate (weights/report.py::model_weights, as the
     SGLang timeline uses it) for the same checkpoint and tensor parallelism; an MTP drafter adds its own layers
     (vLLM shares the target's embedding and lm_head with it: model_executor/models/qwen3_5_mtp.py)."""
-    from hybridplan.weights.inventory import Parallel
-    from hybridplan.weights.report import WeightsQuery, model_weights
+    from hybridplan.weights.inventory import Parallel, WeightsQuery
+    from hybridplan.weights.report import model_weights
 
     q = WeightsQuery(model=model, quantization=quantization, multimodal=geo.is_multimodal,
                      parallel=Parallel(tp=tp, attn_tp=tp, kv_heads=geo.kv.total_kv_heads,

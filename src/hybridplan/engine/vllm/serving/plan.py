@@ -11,12 +11,12 @@ max(engine default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR)). Each candidate is th
 
 from __future__ import annotations
 
-import itertools
 import math
 import shlex
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
+from hybridplan.engine.search import Knob, candidates
 from hybridplan.errors import BadInput, EngineRefusal
 
 if TYPE_CHECKING:
@@ -155,10 +155,10 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
     bf16_ssm: list[tuple[str, ...]] = [("--mamba-ssm-cache-dtype", "bfloat16")] \
         if resolved.mamba_ssm_cache_dtype == "float32" and not resolved.is_kda and ssm is not None \
         and "bfloat16" in (ssm.choices or ()) else []
-    axes: list[list[tuple[str, ...]]] = [
-        [()] + ([(pc_off,)] if pc_given is not False else []) + keep_pc,
-        [()] + ([("--kv-cache-dtype", "fp8")] if kv_given == "auto" and not geo.kv_cache_quant_algo else []),
-        [()] + bf16_ssm,
+    dims: list[list[Knob | None]] = [
+        [None, *([_knob(pc_off)] if pc_given is not False else []), *(_knob(*k) for k in keep_pc)],
+        [None, *([_knob("--kv-cache-dtype", "fp8")] if kv_given == "auto" and not geo.kv_cache_quant_algo else [])],
+        [None, *(_knob(*k) for k in bf16_ssm)],
     ]
     warnings = [f"a gpu_memory_utilization above the {'measured' if t.kv_memory_gib is not None else 'launch'}'s "
                 f"{u0:g} needs that memory free on the card at startup "
@@ -174,9 +174,9 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
                            "from that log" if t.kv_memory_gib is not None else
                            "the profiled activation (the card-alone estimate counts the capture sizes)"))
     rows = []
-    for pc, kv, state in itertools.product(*axes):
-        flags = [*pc, *kv, *state, *cap, "--max-model-len", str(t.request_length)]
-        row = _fit(engine, geo, t, u0, flags, kv_at)
+    for cand in candidates(dims):
+        flags = [tok for k in cand.knobs for flag, value in k.sets for tok in ((flag, value) if value else (flag,))]
+        row = _fit(engine, geo, t, u0, [*flags, *cap, "--max-model-len", str(t.request_length)], kv_at)
         if row is not None:
             row["why"] = {flag: _WHY[flag][1] for flag in row["changes"]}
             rows.append(row)
@@ -206,6 +206,12 @@ _WHY: dict[str, tuple[float, str]] = {
     "--mamba-ssm-cache-dtype": (2.0, "bfloat16 recurrent state: half the state page where the model asks for "
                                      "float32 (a numerics trade-off)"),
 }
+
+
+def _knob(flag: str, value: str | None = None) -> Knob:
+    """One change the search may make, priced and explained by _WHY."""
+    cost, why = _WHY[flag]
+    return Knob(label=f"{flag} {value}" if value else flag, sets=((flag, value),), cost=cost, why=why)
 
 
 def _fit(engine: "VllmEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, flags: list[str], kv_at: KVAt) -> dict[str, Any] | None:

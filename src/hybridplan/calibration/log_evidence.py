@@ -29,7 +29,7 @@ def _model(model: str, command: str | None) -> str:
 
 @lru_cache(maxsize=1)
 def _points() -> tuple[EvidencePoint, ...]:
-    from hybridplan.verify.public_logs import load
+    from hybridplan.calibration.public_logs import load
 
     out = []
     for r in load().records:

@@ -14,7 +14,7 @@ from typing import Any
 from hybridplan.errors import HybridPlanError
 from hybridplan.hardware.catalog import lookup
 from hybridplan.models.catalog import lookup as catalog_entry
-from hybridplan.verify.public_logs import BootLogRecord, Values, load
+from hybridplan.calibration.public_logs import BootLogRecord, Values, load
 
 GIB = 1 << 30
 # the headroom parts allocated between "Capture ... begin" and "Capture ... end" (planner.headroom part names)

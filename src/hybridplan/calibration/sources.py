@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def all_evidence(gpu: GPU, version: str) -> Sequence[EvidencePoint]:
     """The measured launches on the card and its class, from every source (planner.evidence.EvidenceSource)."""
     from hybridplan.cookbook.record_evidence import page_evidence
-    from hybridplan.verify.launch_reports import report_evidence
-    from hybridplan.verify.log_evidence import log_evidence
+    from hybridplan.calibration.launch_reports import report_evidence
+    from hybridplan.calibration.log_evidence import log_evidence
 
     return tuple(page_evidence(gpu, version)) + tuple(log_evidence(gpu, version)) + tuple(report_evidence(gpu, version))
