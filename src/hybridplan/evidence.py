@@ -325,7 +325,7 @@ def rule_text() -> list[str]:
         "## Margin rule (how far `plan` goes above the engine's default fraction)", "",
         "The baseline is the engine's own default `--mem-fraction-static` for the command (the release's rule). "
         "`plan` recommends the highest fraction the model says is safe, but never above the ceiling the evidence "
-        "allows (`planner/evidence.py`; evidence: the pages' records, the public boot logs above, and any other "
+        "allows (`evidence.py`; evidence: the pages' records, the public boot logs above, and any other "
         "source handed in):", "",
         f"- **No comparable launch**: at most max(engine default + {NO_EVIDENCE_STEP}, {NO_EVIDENCE_FLOOR}).",
         f"- **A launch that served** on the same card, or on a card of the same vendor and architecture with no more "

@@ -1,4 +1,4 @@
-"""planner/vllm_memory.py: the card-alone terms of vLLM's determine_available_memory."""
+"""engine/vllm/serving/memory.py: the card-alone terms of vLLM's determine_available_memory."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     """The plan for a vLLM launch (`vllm serve ...`, the api_server module, or a `non-default args:` line) on a
     catalog card (its compute capability picks the GDN prefill kernel, whose align-mode checkpoints change the block
     size; its memory the batch defaults; none: an sm90 card). With the logged `Available KV cache memory` (GiB) the
-    pool is sized from it; else with a catalog card from the card alone (planner/vllm_memory.py: the memory timeline
+    pool is sized from it; else with a catalog card from the card alone (engine/vllm/serving/memory.py: the memory timeline
     of gpu_worker.py::determine_available_memory, each term sourced); with neither the block size, pages, groups and
     blocks per request still are (the sizing fields null). BadInput / EngineRefusal propagate to the guard."""
     from hybridplan.engine.vllm.engine import for_version

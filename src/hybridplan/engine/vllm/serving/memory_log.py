@@ -1,6 +1,6 @@
 """The memory lines of a vLLM boot log (`Model loading took`, the startup memory summary) held against vLLM's own
 arithmetic (exact, up to the log's two-decimal rounding) and against hybridplan's card-alone timeline
-(planner/vllm_memory.py: estimates, each shown with its error).
+(engine/vllm/serving/memory.py: estimates, each shown with its error).
 
 The summary line (v1/worker/gpu_worker.py::Worker.compile_or_warm_up_model) comes in two forms: 0.24.0 splits the
 usage into weights, peak activation, non-torch memory and CUDA graphs; later releases into consumed memory (weights

@@ -5,7 +5,7 @@ ceil(total x u) bytes and takes the weights, the profiled activation peak and th
 (v1/worker/utils.py::request_memory, v1/worker/gpu_worker.py::determine_available_memory), none of which depends on
 u, the KV dtype, the prefix-caching mode or max_model_len: so the KV memory at u is A + ceil(total x u) -
 ceil(total x u0), taking A at the low end of its 0.01 GiB rounding. Without a boot the KV memory at u is the card-alone
-estimate (planner/vllm_memory.py), and u stays within the no-evidence bound SGLang's plan uses (planner/evidence.py:
+estimate (engine/vllm/serving/memory.py), and u stays within the no-evidence bound SGLang's plan uses (evidence.py:
 max(engine default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR)). Each candidate is then planned by the engine model.
 """
 
@@ -80,7 +80,7 @@ def _measured(t: VllmTarget, u0: float, kv_gib: float) -> KVAt:
 
 
 def _from_card(gpu: str, quantization: str | None) -> KVAt:
-    """Available KV memory at utilization u estimated from the card alone (planner/vllm_memory.py); 0 when the
+    """Available KV memory at utilization u estimated from the card alone (engine/vllm/serving/memory.py); 0 when the
     weights and runtime leave none (the engine model then refuses the plan)."""
     from hybridplan.hardware.catalog import from_options
     from hybridplan.engine.vllm.serving.memory import from_card
@@ -98,7 +98,7 @@ def _from_card(gpu: str, quantization: str | None) -> KVAt:
 
 
 def no_evidence_ceiling(engine_default: float) -> float:
-    """The highest utilization a plan proposes without a comparable measured launch (planner/evidence.py's rule)."""
+    """The highest utilization a plan proposes without a comparable measured launch (evidence.py's rule)."""
     from hybridplan.evidence import NO_EVIDENCE_FLOOR, NO_EVIDENCE_STEP
 
     return round(max(engine_default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR), 3)
@@ -134,7 +134,7 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
                                     "ceiling": t.max_util,
                                     "rule": f"no measured boot: the KV memory is estimated from the card alone and the "
                                             f"utilization stays within max(engine default {default_u} + 0.05, 0.90) "
-                                            f"= {ceiling} (planner/evidence.py){capped}"}
+                                            f"= {ceiling} (evidence.py){capped}"}
     else:
         kv_at = _measured(t, u0, t.kv_memory_gib)
         measured = {"source": "boot", "available_kv_gib": t.kv_memory_gib, "gpu_memory_utilization": u0}
