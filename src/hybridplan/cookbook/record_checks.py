@@ -151,9 +151,9 @@ def margin_interval(checks: list[Check], margin_gib: float) -> tuple[float, floa
     lo, hi = float("-inf"), float("inf")
     for c in checks:
         v = c.verdict
-        if v is None or v.serve_need_gib is None or v.slack_gib is None:
+        if v is None or v.figure("serve_need_gib") is None or v.figure("slack_gib") is None:
             continue  # failed before the runtime phases: the margin does not decide it
-        room = v.slack_gib - (v.serve_need_gib - margin_gib)  # slack left beyond the predicted need
+        room = v.figure("slack_gib") - (v.figure("serve_need_gib") - margin_gib)  # slack left beyond the predicted need
         if c.record.outcome == "served":
             hi = min(hi, room)
         elif c.record.phase in ("cuda_graph", "first_request"):

@@ -16,6 +16,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from hybridplan.engine.release import EngineRelease as EngineRelease, ServingEngine as ServingEngine
+from hybridplan.engine.verdict import Verdict as Verdict
 from hybridplan.errors import BadInput
 from hybridplan.hardware.platform import Platform as Platform
 
@@ -69,7 +70,7 @@ if TYPE_CHECKING:
     from hybridplan.engine.sglang.loads import EAGLE_FAMILY as EAGLE_FAMILY, weights_query as weights_query
     from hybridplan.engine.sglang.serving.loading import Loaded as Loaded, load as load
     from hybridplan.engine.sglang.serving.timeline import MemoryTimeline as MemoryTimeline, for_loaded as for_loaded, context_estimate_gib as context_estimate_gib, visible_estimate as visible_estimate
-    from hybridplan.engine.sglang.serving.verdict import Verdict as Verdict, predict as predict
+    from hybridplan.engine.sglang.serving.verdict import predict as predict
     from hybridplan.engine.sglang.serving.plan import MeasuredFailure as MeasuredFailure
     from hybridplan.engine.sglang.serving.ratio import balanced_ratio as balanced_ratio
     from hybridplan.engine.sglang.serving.explain import explain as explain
@@ -86,7 +87,6 @@ _SGLANG_SERVING = {
     "for_loaded": "hybridplan.engine.sglang.serving.timeline",
     "context_estimate_gib": "hybridplan.engine.sglang.serving.timeline",
     "visible_estimate": "hybridplan.engine.sglang.serving.timeline",
-    "Verdict": "hybridplan.engine.sglang.serving.verdict",
     "predict": "hybridplan.engine.sglang.serving.verdict",
     "MeasuredFailure": "hybridplan.engine.sglang.serving.plan",
     "balanced_ratio": "hybridplan.engine.sglang.serving.ratio",

@@ -9,12 +9,13 @@ the graphs but not the eager activations of the first prefill). Pure over the ti
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from hybridplan.engine.verdict import Verdict
 from hybridplan.errors import EngineRefusal
 from hybridplan.hardware.catalog import GPU
-from hybridplan.evidence import Confidence, EvidencePoint, Probe, confidence
+from hybridplan.evidence import EvidencePoint, Probe, confidence
 from hybridplan.engine.sglang.serving.timeline import GIB, MemoryTimeline
 
 if TYPE_CHECKING:
@@ -26,25 +27,15 @@ BOOT_PHASES = ("weights", "state_pool", "kv_pool")
 RUNTIME_PHASES = ("cuda_graph", "first_request")
 
 
-@dataclass(frozen=True, kw_only=True)
-class Verdict:
-    """The prediction for one command on one card: does it serve, else the failing phase and the numbers why."""
+# the numbers an sglang verdict shows, in this order (None where the boot does not get that far)
+FIGURES = ("max_mamba_cache_size", "max_total_num_tokens", "max_running_requests", "slack_gib", "capture_need_gib",
+           "serve_need_gib")
 
-    serves: bool
-    phase: str | None
-    why: str
-    max_mamba_cache_size: int | None = None
-    max_total_num_tokens: int | None = None
-    max_running_requests: int | None = None
-    slack_gib: float | None = None
-    capture_need_gib: float | None = None  # what the slack must hold by the end of graph capture (with the margin)
-    serve_need_gib: float | None = None  # ... and once the first request runs
-    confidence: Confidence | None = None  # what the verdict rests on (planner.evidence), with a card
 
-    def as_dict(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        out["confidence"] = self.confidence.as_dict() if self.confidence is not None else None
-        return out
+def _verdict(serves: bool, phase: str | None, why: str, **figures: Any) -> Verdict:
+    """A verdict with every sglang figure named (capture_need_gib: what the slack must hold by the end of graph
+    capture, with the margin; serve_need_gib: and once the first request runs)."""
+    return Verdict(serves=serves, phase=phase, why=why, figures={k: figures.get(k) for k in FIGURES})
 
 
 def _refusal_phase(message: str) -> str:
@@ -60,28 +51,28 @@ def predict(loaded: Loaded, tl: MemoryTimeline, *, request_tokens: int, concurre
     v = _predict(loaded, tl, request_tokens=request_tokens, concurrency=concurrency)
     if gpu is None or gpu.generic:
         return v
-    running = v.max_running_requests or loaded.args["max_running_requests"] or concurrency
+    running = v.figure("max_running_requests") or loaded.args["max_running_requests"] or concurrency
     return replace(v, confidence=confidence(Probe.of(loaded.args, gpu, running), evidence))
 
 
 def _predict(loaded: Loaded, tl: MemoryTimeline, *, request_tokens: int, concurrency: int) -> Verdict:
     if tl.available_gib.value <= 0:
-        return Verdict(serves=False, phase="weights", why=(
+        return _verdict(False, "weights", why=(
             f"the weights leave {tl.available_gib.value:.2f} GiB of the {tl.pre_load_gib.value:.2f} GiB free "
             "before loading"))
     try:
         s = tl.sizing()
     except EngineRefusal as exc:
-        return Verdict(serves=False, phase=_refusal_phase(exc.message), why=f"the engine refuses: {exc.message}")
+        return _verdict(False, _refusal_phase(exc.message), f"the engine refuses: {exc.message}")
     sized: dict[str, Any] = {"max_mamba_cache_size": s.max_mamba_cache_size,
                              "max_total_num_tokens": s.max_total_num_tokens,
                              "max_running_requests": s.max_running_requests}
     if s.max_running_requests < concurrency and s.requests.binding == "state_pool":
-        return Verdict(serves=False, phase="state_pool", why=(
+        return _verdict(False, "state_pool", why=(
             f"K = {s.max_mamba_cache_size} state slots at S = {s.slots_per_request} admit {s.max_running_requests} "
             f"request(s), fewer than {concurrency}"), **sized)
     if s.max_total_num_tokens < request_tokens:
-        return Verdict(serves=False, phase="kv_pool", why=(
+        return _verdict(False, "kv_pool", why=(
             f"the KV pool holds {s.max_total_num_tokens:,} tokens, less than one request of {request_tokens:,}"),
             **sized)
     runtime = sum(p.nbytes for p in tl.headroom_parts if p.name in RUNTIME_PARTS) / GIB
@@ -90,12 +81,12 @@ def _predict(loaded: Loaded, tl: MemoryTimeline, *, request_tokens: int, concurr
     slack = tl.slack_gib.value
     numbers = {"slack_gib": slack, "capture_need_gib": capture_need, "serve_need_gib": serve_need, **sized}
     if slack < capture_need:
-        return Verdict(serves=False, phase="cuda_graph", why=(
+        return _verdict(False, "cuda_graph", why=(
             f"the {slack:.2f} GiB slack cannot hold the {capture_need:.2f} GiB that graph capture needs "
             f"(graphs, workspaces, tables and the {tl.margin_gib.value:.2f} GiB margin)"), **numbers)
     if slack < serve_need:
-        return Verdict(serves=False, phase="first_request", why=(
+        return _verdict(False, "first_request", why=(
             f"the {slack:.2f} GiB slack holds the graphs but not the first request's activations "
             f"({serve_need:.2f} GiB with the margin)"), **numbers)
-    return Verdict(serves=True, phase=None, why=(
+    return _verdict(True, None, why=(
         f"the {slack:.2f} GiB slack holds the {serve_need:.2f} GiB graphs, activations and margin need"), **numbers)
