@@ -25,6 +25,11 @@ def _words(command: Command) -> str | tuple[str, ...]:
     return command if isinstance(command, str) else tuple(command)
 
 
+def _float(value: float | None) -> float | None:
+    """A float option as the CLI and the web take it (20 is 20.0: the payload echoes it)."""
+    return None if value is None else float(value)
+
+
 def _line(command: str | tuple[str, ...] | None) -> str:
     return "" if command is None else command if isinstance(command, str) else shlex.join(command)
 
@@ -62,10 +67,10 @@ def explain(command: Command, *, engine: str = "sglang", engine_version: str | N
 
     Raises BadInput (an option the engine does not take, a launch it cannot read) or EngineRefusal (the engine would
     not start; some refusals come back in `.refusal` with the numbers still computable)."""
-    return run_explain(ExplainRequest(command=_words(command), gpu=gpu, gpu_memory_gib=gpu_memory_gib,
-                                      pool_budget_gib=pool_budget_gib, available_gib=available_gib,
-                                      pre_load_gib=pre_load_gib, weights_gib=weights_gib, kv_memory_gib=kv_memory_gib,
-                                      hub=hub), engine, engine_version)
+    return run_explain(ExplainRequest(command=_words(command), gpu=gpu, gpu_memory_gib=_float(gpu_memory_gib),
+                                      pool_budget_gib=_float(pool_budget_gib), available_gib=_float(available_gib),
+                                      pre_load_gib=_float(pre_load_gib), weights_gib=_float(weights_gib),
+                                      kv_memory_gib=_float(kv_memory_gib), hub=hub), engine, engine_version)
 
 
 def run_plan(req: PlanRequest, engine: str = "sglang", version: str | None = None, spell: Spell = str,
@@ -101,10 +106,11 @@ def plan(command: Command | None = None, *, request_length: int, concurrency: in
     and the cheapest change that would. `hybridplan plan --json`."""
     return run_plan(PlanRequest(request_length=request_length, concurrency=concurrency,
                                 command=None if command is None else _words(command), model=model, gpu=gpu,
-                                gpu_memory_gib=gpu_memory_gib, quant=quant, spec=spec, draft=draft, tp=tp,
-                                extra=None if extra is None else _words(extra), max_mem_fraction=max_mem_fraction,
-                                pin=pin, weights_gib=weights_gib, hub=hub, kv_memory_gib=kv_memory_gib,
-                                max_util=max_util), engine, engine_version)
+                                gpu_memory_gib=_float(gpu_memory_gib), quant=quant, spec=spec, draft=draft, tp=tp,
+                                extra=None if extra is None else _words(extra),
+                                max_mem_fraction=_float(max_mem_fraction), pin=pin, weights_gib=_float(weights_gib),
+                                hub=hub, kv_memory_gib=_float(kv_memory_gib), max_util=_float(max_util)),
+                    engine, engine_version)
 
 
 def run_compare(req: CompareRequest, versions: Mapping[str, str | None] | None = None) -> Comparison:
@@ -125,8 +131,8 @@ def compare(model: str, *, request_length: int, memory_gib: float | None = None,
     """What every modelled engine serves of `model` at `request_length` tokens, from the same cache memory
     (`memory_gib` per rank) or from what each leaves on `gpu`, and why they differ; `versions` picks a release per
     engine (e.g. {"vllm": "0.24.0"}). `hybridplan compare --json`."""
-    return run_compare(CompareRequest(model=model, request_length=request_length, memory_gib=memory_gib, tp=tp,
-                                      kv_cache_dtype=kv_cache_dtype, gpu=gpu), versions)
+    return run_compare(CompareRequest(model=model, request_length=request_length, memory_gib=_float(memory_gib),
+                                      tp=tp, kv_cache_dtype=kv_cache_dtype, gpu=gpu), versions)
 
 
 def read_log(path: str | os.PathLike[str]) -> str:

@@ -88,7 +88,8 @@ class Preflight:
                 "card": self.card, "command": self.given.line(),
                 "launch": None if self.launch is None else self.launch.line(), "fixed": self.fixed,
                 "verdict": None if self.verdict is None else self.verdict.as_dict(), "reason": self.reason,
-                "fix": fix, "fix_verdict": None if self.fix_verdict is None else self.fix_verdict.as_dict(), "changes": [list(c) for c in self.changes], "notes": list(self.notes)}
+                "fix": fix, "fix_verdict": None if self.fix_verdict is None else self.fix_verdict.as_dict(),
+                "changes": [list(c) for c in self.changes], "notes": list(self.notes)}
 
     def to_json(self) -> str:
         return dumps(self.as_dict())

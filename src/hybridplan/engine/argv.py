@@ -67,7 +67,8 @@ def _set(argv: tuple[str, ...], reg: FlagRegistry) -> dict[str, str]:
     return out
 
 
-def differences(before: tuple[str, ...], after: tuple[str, ...], reg: FlagRegistry) -> list[tuple[str | None, str | None]]:
+def differences(before: tuple[str, ...], after: tuple[str, ...],
+                reg: FlagRegistry) -> list[tuple[str | None, str | None]]:
     """The flags two launches set differently, as (before, after) with their values (None: not set), in the order
     `after` sets them, then the ones it drops."""
     old, new = _set(before, reg), _set(after, reg)

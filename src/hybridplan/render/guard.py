@@ -13,7 +13,7 @@ def _fix_lines(d: dict[str, Any]) -> list[str]:
         return [f"  {note}" for note in d["notes"]]
     target = f"{fix['concurrency']:,} x {fix['request_length']:,}-token requests"
     if not fix["fits"]:
-        out = [f"  no fix for {target}: {fix['why']}"]
+        out = [f"  no fix for {target}: {fix['why'] or 'no launch the planner tries serves it'}"]
         if fix["cheapest_change"]:
             out.append(f"  cheapest change: {fix['cheapest_change']} (--request-length / --concurrency plan for "
                        "another workload)")
