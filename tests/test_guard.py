@@ -168,3 +168,15 @@ def test_bad_guard_options_exit_2_before_anything_runs(stub):
                                                                  *SERVES_H200], ["--gpu", "h200"]):
         proc = _guard(stub, *argv)
         assert proc.returncode == 2 and not Path(stub["STUB_RECORD"]).exists(), (argv, proc.stderr)
+
+
+def test_the_engine_gets_sigpipe_as_a_shell_leaves_it(stub, tmp_path):
+    """Python ignores SIGPIPE, and an ignored signal stays ignored across exec: the guard restores the default first
+    (a shell stub reads its own ignored-signal mask, which the kernel carries over)."""
+    shell_stub = Path(stub["PATH"]) / "sglang"
+    shell_stub.write_text('#!/bin/sh\nwhile read -r key value; do [ "$key" = SigIgn: ] && echo "$key $value" '
+                          '> "$STUB_RECORD"; done < /proc/$$/status\nexit 0\n')  # shell builtins only: PATH is bare
+    proc = _guard(stub, "--gpu", "h200", "--", *SERVES_H200)
+    assert proc.returncode == 0, proc.stderr
+    ignored = int(Path(stub["STUB_RECORD"]).read_text().split()[1], 16)
+    assert not ignored & (1 << (signal.SIGPIPE - 1)) and not ignored & (1 << (signal.SIGXFSZ - 1))

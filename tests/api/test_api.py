@@ -158,3 +158,17 @@ def test_import_hybridplan_loads_no_layer():
     star = "from hybridplan import *; print(explain.__module__, Plan.__name__)"
     proc = subprocess.run([sys.executable, "-c", star], capture_output=True, text=True, timeout=120)
     assert proc.stdout.split() == ["hybridplan.api.calls", "Plan"], proc.stderr
+
+
+def test_a_top_level_verdict_is_read_before_the_memory_timeline_s():
+    """An engine may put its verdict at the top of the payload (the neutral place) rather than under `memory`."""
+    top = {"serves": False, "phase": "kv_pool", "why": "too few blocks", "confidence": {"level": "calibrated",
+                                                                                         "note": "n"}}
+    payload = {"verdict": top, "memory": {"verdict": {"serves": True, "phase": None, "why": "fits"}}}
+    ex = hybridplan.Explanation(payload=payload, engine="e", engine_version="1", command="c")
+    assert ex.verdict == hybridplan.Verdict(serves=False, phase="kv_pool", message="too few blocks",
+                                            confidence="calibrated", evidence="n")
+    bare = hybridplan.Explanation(payload={"verdict": {**top, "confidence": "calibrated"}}, engine="e",
+                                  engine_version="1", command="c")
+    assert bare.verdict.confidence == "calibrated" and bare.verdict.evidence is None
+    assert hybridplan.Explanation(payload={}, engine="e", engine_version="1", command="c").verdict is None

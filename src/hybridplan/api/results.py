@@ -29,9 +29,10 @@ class Verdict:
     @classmethod
     def of(cls, data: Mapping[str, Any]) -> Verdict:
         """From a payload's `verdict` object."""
-        conf = data.get("confidence") or {}
+        conf = data.get("confidence")
+        level, note = (conf.get("level"), conf.get("note")) if isinstance(conf, Mapping) else (conf, None)
         return cls(serves=bool(data["serves"]), phase=data.get("phase"), message=str(data.get("why") or ""),
-                   confidence=conf.get("level"), evidence=conf.get("note"))
+                   confidence=level, evidence=note)
 
     @classmethod
     def refused(cls, error: Mapping[str, Any]) -> Verdict:
