@@ -4,6 +4,7 @@ in vLLM's terms (one paged pool of attention and state pages), from its serving 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,25 @@ class VllmServing:
     def model_refs(self, command: str | tuple[str, ...]) -> tuple[str | None, str | None]:
         model = for_version(self.version).parse_command(text_of(command)).values.get("model")
         return (str(model) if model else None), None
+
+    def workload(self, command: str | tuple[str, ...]) -> tuple[int | None, int | None]:
+        """--max-model-len (else the model's, as resolved; None for `auto`, which vLLM fits at startup) and
+        --max-num-seqs where the launch sets it."""
+        from hybridplan.engine.vllm.serving.plan import card, resolve_on
+        from hybridplan.models.loader import load_model
+
+        engine = for_version(self.version)
+        cmd = engine.parse_command(text_of(command))
+        model = cmd.values.get("model")
+        if not model:
+            raise BadInput("the vLLM command names no model (`vllm serve MODEL` or --model)")
+        args = resolve_on(engine, cmd, load_model(str(model)), card(None))
+        seqs = cmd.values.get("max_num_seqs")
+        return None if args.auto_fit else args.max_model_len, None if seqs is None else int(seqs)
+
+    def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """None: vLLM's rules here read no environment variable."""
+        return {}
 
     def explain(self, req: ExplainRequest) -> dict[str, Any]:
         from hybridplan.engine.vllm.serving.explain import explain_vllm
