@@ -144,7 +144,7 @@ def test_an_engine_refusal_stops_before_the_engine(stub):
     proc = _guard(stub, "--gpu", "rtx4090", "--engine", "vllm", "--", "vllm", "serve", "Qwen/Qwen3.5-9B",
                   "--max-model-len", "262144")
     assert proc.returncode == 3 and not Path(stub["STUB_RECORD"]).exists()
-    assert "in phase startup: the engine refuses: To serve at least one request" in proc.stderr
+    assert "in phase kv_cache: vLLM refuses to start: To serve at least one request" in proc.stderr
     assert "  rule: v1/core/kv_cache_planning.py::_check_enough_kv_cache_memory\n" in proc.stderr
     assert "  no fix for 1 x 262,144-token requests: no launch the planner tries serves it\n" in proc.stderr
 

@@ -68,12 +68,15 @@ def test_a_refusal_in_the_payload_is_the_verdict_and_exit_3(cli):
                                                 rule=payload["error"]["rule"])
 
 
-def test_an_engine_refusal_raises_as_the_cli_exits_3(cli):
+def test_an_engine_refusal_comes_back_with_its_verdict_as_the_cli_exits_3(cli):
+    """A launch vLLM would refuse at startup (KV too small for one max_model_len request on an RTX 4090) is an
+    answer, not an exception: the verdict names the phase and vLLM's message, exit 3 as the CLI's."""
     cmd = "vllm serve Qwen/Qwen3.5-9B --max-model-len 262144"
-    with pytest.raises(EngineRefusal) as raised:
-        hybridplan.explain(cmd, engine="vllm", gpu="rtx4090")
+    got = hybridplan.explain(cmd, engine="vllm", gpu="rtx4090")
+    assert got.exit_code == 3 and got.verdict is not None and not got.verdict.serves
+    assert got.verdict.phase == "kv_cache" and "refuses to start: To serve at least one request" in got.verdict.message
     code, out, _ = cli("explain", "--json", "--engine", "vllm", "--gpu", "rtx4090", "--", cmd)
-    assert code == 3 and json.loads(out) == {"error": raised.value.as_dict()}
+    assert code == 3 and json.loads(out) == json.loads(got.to_json())
 
 
 def test_an_option_the_engine_does_not_take_is_refused_by_its_keyword(cli):

@@ -125,8 +125,13 @@ def _judge(words: tuple[str, ...], card: _Card, engine: str, version: str) -> tu
     from hybridplan.engine.requests import ExplainRequest
     from hybridplan.errors import BadInput, EngineRefusal
 
+    from hybridplan.engine.api import for_engine
+
+    # an engine whose startup counts other processes' memory (vLLM's free-memory check) is told what they hold
+    counted = card.others_mib is not None and "others_gib" in for_engine(engine, version).takes("explain")
     try:
-        explained = run_explain(ExplainRequest(command=words, gpu=card.gpu, gpu_memory_gib=card.gpu_memory_gib),
+        explained = run_explain(ExplainRequest(command=words, gpu=card.gpu, gpu_memory_gib=card.gpu_memory_gib,
+                                               others_gib=(card.others_mib or 0) / 1024 if counted else None),
                                 engine, version)
     except EngineRefusal as exc:
         verdict: Verdict | None = Verdict.refused(exc.as_dict())
@@ -136,7 +141,7 @@ def _judge(words: tuple[str, ...], card: _Card, engine: str, version: str) -> tu
         verdict = explained.verdict
     if verdict is None:
         return None, f"{engine} {version}'s explain gives no verdict for the launch on a card"
-    if verdict.serves and card.others_mib != 0:
+    if verdict.serves and card.others_mib != 0 and not counted:
         held = "memory nvidia-smi does not report" if card.others_mib is None else f"{card.others_mib} MiB"
         return None, (f"it serves on an otherwise empty card, but other processes hold {held} of it, which the "
                       "verdict does not count")

@@ -32,7 +32,7 @@ class Verdict:
         conf = data.get("confidence")
         level, note = (conf.get("level"), conf.get("note")) if isinstance(conf, Mapping) else (conf, None)
         return cls(serves=bool(data["serves"]), phase=data.get("phase"), message=str(data.get("why") or ""),
-                   confidence=level, evidence=note)
+                   confidence=level, evidence=note, rule=data.get("rule"))
 
     @classmethod
     def refused(cls, error: Mapping[str, Any]) -> Verdict:

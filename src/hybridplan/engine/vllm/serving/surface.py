@@ -15,7 +15,7 @@ from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_UTIL_PROPOSED
 
 LAYOUT = "paged_pool"  # attention KV and recurrent state pages in one pool of blocks
-EXPLAIN_OPTIONS = frozenset({"command", "gpu", "kv_memory_gib"})
+EXPLAIN_OPTIONS = frozenset({"command", "gpu", "kv_memory_gib", "others_gib"})
 PLAN_OPTIONS = frozenset({"request_length", "concurrency", "command", "gpu", "kv_memory_gib", "max_util"})
 LOG_OPTIONS = frozenset({"log", "command", "engine_version", "gpu", "log_version"})  # log_version: refused by name
 _KV = {"auto": "auto", "fp8": "fp8"}  # the --kv-cache-dtype spellings `compare` takes, as vLLM spells them
@@ -61,7 +61,7 @@ class VllmServing:
     def workload(self, command: str | tuple[str, ...]) -> tuple[int | None, int | None]:
         """--max-model-len (else the model's, as resolved; None for `auto`, which vLLM fits at startup) and
         --max-num-seqs where the launch sets it."""
-        from hybridplan.engine.vllm.serving.plan import card, resolve_on
+        from hybridplan.engine.vllm.serving.launch import card, resolve_on
         from hybridplan.models.loader import load_model
 
         engine = for_version(self.version)
@@ -83,7 +83,8 @@ class VllmServing:
         if not req.command:
             raise BadInput("no launch command given; put it after `--`, e.g. "
                            "`hybridplan explain --engine vllm --kv-memory-gib 40 -- vllm serve Qwen/Qwen3.5-27B`")
-        return explain_vllm(text_of(req.command), version=self.version, kv_memory_gib=req.kv_memory_gib, gpu=req.gpu)
+        return explain_vllm(text_of(req.command), version=self.version, kv_memory_gib=req.kv_memory_gib, gpu=req.gpu,
+                            others_gib=req.others_gib)
 
     def plan(self, req: PlanRequest) -> dict[str, Any]:
         from hybridplan.engine.vllm.serving.launch import VllmTarget, card
