@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import hybridplan
-from hybridplan import BadInput, EngineRefusal
+from hybridplan import BadInput
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG = ROOT / "tests" / "fixtures" / "logs" / "qwen3.5-9b-tp2-rtx4090.log"
