@@ -63,6 +63,10 @@ def row(layout: FleetLayout, req: FleetRequest) -> Row:
     """The layout scaled for C sessions, feasible when the engine runs it and the GPUs are available."""
     if layout.refusal is not None:
         return Row(layout=layout, why=layout.refusal)
+    empty = next((r for r in layout.roles if r.capacity <= 0), None)
+    if empty is not None or not any(r.scales for r in layout.roles):
+        return Row(layout=layout, why=f"{empty.role} {empty.parallel} holds no session" if empty is not None
+                   else "no role scales with the sessions")
     servers = scale(layout, req.concurrency)
     gpus = sum(servers[r.role] * r.gpus for r in layout.roles)
     sessions = sum(servers[r.role] * r.capacity for r in layout.roles if r.scales)

@@ -104,6 +104,7 @@ def compose(launch: FleetLaunch, gpus_per_node: int) -> tuple[str | None, str | 
     services: dict[str, Any] = {}
     names: dict[str, list[str]] = {}  # role -> its services
     gpu = 0
+    fronted = any(role.depends_on for role in launch.roles)  # a router is the one entry point, else every server is
     for role in launch.roles:
         rank = role.ranks[0]
         for i in range(role.servers):
@@ -119,7 +120,8 @@ def compose(launch: FleetLaunch, gpus_per_node: int) -> tuple[str | None, str | 
                     {"driver": "nvidia", "device_ids": ids, "capabilities": ["gpu"]}]}}}
             if role.depends_on:
                 svc["depends_on"] = [n for dep in role.depends_on for n in names.get(dep, [])]
-                svc["ports"] = [f"{p}:{p}" for p in role.ports]
+            if role.depends_on or not fronted:
+                svc["ports"] = [f"{role.ports[0] + i}:{role.ports[0]}"]
             name = role.role if role.servers == 1 else f"{role.role}-{i}"
             names.setdefault(role.role, []).append(name)
             services[name] = svc
