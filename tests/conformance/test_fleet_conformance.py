@@ -20,6 +20,11 @@ from hybridplan.hardware.catalog import lookup
 
 pytestmark = pytest.mark.conformance
 MODEL, GPU, L = "Qwen/Qwen3.5-397B-A17B", "h200", 32768
+# PD checks and defaults beside the fleet's servers: the transfer backend a role refuses, the decode extra slots
+PD_CASES = {"PD prefill fake": ("--tp", "8", "--disaggregation-mode", "prefill", "--disaggregation-transfer-backend", "fake"),
+            "PD decode fake radix": ("--tp", "8", "--disaggregation-mode", "decode", "--disaggregation-transfer-backend",
+                                     "fake", "--disaggregation-decode-enable-radix-cache"),
+            "PD decode small cap": ("--tp", "8", "--disaggregation-mode", "decode", "--max-running-requests", "16")}
 SHAPES = {"TP8": Shape(tp=8), "TP8 attention-DP 8": Shape(tp=8, attn_dp=8), "TP4 PP2": Shape(tp=4, pp=2),
           "PD decode TP8": Shape(tp=8, mode="decode"), "PD decode TP4 PP2": Shape(tp=4, pp=2, mode="decode"),
           "PD prefill TP8": Shape(tp=8, mode="prefill"), "TP16 (2 nodes)": Shape(tp=16, nodes=2)}
@@ -42,6 +47,9 @@ def engine_side(oracle_python, sized, tmp_path_factory):
         tl = s.outcome.timeline
         scenarios.append(Scenario(id=name, model=MODEL, argv=tuple(argv), available_gib=tl.available_gib.value,
                                   pre_load_gib=tl.pre_load_gib.value, gpu_mib=lookup(GPU).memory_mib))
+    for name, flags in PD_CASES.items():
+        scenarios.append(Scenario(id=name, model=MODEL, argv=("--model-path", path, *flags), available_gib=40.0,
+                                  pre_load_gib=137.0, gpu_mib=lookup(GPU).memory_mib))
     header, results = run_oracle(oracle_python, scenarios)
     assert header["version"] == "0.5.23"
     return scenarios, results
@@ -49,6 +57,8 @@ def engine_side(oracle_python, sized, tmp_path_factory):
 
 def test_every_fleet_server_resolves_and_sizes_as_the_engine_does(engine_side):
     scenarios, results = engine_side
+    assert results["PD prefill fake"]["error"]["type"] == "AssertionError"  # the refusals are compared too
+    assert results["PD decode fake radix"]["error"]["type"] == "ValueError"
     drifts = [f"{sc.id} {d.field}: engine {d.engine!r} != hybridplan {d.hybridplan!r} ({d.rule})"
               for sc in scenarios for d in compare(results[sc.id], predict(sc))]
     assert not drifts, "\n".join(drifts)

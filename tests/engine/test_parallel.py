@@ -63,3 +63,23 @@ def test_a_pd_decode_server_reserves_extra_slots_only_for_small_per_worker_caps(
     assert small["disaggregation_decode_extra_slots"] == 40  # 20 a worker <= 32: twice that
     assert large["disaggregation_decode_extra_slots"] == 0  # 40 a worker
     assert uncapped["disaggregation_decode_extra_slots"] == 0
+
+
+def test_pd_roles_refuse_the_fake_transfer_backend_where_the_engine_does():
+    import pytest
+
+    from hybridplan.errors import EngineRefusal
+
+    with pytest.raises(EngineRefusal, match="Prefill server does not support 'fake'"):
+        resolve_cmd(f"{QNEXT} --disaggregation-mode prefill --disaggregation-transfer-backend fake")
+    with pytest.raises(EngineRefusal, match="incompatible with --disaggregation-transfer-backend fake"):
+        resolve_cmd(f"{QNEXT} --disaggregation-mode decode --disaggregation-transfer-backend fake "
+                    "--disaggregation-decode-enable-radix-cache")
+    args, _, _ = resolve_cmd(f"{QNEXT} --disaggregation-mode decode --disaggregation-transfer-backend fake")
+    assert args["disable_radix_cache"] is True
+
+
+def test_a_decode_server_with_extra_slots_says_the_pool_raise_is_not_modelled():
+    args, _, _ = resolve_cmd(f"{QNEXT} --tp 4 --max-running-requests 16 --disaggregation-mode decode")
+    assert args["disaggregation_decode_extra_slots"] == 32
+    assert any(n.startswith("PD decode: 32 extra request slots per worker") for n in args.notes)

@@ -83,9 +83,15 @@ def _pd_disaggregation(r: Resolver) -> None:
     and reserves extra req_to_token slots for in-transfer requests, 2x a small per-worker batch cap (none without an
     explicit --max-running-requests or above 32 a worker). Every modelled release does both; the per-worker divisor is
     the number of DP ranks (0.5.18-0.5.21: --dp; 0.5.22 on: replicas x attention-DP groups, the same product)."""
+    rule = "arg_groups/pd_disaggregation_hook.py::handle_pd_disaggregation"
+    fake = r["disaggregation_transfer_backend"] == "fake"
+    if r["disaggregation_mode"] == "prefill" and fake:
+        raise r.refuse("Prefill server does not support 'fake' as the transfer backend", rule, "AssertionError")
     if r["disaggregation_mode"] != "decode":
         return
-    rule = "arg_groups/pd_disaggregation_hook.py::handle_pd_disaggregation"
+    if r["disaggregation_decode_enable_radix_cache"] and fake:
+        raise r.refuse("--disaggregation-decode-enable-radix-cache is incompatible with "
+                       "--disaggregation-transfer-backend fake", rule)
     r.set(rule, disable_radix_cache=not r["disaggregation_decode_enable_radix_cache"])
     if r["disaggregation_decode_extra_slots"] is None:
         mrr, extra = r["max_running_requests"], 0
@@ -93,6 +99,11 @@ def _pd_disaggregation(r: Resolver) -> None:
             per_worker = max(1, mrr // max(1, r["dp_size"] * r["attn_dp_size"]))
             extra = per_worker * 2 if per_worker <= 32 else 0
         r.set(rule, disaggregation_decode_extra_slots=extra)
+    if r["disaggregation_decode_extra_slots"]:
+        r.notes.append(f"PD decode: {r['disaggregation_decode_extra_slots']} extra request slots per worker for "
+                       "requests in transfer; the state pool is raised to (requests + extra) x S slots where "
+                       "max_mamba_cache_size is smaller (disaggregation/decode.py::HybridMambaDecodeReqToTokenPool), "
+                       "memory the pool budget does not hold: not modelled")
 
 
 def _memory(r: Resolver) -> None:

@@ -51,7 +51,8 @@ def launch(req: FleetRequest, layout: FleetLayout, servers: Mapping[str, int], v
     role = RoleLaunch(role=r.role, servers=n, requests=per_server, gpus_per_node=r.gpus // r.nodes, ports=(PORT,),
                       image=image(version), ranks=tuple(ranks), rank_flag="--node-rank" if r.nodes > 1 else None)
     notes = (f"{LEADER_ADDRESS}: node 0's address (--master-addr), which every node reaches; the nodes past the first "
-             "run --headless workers (entrypoints/cli/serve.py::run_headless)",) if r.nodes > 1 else ()
+             "run --headless workers (entrypoints/cli/serve.py::run_headless); where the default route does not reach "
+             "it, set NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME to the interface that does",) if r.nodes > 1 else ()
     return FleetLaunch(engine="vllm", version=version, layout=layout.name, roles=(role,), notes=notes)
 
 

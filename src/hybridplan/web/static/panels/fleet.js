@@ -83,7 +83,7 @@ function fleetTable(d) {
     el("thead", {}, el("tr", {}, head.map(function (h) { return el("th", {scope: "col", text: h}); }))),
     el("tbody", {}, rows.map(function (r) { return rowCells(r, d.chosen); }))));
 }
-function rankBlock(role, rank, i) {
+function rankBlock(role, rank) {
   var text = rank.env.map(function (kv) { return kv[0] + "=" + kv[1]; }).concat(rank.argv).join(" ");
   var pre = el("pre", {class: "command", tabindex: "0", id: "fleet-cmd-" + role.role + "-" + rank.node_rank, text: text,
                        "aria-label": role.role + " node " + rank.node_rank + " command"});
@@ -104,7 +104,7 @@ function launchBlock(d) {
   launch.roles.forEach(function (role) {
     out.appendChild(el("h4", {text: role.role + " x" + role.servers + (role.gpus_per_node ? ", " + role.gpus_per_node + " GPUs a node" : "") +
                                     (role.requests ? ", " + fmtInt(role.requests) + " sessions each" : "") + " (" + role.image + ")"}));
-    role.ranks.forEach(function (rank, i) { out.appendChild(rankBlock(role, rank, i)); });
+    role.ranks.forEach(function (rank) { out.appendChild(rankBlock(role, rank)); });
   });
   var notes = launch.notes.concat(row.notes);
   if (row.handover) notes.push("handover per session: " + fmtBytes(row.handover.state_bytes) + " of state + " +
