@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from hybridplan.cookbook.docs.keep import PRIVATE
+from hybridplan.cookbook.docs.keep import GROUPS, PRIVATE, cell_private
 from hybridplan.cookbook.docs.view import DEFAULT_IMAGE, IMAGE_LADDER, NAME_LADDER, docs_id, ladder_key
 from hybridplan.cookbook.schema import Dimension, NamedRule, Option, Page
 from hybridplan.cookbook.conditions import All, Condition, Equals, In, Not, Prefix
@@ -123,13 +123,12 @@ def _cell(page: Page, i: int) -> dict[str, str]:
         status += f",\n      verificationStatus: (sel) => {chain} : {_s(v.status)}"
     elif v.status == "in-progress":
         status += f",\n      verificationStatus: {_s(v.status)}"
-    extra_v = v.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"status", "rules"},
-                           exclude_defaults=True)
+    private = cell_private(c)
     fields = {"status": status, "nnodes": f"nnodes: {c.nnodes}",
               "warn": f"warn: {_s(c.warn)}" if c.warn else "", "note": f"note: {_s(c.note)}" if c.note else "",
               "redirect": "redirect: true" if c.redirect else "", "env": f"env: {_lines(list(c.env))}",
               "flags": f"flags: {_lines(list(c.flags))}",
-              PRIVATE: f"{PRIVATE}: {_s({'verification': extra_v})}" if extra_v else ""}
+              PRIVATE: f"{PRIVATE}: {_s(private)}" if private else ""}
     cells = []
     for ref in page.lookup:
         if ref.index == i:
@@ -193,12 +192,12 @@ def _fresh(page: Page) -> dict[str, str]:
 
 
 def _private(page: Page) -> str:
-    """hybridplan's own key: what the docs format has no place for (the docs ignore it)."""
-    data = page.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
-    private = {k: data[k] for k in ("id", "description", "engine_version", "source", "no_cell", "workload",
-                                    "install", "build_warnings", "examples", "records") if k in data}
-    private["engine_version"] = page.engine_version
-    return f"{PRIVATE}: {_s(private)}"
+    """hybridplan's own key: every page field no docs key writes (provenance, the modelled release, no-cell reasons,
+    workload, install, build warnings, examples, records); the docs ignore it."""
+    data = page.model_dump(mode="json", by_alias=True, exclude_defaults=True, exclude={"docs", *GROUPS})
+    data["engine_version"] = page.engine_version  # always: a page file without one takes its build's release
+    order = list(Page.model_fields)
+    return f"{PRIVATE}: {_s(dict(sorted(data.items(), key=lambda kv: order.index(kv[0]))))}"
 
 
 class _Parts:
