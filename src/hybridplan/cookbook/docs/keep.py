@@ -18,6 +18,8 @@ from hybridplan.cookbook.docs.literal import Layout, Slot, Value
 from hybridplan.cookbook.schema import Cell, DocsModule, DocsText, Page
 
 PRIVATE = "hybridplan"  # the config-private key hybridplan writes its own data under (the docs ignore it)
+PRIVATE_NOTE = ("// `hybridplan`: the page data the docs format has no place for (provenance, modelled\n"
+                "  // release, install, records); the docs' Deploy panel ignores it.")
 
 # the module's top-level keys hybridplan reads into page fields (the legacy four all become match_dims)
 MODELLED = {"modelName": "model", "supportedHardware": "supported_hardware", "hardware": "hardware",
@@ -261,7 +263,7 @@ def assemble(page: Page, parts: Parts, private: str) -> str:
         if g not in written and docs.absent.get(g) != group_digest(page, g) and (text := parts.group(g)):
             pieces.append("\n  " + text)
     if PRIVATE not in written:
-        pieces.append("\n  " + private)
+        pieces.append(f"\n  {PRIVATE_NOTE}\n  {private}")
     return docs.head + ",".join(pieces) + docs.close
 
 
