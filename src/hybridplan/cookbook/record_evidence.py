@@ -50,6 +50,11 @@ def _record_launches(page: Page) -> list[_Launch]:
             for r in page.records for label, command in commands(r)]
 
 
+def _outcome(measured: str) -> Literal["served", "failed"]:
+    """A measurement's outcome as a launch's: it served (degraded included) or it failed (at boot or at runtime)."""
+    return "served" if measured in ("serves", "degraded") else "failed"
+
+
 def _measured_launches(page: Page) -> list[_Launch]:
     """The Deploy command of every selection that lands on a cell with measurements covering it, once per selection
     and outcome: what the badge's measurements ran (the page's recipe, its calculator ratio included)."""
@@ -75,8 +80,7 @@ def _measured_launches(page: Page) -> list[_Launch]:
             command = engine_view.sized_command(r.flags, r.env, {})
             where = " x ".join(sel[d] for d in page.dims)
             overlay = " ".join(f"{d.id}={sel[d.id]}" for d in page.overlay_dims)
-            runs = {("served" if m.outcome in ("serves", "degraded") else "failed", m.source or ""): m
-                    for m in covering}
+            runs = {(_outcome(m.outcome), m.source or ""): m for m in covering}  # once per outcome and source
             for (outcome, source), m in runs.items():
                 w = m.workload
                 out.append(_Launch(label=f"{page.id}:{where}" + (f" ({overlay})" if overlay else ""), hw=sel["hw"],
