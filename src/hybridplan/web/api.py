@@ -255,7 +255,9 @@ def render(req: RenderRequest, request: Request) -> CliJSON:
     reseat notes, flags, env, command, badge, warnings, greyed options with reasons, and the calculator's ratio;
     with `set_flags` / `set_env`, also the `effective` command (those flags in place of their families, that env)
     and its own ratio; `calculator` holds the `ratio --json` object for the base and the effective command, each
-    read with its own env; `install`, `build_warnings`, `examples` and `accuracy` are the rest of the docs page."""
+    read with its own env; `install`, `build_warnings`, `examples` and `accuracy` are the rest of the docs page;
+    `badge_evidence` whether the measured launches back the badge (the confidence the Memory picture shows)."""
+    from hybridplan.calibration.sources import all_evidence
     from hybridplan.cookbook.pages import at_version
     from hybridplan.cookbook.render import Delta, render as run
     from hybridplan.cookbook.selection import check_picks
@@ -266,7 +268,7 @@ def render(req: RenderRequest, request: Request) -> CliJSON:
         out = run(_with_workload(page, req.request_length, req.concurrency), picks, docker=req.docker,
                   placeholders=dict(req.placeholders), pin_ratio=not req.no_ratio,
                   delta=Delta(flags=tuple(req.set_flags), env=tuple(req.set_env))
-                  if req.set_flags or req.set_env else None)
+                  if req.set_flags or req.set_env else None, evidence=all_evidence)
     return CliJSON(out.as_dict())
 
 
