@@ -109,7 +109,10 @@ def reports_table() -> list[str]:
            "it serves or fails as reported, a failure in the same kind of phase (boot: weights or a pool; runtime: "
            "capture or the first request). A community checkpoint is sized as loaded: `--quantization auto-round` on "
            "the model's geometry is its AutoRound INT4 export, an MTP head holds its own embedding and lm_head while "
-           "the pools are sized. Verdicts on these cards name the reports they rest on (`confidence.basis`).", "",
+           "the pools are sized. Verdicts on these cards name the reports they rest on (`confidence.basis`). On a "
+           "unified-memory card (GB10) a report whose host's out-of-memory guard acted names that host (its "
+           "constants: `hosts` in `data/planner_constants.yaml`); the others ran on the stock host, which swaps the "
+           "server's host growth out.", "",
            "| report | card | sglang | --mem-fraction-static | reported | predicted | agrees |",
            "|---|---|---|---|---|---|---|"]
     for c in checks:
@@ -119,6 +122,7 @@ def reports_table() -> list[str]:
             (t for k, t in zip(words, words[1:]) if k == "--mem-fraction-static"), "—")
         reported = r.outcome + (f" ({r.phase})" if r.phase else "")
         out.append(f"| {c.label} {_link(r.url)} | {r.gpu}" + (f" x{r.gpu_count}" if r.gpu_count > 1 else "")
+                   + (f" ({r.host} host)" if r.host else "")
                    + f" | {r.sglang_version} | {mfs} | {reported} | {c.predicted} | "
                    + ("yes" if c.agrees else "**no**") + " |")
     out += ["", f"{agree} of {len(checks)} launches agree; {unsafe} that failed are predicted to serve.", ""]
