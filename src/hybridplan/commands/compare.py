@@ -22,7 +22,7 @@ def compare(
     kv_cache_dtype: str = typer.Option("auto", "--kv-cache-dtype", help="auto or fp8 (each engine's spelling)."),
     gpu: Optional[str] = opt.GPU,
     vllm_version: Optional[str] = typer.Option(None, "--vllm-version",
-                                               help="The vLLM release to model (default: the newest modelled)."),
+                                               help="The vLLM release to model (default: 0.33.0)."),
     as_json: bool = opt.JSON,
 ) -> None:
     """What SGLang and vLLM serve at L tokens (KV tokens, state slots or pages, concurrent requests) and why they

@@ -69,7 +69,7 @@ class HybridKVEngine(EngineRelease, Protocol):
         ...
 
 
-# each engine's releases module: SUPPORTED (its modelled releases, oldest first) and for_version(v)
+# each engine's releases module: SUPPORTED (its modelled releases, oldest first), DEFAULT and for_version(v)
 _RELEASES = {"sglang": "hybridplan.engine.sglang.releases", "vllm": "hybridplan.engine.vllm.engine"}
 
 
@@ -85,8 +85,13 @@ def _releases_module(name: str) -> Any:
 
 
 def releases(name: str) -> tuple[str, ...]:
-    """The releases of engine `name` hybridplan models, oldest first (the last is the default)."""
+    """The releases of engine `name` hybridplan models, oldest first."""
     return tuple(_releases_module(name).SUPPORTED)
+
+
+def default_release(name: str) -> str:
+    """The release of engine `name` a launch is modelled by when none is named."""
+    return str(_releases_module(name).DEFAULT)
 
 
 @overload
@@ -96,7 +101,7 @@ def for_engine(name: Literal["vllm"], version: str | None = None) -> HybridKVEng
 @overload
 def for_engine(name: str, version: str | None = None) -> EngineRelease: ...
 def for_engine(name: str, version: str | None = None) -> EngineRelease:
-    """The engine API of `name` ("sglang" or "vllm") at `version` (default its newest modelled release)."""
+    """The engine API of `name` ("sglang" or "vllm") at `version` (default: default_release(name))."""
     engine: EngineRelease = _releases_module(name).for_version(version)
     return engine
 

@@ -102,6 +102,25 @@ def registry_from_json(raw: dict[str, Any]) -> FlagRegistry:
     return reg
 
 
+def rewind(base: dict[str, Any], steps: list[dict[str, Any]], versions: tuple[str, ...], version: str) -> dict[str, Any]:
+    """The registry JSON of `version` from the newest release's (`base`) and a flag history (`steps`, oldest first:
+    each release a -> b's `added` records, a's `removed` ones and a's records of flags whose parsing b `changed`), the
+    releases in `versions` order; the base's other keys kept, `version` set."""
+    def key(flag: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+        return flag["dest"], tuple(flag["options"])
+
+    flags = {key(f): f for f in base["flags"]}
+    for step in reversed(steps):
+        if versions.index(step["to"]) <= versions.index(version):
+            break
+        for f in step["added"]:
+            flags.pop(key(f), None)
+        for f in step["removed"] + step["changed"]:
+            flags[key(f)] = f
+    ordered = sorted(flags.values(), key=lambda f: (f["dest"], f["options"][0] if f["options"] else ""))
+    return {**base, "version": version, "flags": ordered}
+
+
 def human_readable_int(value: str) -> int:
     """The engine's `human_readable_int` argument type: SI (k, M, G, T) and IEC (Ki, Mi, Gi, Ti) suffixes."""
     value = value.strip()
