@@ -5,8 +5,8 @@ Maintainer script, run by the project's interpreter: for each release of engine/
 in the oracle interpreter (`--one`) with that release on PYTHONPATH (conformance/setup_vllm_oracle.sh unpacks it),
 where the release's own parser is built with the oracle driver's stand-ins (no GPU) and every action is recorded
 exactly as scripts/gen_flag_registry.py records sglang's. vLLM's argument types are named by what they parse:
-`optional_type(int)` -> "int", `human_readable_int_or_auto` -> "human_readable_int" (the engine model maps `auto` to
--1 first). The history is scripts/gen_flag_history.py's shape: for each release a -> b, the records b added, the ones
+`optional_type(int)` -> "int"; vLLM's own `human_readable_int` and `human_readable_int_or_auto` (k/m/g/t decimal,
+K/M/G/T binary: not sglang's human_readable_int) keep their names with a `vllm_` prefix. The history is scripts/gen_flag_history.py's shape: for each release a -> b, the records b added, the ones
 a had that b removed, and a's records of flags whose parsing changed (help text ignored), so a release whose parser
 is its predecessor's costs an empty step and engine/registry.py::rewind gives any release's registry back.
 Usage: python scripts/gen_vllm_flag_registry.py [--venv /work/main/.oracle-venv]
@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 def _type_name(g, fn):
     inner = getattr(fn, "__closure__", None)
     if getattr(fn, "__name__", "") == "_optional_type" and inner:
-        return g._type_name(inner[0].cell_contents)
-    if getattr(fn, "__name__", "") == "human_readable_int_or_auto":
-        return "human_readable_int"
+        return _type_name(g, inner[0].cell_contents)
+    if getattr(fn, "__name__", "") in ("human_readable_int", "human_readable_int_or_auto"):
+        return f"vllm_{fn.__name__}"
     return g._type_name(fn)
 
 

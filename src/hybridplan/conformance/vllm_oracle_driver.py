@@ -415,6 +415,24 @@ def mla_spec(cache: Any, head_size: int, dtype: Any) -> Any:
 _MLA_LAYER_SOURCES = ("models/kimi_k3/nvidia/mla.py", "model_executor/layers/attention/mla_attention.py")
 
 
+def prefix_caching(values: dict[str, Any]) -> bool:
+    """--enable-prefix-caching as given, else the release's default for a generative hybrid: engine/arg_utils.py::
+    EngineArgs._set_default_chunked_prefill_and_prefix_caching_args on config/model.py::
+    ModelConfig.is_prefix_caching_supported (attn_type 'hybrid', no pooler)."""
+    from vllm.config.model import ModelConfig
+    from vllm.engine.arg_utils import EngineArgs
+
+    supported = ModelConfig.__dict__["is_prefix_caching_supported"]
+    read = getattr(supported, "fget", None) or supported.func  # a property, or a cached_property
+    model = SimpleNamespace(attn_type="hybrid", pooler_config=None, is_hybrid=True, runner_type="generate",
+                            is_chunked_prefill_supported=True)
+    model.is_prefix_caching_supported = read(model)
+    args = SimpleNamespace(enable_chunked_prefill=values.get("enable_chunked_prefill"),
+                           enable_prefix_caching=values.get("enable_prefix_caching"))
+    EngineArgs._set_default_chunked_prefill_and_prefix_caching_args(args, model)
+    return bool(args.enable_prefix_caching)
+
+
 def batch_defaults(sc: Scenario, values: dict[str, Any]) -> tuple[int | None, int | None]:
     """(max_num_seqs, max_num_batched_tokens) from engine/arg_utils.py::
     EngineArgs._set_default_max_num_seqs_and_batched_tokens_args for `vllm serve` on the scenario's card."""
@@ -466,8 +484,10 @@ def plan(sc: Scenario, values: dict[str, Any], seqs: int | None, batched: int | 
     # MambaModelConfig derives the mode)
     mode_flag = values.get("mamba_cache_mode")
     mode = {"mamba_cache_mode": mode_flag} if mode_flag and _engine_args_pass("mamba_cache_mode") else {}
+    # the memory flags the refusals' wording reads (0.34.0's hint follows the utilization and the extensible KV cache)
+    mode |= {k: values[k] for k in ("gpu_memory_utilization", "enable_extensible_kv_cache") if k in values}
     cache = CacheConfig(block_size=c["block_size"], cache_dtype=c["kv_cache_dtype"],
-                        enable_prefix_caching=c["enable_prefix_caching"], mamba_block_size=c["mamba_block_size"],
+                        enable_prefix_caching=prefix_caching(values), mamba_block_size=c["mamba_block_size"],
                         mamba_cache_dtype=c["mamba_cache_dtype"], mamba_ssm_cache_dtype=c["mamba_ssm_cache_dtype"],
                         **mode)
     cache.kv_cache_layout = "LBNHC"  # FLASH_ATTN's preferred layout (its page sizes are uniform after alignment)
@@ -492,7 +512,8 @@ def plan(sc: Scenario, values: dict[str, Any], seqs: int | None, batched: int | 
         model_config=model_config, cache_config=cache,
         scheduler_config=SimpleNamespace(enable_chunked_prefill=True, disable_hybrid_kv_cache_manager=False),
         parallel_config=SimpleNamespace(tensor_parallel_size=tp, decode_context_parallel_size=1,
-                                        prefill_context_parallel_size=1),
+                                        prefill_context_parallel_size=1, enable_elastic_ep=False),
+        use_flashinfer_replayssm=False,  # VllmConfig's: FlashInfer ReplaySSM runs only under --use-replayssm
         attention_config=SimpleNamespace(hisparse_config=None),
         # MambaBase.get_kv_cache_spec reads num_speculative_tokens off the speculative config until 0.28.0 (0.28.0's
         # get_kv_cache_configs then asks it about multi-module MTP: one MTP layer here); later releases read
@@ -501,6 +522,10 @@ def plan(sc: Scenario, values: dict[str, Any], seqs: int | None, batched: int | 
         if num_spec and _mamba_spec_reads("speculative_config") else None,
         num_prefill_lookahead_tokens=0, num_speculative_tokens=num_spec, device_config=SimpleNamespace(device_type="cuda"),
         kv_transfer_config=None)
+    from vllm.config.vllm import VllmConfig
+
+    if hasattr(VllmConfig, "_resolve_extensible_kv_cache"):  # 0.34.0: on by default on CUDA
+        VllmConfig._resolve_extensible_kv_cache(vllm_config)
     MambaModelConfig.verify_and_update_config(vllm_config)
     alignment = checkpoint_alignment(sc, str(cache.mamba_cache_mode))
     state_dtypes = _dtypes(sc, model_dtype, cache)

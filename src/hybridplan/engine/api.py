@@ -45,6 +45,11 @@ class HybridKVEngine(EngineRelease, Protocol):
         """The release's own flag that turns prefix caching off."""
         ...
 
+    @property
+    def note(self) -> str | None:
+        """How the version asked for is modelled by this release (a dev or rc build, say); None when it is it."""
+        ...
+
     def parse_command(self, text: str) -> "VllmCommand":
         """A launch command or a boot log's `non-default args: {...}` line, by the release's parser."""
         ...

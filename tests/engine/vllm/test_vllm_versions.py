@@ -60,3 +60,17 @@ def test_the_engine_carries_the_note_into_the_resolved_launch():
 def test_a_string_that_is_no_version_is_refused():
     with pytest.raises(BadInput, match="'nightly' is not a vLLM version"):
         for_engine("vllm", "nightly")
+
+
+def test_logs_check_models_a_dev_build_by_its_release_and_says_so():
+    """A boot log from a dev build (`LLM engine (v0.20.2rc1.dev9+g01d4d1ad3)`) is checked by 0.20.1's rules, with the
+    note; a log from a modelled release has none."""
+    from hybridplan.verify.vllm_check import check_vllm_log
+
+    from tests.engine.vllm.test_vllm_releases import BOOT_0_20_0
+
+    dev = BOOT_0_20_0.replace("(v0.20.0)", "(v0.20.2rc1.dev9+g01d4d1ad3)")
+    d = check_vllm_log(dev, None, gpu="rtx5090")
+    assert d["log_release"] == "0.20.2rc1.dev9+g01d4d1ad3" and d["modelled_release"] == "0.20.1"
+    assert d["release_note"].startswith("vLLM 0.20.2rc1.dev9+g01d4d1ad3 is a dev build, 9 commits past its last tag")
+    assert "release_note" not in check_vllm_log(BOOT_0_20_0, None, gpu="rtx5090")

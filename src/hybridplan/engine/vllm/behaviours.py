@@ -56,6 +56,9 @@ class Release:
     # the extensible KV cache is on by default on CUDA (0.34.0): gpu_memory_utilization defaults to 1.0 and the
     # cache is sized from the memory measured after CUDA graph capture and warmup
     extensible_kv_cache: bool = False
+    # config/cache.py::CacheConfig.DEFAULT_BLOCK_SIZE: the block size asked of the attention backend when --block-size
+    # is not given (its preferred size when it supports it); 64 from 0.34.0
+    default_block_size: int = 16
     # where the KV cache planning lives (0.33.0 split it out of kv_cache_utils.py) and the function that logs the
     # capacity: the provenance explain and logs check name
     planning_module: str = "v1/core/kv_cache_planning.py"
@@ -175,10 +178,11 @@ V0_25_0 = replace(V0_24_0, version="0.25.0", changes=(
 V0_25_1 = _patch(V0_25_0, "0.25.1", "only a MoE layer fix, the all-reduce RMS norm fusion and video decoding",
                  "model_executor/layers/fused_moe/layer.py::FusedMoE")
 
-V0_26_0 = replace(V0_25_1, version="0.26.0", hybrid_prefix_caching=True, changes=(
-    Change(what="prefix caching is on by default for generative hybrid models: the state runs 'all' for a "
-                "SupportsMambaPrefixCaching class (Nemotron-H), 'align' otherwise, unless prefix caching is turned "
-                "off", rule="config/model.py::ModelConfig.is_prefix_caching_supported"),
+V0_26_0 = replace(V0_25_1, version="0.26.0", changes=(
+    Change(what="generative hybrids report prefix caching as supported, but EngineArgs keeps it opt-in for them "
+                "(default_prefix_caching = supported and not is_hybrid): still off by default",
+           rule="config/model.py::ModelConfig.is_prefix_caching_supported, "
+                "engine/arg_utils.py::EngineArgs._set_default_chunked_prefill_and_prefix_caching_args"),
     Change(what="the `vllm serve` parser: 276 flags (--max-num-scheduled-tokens, --prefix-match-unit, ...)",
            rule=_PARSER),
 ))
@@ -196,7 +200,11 @@ V0_27_0 = replace(V0_26_0, version="0.27.0", mla_hybrid_block_alignment=128, cha
 V0_27_1 = _patch(V0_27_0, "0.27.1", "only the Qwen3 DSpark model", "model_executor/models/qwen3_dspark.py::"
                  "Qwen3DSparkForCausalLM")
 
-V0_28_0 = replace(V0_27_1, version="0.28.0", all_mode_default=False, large_card_batch_tier=True, changes=(
+V0_28_0 = replace(V0_27_1, version="0.28.0", hybrid_prefix_caching=True, all_mode_default=False,
+                  large_card_batch_tier=True, changes=(
+    Change(what="prefix caching is on by default for generative hybrid models (the opt-in exception is gone): the "
+                "state runs 'align' unless prefix caching is turned off",
+           rule="engine/arg_utils.py::EngineArgs._set_default_chunked_prefill_and_prefix_caching_args"),
     Change(what="under prefix caching the state runs 'align' unless `--mamba-cache-mode all` asks for 'all' (a "
                 "SupportsMambaPrefixCaching class keeps it, any other falls back to 'align')",
            rule="model_executor/models/config.py::MambaModelConfig.verify_and_update_config"),
@@ -256,7 +264,12 @@ V0_33_0 = replace(
                rule="entrypoints/common/cli_args.py::make_arg_parser"),
     ))
 
-V0_34_0 = replace(V0_33_0, version="0.34.0", refusal_wording="0.34", extensible_kv_cache=True, changes=(
+V0_34_0 = replace(V0_33_0, version="0.34.0", refusal_wording="0.34", extensible_kv_cache=True, default_block_size=64,
+                  changes=(
+    Change(what="the default block size is 64 (was 16): the attention backend's preferred size when it supports 64, so "
+                "a hybrid's block is a multiple of 64 unless --block-size says otherwise",
+           rule="config/cache.py::CacheConfig.DEFAULT_BLOCK_SIZE, platforms/interface.py::"
+                "Platform.update_block_size_for_backend"),
     Change(what="the extensible KV cache is on by default on CUDA: --gpu-memory-utilization defaults to 1.0 and the "
                 "cache is sized from the memory measured after CUDA graph capture and warmup (auto-fit runs again "
                 "then); off under --kv-cache-memory-bytes, --num-gpu-blocks-override or "

@@ -68,6 +68,7 @@ class VllmArgs:
     tokens_from_blocks: bool = False  # the logged KV cache size is blocks // groups x block size (0.20.0)
     refusal_wording: Wording = "0.22"  # behaviours.Release.refusal_wording
     extensible_kv_cache: bool = False  # the extensible KV cache sizes the pool (0.34.0's default on CUDA)
+    default_block_size: int = 16  # behaviours.Release.default_block_size
     planning_module: str = "v1/core/kv_cache_planning.py"  # behaviours.Release.planning_module (refusals name it)
     notes: tuple[str, ...] = ()
     attn_backend: AttentionBackend = FLASH_ATTN  # the full-attention layers' backend (its kernel-block contract)
@@ -247,6 +248,7 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
         gdn_checkpoint_pages=release.gdn_prefill_checkpoints, mamba2_checkpoint_pages=release.mamba2_prefill_checkpoints,
         checks_hold_null_block=release.checks_hold_null_block, tokens_from_blocks=release.tokens_from_blocks,
         refusal_wording=release.refusal_wording, extensible_kv_cache=extensible,
+        default_block_size=release.default_block_size,
         planning_module=release.planning_module,
         notes=notes, attn_backend=backend, mla_block_alignment=release.mla_hybrid_block_alignment if mla else 1,
         kda_ssm_cache_dtype_flag=release.kda_ssm_cache_dtype_flag)
@@ -363,7 +365,7 @@ def checkpoint_alignment(args: VllmArgs) -> int | None:
 def requested_block_size(args: VllmArgs) -> int:
     """The block size before the hybrid alignment: --block-size, else the attention backend's preferred size
     (platforms/interface.py::Platform.update_block_size_for_backend, phase 1)."""
-    return args.block_size or args.attn_backend.preferred_block_size()
+    return args.block_size or args.attn_backend.preferred_block_size(args.default_block_size)
 
 
 def hybrid_block_size(args: VllmArgs, attn_1: int, state_page: int) -> tuple[int, int, int | None]:
