@@ -105,26 +105,38 @@ def _defines(path: Path, dotted: str) -> bool:
     return True
 
 
-@pytest.mark.parametrize("version", sorted(RELEASES))
-def test_each_release_parses_with_its_own_parser(oracle_python, version):
-    """The registry hybridplan rewinds for the release (engine/vllm/flags.json through flag_history.json) is the
-    release's own `vllm serve` parser, flag by flag (every parsing field; help text aside)."""
+@pytest.fixture(scope="module")
+def own_parsers(oracle_python):
+    """{version: the flag records of the release's own `vllm serve` parser} (scripts/gen_vllm_flag_registry.py
+    --one in each release's oracle, four at a time)."""
     import json
     import subprocess
 
+    venv = Path(oracle_python).absolute().parent.parent
+    script = Path(__file__).resolve().parents[2] / "scripts" / "gen_vllm_flag_registry.py"
+
+    def dump(version):
+        python, pythonpath = run_setup("setup_vllm_oracle.sh", str(venv), version,
+                                       failure="the vLLM oracle could not be set up").split()
+        out = subprocess.run([python, str(script), "--one"], env={"PYTHONPATH": pythonpath, "PATH": "/usr/bin:/bin"},
+                             capture_output=True, text=True, timeout=600, check=True).stdout
+        return json.loads(out)["flags"]
+
+    with ThreadPoolExecutor(max_workers=min(len(RELEASES), 4)) as pool:
+        return dict(zip(sorted(RELEASES), pool.map(dump, sorted(RELEASES))))
+
+
+@pytest.mark.parametrize("version", sorted(RELEASES))
+def test_each_release_parses_with_its_own_parser(own_parsers, version):
+    """The registry hybridplan rewinds for the release (engine/vllm/flags.json through flag_history.json) is the
+    release's own `vllm serve` parser, flag by flag (every parsing field; help text aside)."""
     from hybridplan.engine.vllm.command import registry
 
-    venv = Path(oracle_python).absolute().parent.parent
-    python, pythonpath = run_setup("setup_vllm_oracle.sh", str(venv), version,
-                                   failure="the vLLM oracle could not be set up").split()
-    script = Path(__file__).resolve().parents[2] / "scripts" / "gen_vllm_flag_registry.py"
-    out = subprocess.run([python, str(script), "--one"], env={"PYTHONPATH": pythonpath, "PATH": "/usr/bin:/bin"},
-                         capture_output=True, text=True, timeout=600, check=True).stdout
-    own = {(f["dest"], tuple(f["options"])): f for f in json.loads(out)["flags"]}
+    own = {(f["dest"], tuple(f["options"])): f for f in own_parsers[version]}
     ours = {(f.dest, f.options): f for f in registry(version).flags}
     assert own.keys() == ours.keys()
     for key, f in own.items():
         mine = ours[key]
-        assert (f["kind"], f["nargs"], f["type"], f["default"], f["const"], f["required"]) == (
-            mine.kind, mine.nargs, mine.type, mine.default, mine.const, mine.required), key
+        assert (f["kind"], f["nargs"], f["type"], f["default"], f["const"], f["required"], f["deprecated"]) == (
+            mine.kind, mine.nargs, mine.type, mine.default, mine.const, mine.required, mine.deprecated), key
         assert (tuple(f["choices"]) if f["choices"] is not None else None) == mine.choices, key
