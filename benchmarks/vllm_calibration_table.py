@@ -82,9 +82,9 @@ def render(table: list[Row]) -> str:
         "Each row: the launch as the log's `non-default args` line gives it, the card (its compute capability picks "
         "the GDN prefill kernel), and the logged `Available KV cache memory`. *Predicted* is every `GPU KV cache size` "
         "the modelled release's rules give for a pool that rounds to the logged GiB: the log's own release where "
-        "hybridplan models it (0.20.0, 0.20.1, 0.24.0), else the modelled release whose switches the boot shows "
-        "(0.20.0 for a boot older than it, whose token line it shares; 0.24.0 where the hybrid runs without prefix "
-        "caching by its release's default; 0.33.0 otherwise); each is exact against its own code "
+        "hybridplan models it (every release from 0.20.0 to 0.34.0), else the modelled release the boot branches "
+        "from (0.20.0 for a boot older than it, whose token line it shares; engine/vllm/versions.py); each is exact "
+        "against its own code "
         "(tests/conformance/test_vllm_conformance.py), so a row that does not reproduce names a rule.",
         "",
         "| log | release | modelled as | card | launch | available KV | predicted tokens | logged tokens | "

@@ -24,7 +24,7 @@ def compare(
     sglang_version: Optional[str] = typer.Option(None, "--sglang-version",
                                                  help="The SGLang release to model (default: the newest modelled)."),
     vllm_version: Optional[str] = typer.Option(None, "--vllm-version",
-                                               help="The vLLM release to model (default: the newest modelled)."),
+                                               help="The vLLM release to model (default: 0.33.0)."),
     as_json: bool = opt.JSON,
 ) -> None:
     """What SGLang and vLLM serve at L tokens (KV tokens, state slots or pages, concurrent requests) and why they

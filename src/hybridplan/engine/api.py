@@ -50,12 +50,18 @@ def _known(name: str) -> tuple[str, str]:
 
 
 def releases(name: str) -> tuple[str, ...]:
-    """The releases of engine `name` hybridplan models, oldest first (the last is the default)."""
+    """The releases of engine `name` hybridplan models, oldest first."""
     return tuple(import_module(_known(name)[0]).SUPPORTED)
 
 
+def default_release(name: str) -> str:
+    """The release of engine `name` a launch is modelled by when none is named."""
+    return str(import_module(_known(name)[0]).DEFAULT)
+
+
 def for_engine(name: str, version: str | None = None) -> ServingEngine:
-    """Engine `name` at release `version` (default its newest modelled release)."""
+    """Engine `name` at release `version` (default: default_release(name); a version string the engine does not
+    model is modelled by a release of its own choosing, with a note)."""
     engine: ServingEngine = import_module(_known(name)[1]).serving(version)
     return engine
 

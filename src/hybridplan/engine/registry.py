@@ -102,6 +102,47 @@ def registry_from_json(raw: dict[str, Any]) -> FlagRegistry:
     return reg
 
 
+class _VllmTypeError(Exception):
+    """vLLM's argparse.ArgumentTypeError: argparse prints its message as is."""
+
+
+def vllm_human_readable_int(value: str, auto: bool = False) -> int:
+    """vLLM's utils/argparse_utils.py::human_readable_int (and human_readable_int_or_auto: `-1` or `auto` is -1):
+    k, m, g, t are decimal (25.6k is 25,600), K, M, G, T binary (1K is 1,024; no decimals), else a plain integer."""
+    value = value.strip()
+    if auto and (value == "-1" or value.lower() == "auto"):
+        return -1
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT])", value)
+    if m:
+        number, suffix = m.groups()
+        if suffix.islower():
+            return int(float(number) * {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}[suffix])
+        if "." in number:
+            raise _VllmTypeError(f"Decimals are not allowed with binary suffixes like {suffix}. Did you mean to use "
+                                 f"{number}{suffix.lower()} instead?")
+        return int(number) * {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}[suffix]
+    return int(value)
+
+
+def rewind(base: dict[str, Any], steps: list[dict[str, Any]], versions: tuple[str, ...], version: str) -> dict[str, Any]:
+    """The registry JSON of `version` from the newest release's (`base`) and a flag history (`steps`, oldest first:
+    each release a -> b's `added` records, a's `removed` ones and a's records of flags whose parsing b `changed`), the
+    releases in `versions` order; the base's other keys kept, `version` set."""
+    def key(flag: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+        return flag["dest"], tuple(flag["options"])
+
+    flags = {key(f): f for f in base["flags"]}
+    for step in reversed(steps):
+        if versions.index(step["to"]) <= versions.index(version):
+            break
+        for f in step["added"]:
+            flags.pop(key(f), None)
+        for f in step["removed"] + step["changed"]:
+            flags[key(f)] = f
+    ordered = sorted(flags.values(), key=lambda f: (f["dest"], f["options"][0] if f["options"] else ""))
+    return {**base, "version": version, "flags": ordered}
+
+
 def human_readable_int(value: str) -> int:
     """The engine's `human_readable_int` argument type: SI (k, M, G, T) and IEC (Ki, Mi, Gi, Ti) suffixes."""
     value = value.strip()
@@ -197,13 +238,19 @@ def _convert(flag: Flag, raw: str) -> Any:
             value = float(raw)
         elif t == "human_readable_int":
             value = human_readable_int(raw)
+        elif t in ("vllm_human_readable_int", "vllm_human_readable_int_or_auto"):
+            value = vllm_human_readable_int(raw, auto=t.endswith("_auto"))
         elif t in ("loads", "json_list_type"):
             value = json.loads(raw)
         else:
             value = raw
+    except _VllmTypeError as exc:
+        raise BadInput(f"argument {flag.label}: {exc}") from None
     except ValueError as exc:
         if t in ("int", "float"):
             raise BadInput(f"argument {flag.label}: invalid {t} value: {raw!r}") from None
+        if t is not None and t.startswith("vllm_"):  # argparse names the type function a ValueError came from
+            raise BadInput(f"argument {flag.label}: invalid {t.removeprefix('vllm_')} value: {raw!r}") from None
         if isinstance(exc, json.JSONDecodeError):
             raise BadInput(f"argument {flag.label}: invalid {t} value: {raw!r}") from None
         raise BadInput(f"argument {flag.label}: {exc}") from None

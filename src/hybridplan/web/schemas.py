@@ -148,7 +148,7 @@ class CompareRequest(_Strict):
     kv_cache_dtype: Literal["auto", "fp8"] = Field("auto", description="KV cache dtype (each engine's spelling).")
     gpu: Id | None = Field(None, description="A GPU catalog id: its platform (SGLang) and sm (vLLM's GDN kernel).")
     vllm_version: str | None = Field(None, pattern=VERSION_PATTERN, description="The vLLM release to model "
-                                     "(--vllm-version; default the newest modelled).")
+                                     "(--vllm-version; default 0.33.0, engine.api.default_release).")
 
 
 class PlanRequest(_WithModel):

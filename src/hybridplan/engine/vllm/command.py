@@ -12,11 +12,12 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from hybridplan.engine.registry import Bound, FlagRegistry, parse_argv, registry_from_json
+from hybridplan.engine.registry import Bound, FlagRegistry, parse_argv, registry_from_json, rewind
+from hybridplan.engine.vllm.behaviours import NEWEST, RELEASES
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_COMMAND_CHARS, MAX_CONTEXT, MAX_PARALLEL, MAX_REQUESTS
 
-VERSION = "0.33.0"  # the newest modelled release (flags.json); older ones read flags-<version>.json
+VERSION = NEWEST.version  # the newest modelled release (flags.json); older ones rewind flag_history.json
 _PROGRAMS = (("vllm", "serve"), ("python", "-m", "vllm.entrypoints.openai.api_server"),
              ("python3", "-m", "vllm.entrypoints.openai.api_server"))
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -47,12 +48,18 @@ class VllmCommand:
     tokens: tuple[str, ...] = ()
 
 
-@lru_cache(maxsize=4)
+def _json(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((resources.files(__package__) / name).read_text())
+    return data
+
+
+@lru_cache(maxsize=8)
 def registry(version: str = VERSION) -> FlagRegistry:
-    """The release's `vllm serve` parser recorded by scripts/gen_vllm_flag_registry.py (flags.json for the newest,
-    flags-<version>.json for an older one)."""
-    name = "flags.json" if version == VERSION else f"flags-{version}.json"
-    return registry_from_json(json.loads((resources.files(__package__) / name).read_text()))
+    """The release's `vllm serve` parser recorded by scripts/gen_vllm_flag_registry.py: flags.json for the newest,
+    rewound through flag_history.json for an older one (a release whose parser is its predecessor's has an empty
+    step)."""
+    return registry_from_json(rewind(_json("flags.json"), _json("flag_history.json")["releases"], tuple(RELEASES),
+                                     version))
 
 
 def _flag_token(tok: str) -> str:

@@ -137,7 +137,9 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
                               "cudagraph_estimate_gib": mem.cudagraph_estimate, "estimates": None}
     if gpu is not None:
         memory["estimates"] = memlog.estimates(mem, p.args, gpu, p.quantization, available)
-    return {"engine": "vllm", "log_release": log.release, "modelled_release": engine.version,
+    # a log from a build no release is (a dev or rc build, an older or newer release): how it is modelled
+    note = {} if version is not None or engine.note is None else {"release_note": engine.note}
+    return {"engine": "vllm", "log_release": log.release, "modelled_release": engine.version, **note,
             "launch": launch, "gpu": gpu, "sm": card(gpu).sm,
             "available_kv_gib": available, "state_pages_per_request": p.state_pages_per_request,
             "blocks_per_request": p.blocks_per_request, "checks": checks, "memory": memory,
@@ -145,13 +147,14 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
 
 
 def _modelled(release: str | None) -> str | None:
-    """The log's own release when hybridplan models it (`Initializing a V1 LLM engine (v0.24.0)`), else None (the
-    newest)."""
+    """The version the log names (`Initializing a V1 LLM engine (v0.24.0)`, `(v0.29.1rc1.dev339+g...)`), which the
+    engine resolves to a modelled release (engine/vllm/versions.py), or None (the default) when it names none."""
     from hybridplan.engine.vllm.engine import for_version
 
     if release is None:
         return None
     try:
-        return str(for_version(release).version)
+        for_version(release)
     except BadInput:
         return None
+    return release
