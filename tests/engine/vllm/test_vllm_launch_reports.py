@@ -1,0 +1,104 @@
+"""Public vLLM launches (data/vllm_launch_reports.yaml) against hybridplan's vLLM model: every number vLLM printed for
+a launch (the Mamba block count of a refusal, the KV a refusal needed and the length it would fit, the capacity of a
+boot that served, the memory the free-memory check asked for) is the model's number or the report says why not, and
+vLLM's refusal messages in the public logs are the ones engine/vllm/startup.py writes for the same numbers."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from hybridplan.calibration.launch_reports import load
+from hybridplan.engine.vllm import startup
+from hybridplan.hardware.catalog import lookup
+
+ROOT = Path(__file__).resolve().parents[3]
+REPORTS = load("vllm_launch_reports.yaml")
+GIB = 1 << 30
+
+
+def _table():
+    spec = importlib.util.spec_from_file_location("vllm_calibration_table",
+                                                  ROOT / "benchmarks" / "vllm_calibration_table.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # its dataclasses resolve their module
+    spec.loader.exec_module(mod)
+    return mod
+
+
+LAUNCHES = {x.report.id: x for x in _table().launches()}
+
+
+def test_the_launches_are_public_varied_and_new():
+    """At least 15 launches beyond the boot-log table, each with a link, on several cards, served and refused at
+    each kind of check."""
+    new = [r for r in REPORTS if "benchmarks/vllm_boot_logs.yaml" not in r.note]
+    assert len(new) >= 15 and all(r.engine == "vllm" for r in REPORTS)
+    assert all(r.url.startswith("https://github.com/") and r.source for r in REPORTS)
+    assert len({r.gpu for r in REPORTS}) >= 5
+    assert {r.phase for r in REPORTS} >= {None, "free_memory", "kv_cache", "cuda_graph"}
+    assert sum("num_blocks" in r.logged for r in REPORTS) >= 8  # refusals that print their block count
+
+
+@pytest.mark.parametrize("rid", [r.id for r in REPORTS])
+def test_every_printed_number_reproduces_or_the_report_says_why(rid):
+    x = LAUNCHES[rid]
+    assert not x.unexplained, {f: (x.report.logged[f], x.model.get(f)) for f in x.unexplained}
+    assert set(x.report.differs) <= set(x.report.logged) | {"outcome", "phase"}
+
+
+def test_a_refusal_with_its_logged_memory_reproduces_its_block_count_and_its_kv_numbers():
+    """Where the log prints the available KV memory, the model's plan is vLLM's: the L40S boot at 0.90 plans the 184
+    Mamba blocks its refusal names (256 default sequences on a 48 GB card), the one at 0.86 the 8.18 GiB and the
+    112,896-token estimate of its KV refusal, and the dual-3090 boot the 612,157 tokens it logged."""
+    u090, u086, dual = (LAUNCHES[k] for k in ("grigoriy-l40s-qwen38-fp8-u090", "grigoriy-l40s-qwen38-fp8-u086",
+                                              "club3090-487-2x3090-qwen36-27b-int4-mtp"))
+    assert u090.model["num_blocks"] == ("184",) and u090.model["max_num_seqs"] == ("256",)
+    assert u086.model["needed_kv_gib"] == ("8.18",) and u086.model["estimated_max_model_len"] == ("112896",)
+    assert u086.stops.startswith("To serve at least one request with the model's max seq len (131072)")
+    assert "612157" in dual.model["kv_cache_tokens"] and "2.34" in dual.model["max_concurrency"]
+
+
+def test_the_card_alone_lands_near_the_block_counts_it_can_know():
+    """Without a logged memory line the card-alone estimate is within a few blocks of vLLM's count where the launch is
+    the one the report shows (H100 at 0.95: 859 for 856; RTX PRO 6000 at 0.90: 601 for 603)."""
+    for rid, logged in (("recipes551-h100-qwen36-27b-fp8-u095", 856), ("grazdev-rtxpro6000-qwen38-27b-u090", 603)):
+        (blocks,) = LAUNCHES[rid].model["num_blocks"]
+        assert abs(int(blocks) - logged) <= 3, rid
+
+
+def _fragments(text: str) -> list[str]:
+    """The parts of a message a report quotes (it may elide with '...'), without the exception type."""
+    return [f.strip(" .") for f in re.sub(r"^\w+Error: ", "", text).split("...") if f.strip(" .")]
+
+
+@pytest.mark.parametrize("rid", [r.id for r in REPORTS if {"num_blocks", "max_num_seqs"} <= set(r.logged)])
+def test_vllms_mamba_block_message_is_the_startup_rules(rid):
+    """vLLM's Mamba-block refusal as the public logs print it is the one startup.check_mamba_blocks writes for the
+    logged numbers under full CUDA graphs (the hybrid default), and none under piecewise graphs or --enforce-eager."""
+    r = next(r for r in REPORTS if r.id == rid)
+    seqs, blocks = int(r.logged["max_num_seqs"]), int(r.logged["num_blocks"])
+    refusal = startup.check_mamba_blocks(seqs, blocks, "FULL_AND_PIECEWISE")
+    assert refusal is not None and refusal.rule == startup.MAMBA_BLOCKS_RULE
+    assert all(f in refusal.message for f in _fragments(r.message)), (r.message, refusal.message)
+    assert startup.check_mamba_blocks(seqs, blocks, "PIECEWISE") is None
+    assert startup.check_mamba_blocks(seqs, blocks, "NONE") is None
+    assert startup.check_mamba_blocks(blocks, blocks, "FULL_AND_PIECEWISE") is None
+
+
+def test_the_free_memory_refusal_asks_what_vllm_asked():
+    """The DGX Spark coder asked ceil(0.35 x 121.63 GiB) = 42.57 GiB with 38.74 GiB free: startup.check_free_memory
+    refuses with those numbers; the 2x RTX 5090 boot asked 28.88 of 31.4 with 30.27 free and passed."""
+    spark = next(r for r in REPORTS if r.id == "rwlove13221-spark-qwen36-27b-fp8-u035")
+    total, free = spark.logged["total_gib"] * GIB, spark.logged["free_gib"] * GIB
+    refusal = startup.check_free_memory(int(free), int(total), 0.35, int(spark.logged["requested_gib"] * GIB))
+    assert refusal is not None and "(38.74/121.63 GiB)" in refusal.message and "(0.35, 42.57 GiB)" in refusal.message
+    duo = next(r for r in REPORTS if r.id == "club3090-1087-2x5090-qwen38-27b-fp8-mtp")
+    assert startup.check_free_memory(int(duo.logged["free_gib"] * GIB), int(duo.logged["total_gib"] * GIB), 0.92,
+                                     int(duo.logged["requested_gib"] * GIB)) is None
+    # what vLLM saw of the GB10 is the catalog's torch total, to the log's 0.01 GiB (a 0.06 GiB reserve apart)
+    assert abs(lookup("dgx-spark").memory_mib / 1024 - spark.logged["total_gib"]) < 0.1
