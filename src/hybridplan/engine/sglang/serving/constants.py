@@ -80,7 +80,9 @@ def _load() -> tuple[dict[str, tuple[float, str]], dict[str, dict[str, tuple[flo
     from hybridplan.packaged import data_yaml
 
     data = data_yaml(DATA_FILE) or {}
-    defaults = _entries(data.get("defaults"), "defaults")
+    from hybridplan.hardware.catalog import driver_reserve
+
+    defaults = {"driver_reserve_mib": driver_reserve(), **_entries(data.get("defaults"), "defaults")}
     missing = set(value_names()) - set(defaults)
     if missing:
         raise BadInput(f"{DATA_FILE}: defaults lack {', '.join(sorted(missing))}")

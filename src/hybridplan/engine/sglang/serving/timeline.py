@@ -17,7 +17,7 @@ from hybridplan.engine.sglang.args import EngineArgs
 from hybridplan.engine.sglang.command import LaunchCommand
 from hybridplan.engine.sglang.types import PoolBudget, PoolSizing
 from hybridplan.errors import BadInput, EngineRefusal
-from hybridplan.hardware.catalog import GPU
+from hybridplan.hardware.catalog import GPU, visible_estimate as catalog_visible
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.engine.sglang.serving import headroom as hr
 from hybridplan.engine.sglang.serving.constants import PlannerConstants, constants_for
@@ -94,12 +94,9 @@ class MemoryTimeline:
 
 
 def visible_estimate(gpu: GPU, constants: PlannerConstants | None = None) -> Sourced:
-    """The total torch sees on the card: observed in a public log, else memory.total less the driver's reserve."""
+    """The total torch sees on the card (hardware/catalog.py::visible_estimate), with this card's driver reserve."""
     c = constants or constants_for(gpu.id)
-    if gpu.torch_total_known and gpu.torch_total_mib is not None:
-        return Sourced(value=gpu.torch_total_mib / 1024, source=Source.MEASURED, note=gpu.torch_total_source)
-    return Sourced(value=(gpu.memory_mib - c.driver_reserve_mib) / 1024, source=Source.ESTIMATE,
-                   note=f"memory.total - {c.driver_reserve_mib:g} MiB driver reserve ({c.note('driver_reserve_mib')})")
+    return catalog_visible(gpu, (c.driver_reserve_mib, c.note("driver_reserve_mib")))
 
 
 def context_estimate_gib(gpu: GPU, world: int, constants: PlannerConstants | None = None) -> float:

@@ -104,7 +104,7 @@ def weights_per_rank(geo: "ModelGeometry", model: str, tp: int, quantization: st
 
 def from_card(args: Any, gpu: GPU, quantization: str | None) -> VllmMemory:
     """The available KV memory on `gpu` for resolved vLLM arguments (engine/vllm VllmArgs), term by term."""
-    from hybridplan.engine.sglang.serving.timeline import visible_estimate
+    from hybridplan.hardware.catalog import visible_estimate
 
     c = _constants()
     vis = visible_estimate(gpu)
