@@ -89,8 +89,8 @@ def records_table() -> list[str]:
                 measured = rec.outcome + (f" ({rec.phase})" if rec.phase else "")
                 predicted = "—" if v is None else ("serves" if v.serves else f"fails ({v.phase})")
                 out.append(f"| {pid} | {c.label} | {rec.hw} | {measured} | {predicted} | "
-                           f"{_num(getattr(v, 'slack_gib', None), 2)} | {_num(getattr(v, 'capture_need_gib', None), 2)} "
-                           f"| {_num(getattr(v, 'serve_need_gib', None), 2)} | {'yes' if c.agrees else '**no**'} |")
+                           f"{_num(v.figure('slack_gib') if v else None, 2)} | {_num(v.figure('capture_need_gib') if v else None, 2)} "
+                           f"| {_num(v.figure('serve_need_gib') if v else None, 2)} | {'yes' if c.agrees else '**no**'} |")
     lo, hi = margin_interval(checks, margin)
     out += ["", f"The runtime records allow a margin from {lo:.2f} to {hi:.2f} GiB (a launch that served bounds it "
             f"from above, one that ran out of memory at capture or on its first request from below); the planner "

@@ -71,7 +71,10 @@ def test_integer_formats_count_values_scales_and_zero_points():
     assert (ct.linear, ct.block) == ("int4_sym", 32)
     # a config that states its own quantization is read as it says; --quantization only fills in a missing one
     assert method_policy("gptq", {"quantization_config": {"quant_method": "fp8"}}, None) is None
-    assert method_policy("fp8", {}, None) is None and method_policy("awq", {}, None).linear == "int4"
+    assert method_policy("fp8", {"quantization_config": {"quant_method": "gptq"}}, None) is None
+    assert method_policy("awq", {}, None).linear == "int4"
+    # fp8 quantizes an unquantized checkpoint as it loads: FP8 linears and experts, one scale per tensor
+    assert (method_policy("fp8", {}, None).linear, method_policy("fp8", {}, None).lm_head) == ("fp8", "bf16")
     with pytest.raises(BadInput, match="quantization_config.bits"):
         policy_from_config({"quantization_config": {"quant_method": "gptq", "bits": "four"}}, None)
 

@@ -70,7 +70,7 @@ def _scenario(engine: Any, sid: str, argv: list[str], gpu: tuple[str, int], gib:
     """One launch on a card with `gib` GiB of available KV memory: the driver's payload and hybridplan's prediction."""
     from hybridplan.models.loader import load_model
 
-    from hybridplan.engine.vllm.serving.plan import card, resolve_on
+    from hybridplan.engine.vllm.serving.launch import card, resolve_on
 
     text = "vllm serve " + shlex.join(argv)
     geo = load_model(argv[0])

@@ -34,6 +34,17 @@ def _print_resolved(c: Console, args: dict[str, Any]) -> None:
         c.print(f"  {name} = {a['value']!r} ({a['source']}{rule})", markup=False, highlight=False)
 
 
+def print_verdict(v: dict[str, Any], where: str, c: Console) -> None:
+    """The verdict in one line (serves, or the phase it fails in and why), then what it rests on."""
+    if v["serves"]:
+        c.print(f"[green bold]on {where}: boots and serves[/] - {v['why']}", highlight=False)
+    else:
+        c.print(f"[red bold]on {where}: fails ({v['phase']})[/] - {v['why']}", highlight=False)
+    conf = v.get("confidence")
+    if conf:
+        c.print(f"confidence: [bold]{conf['level']}[/] - {conf['note']}", highlight=False)
+
+
 def print_explain(r: dict[str, Any], console: Console | None = None) -> None:
     """The explain result as a compact table, then warnings, predicted log lines and any refusal."""
     c = console or Console()
@@ -67,16 +78,8 @@ def print_explain(r: dict[str, Any], console: Console | None = None) -> None:
         row("KV tokens  max_total_num_tokens", _num(r["max_total_num_tokens"]), note="KV budget // KV/token, page-floored")
         row("max running requests", _num(r["max_running_requests"]), note=f"bound by {r['binding_limit']}")
     c.print(t)
-    v = mem.get("verdict")
-    if v is not None:
-        gpu = (mem.get("timeline") or {}).get("gpu") or "this card"
-        if v["serves"]:
-            c.print(f"[green bold]on {gpu}: boots and serves[/] - {v['why']}", highlight=False)
-        else:
-            c.print(f"[red bold]on {gpu}: fails ({v['phase']})[/] - {v['why']}", highlight=False)
-        conf = v.get("confidence")
-        if conf:
-            c.print(f"confidence: [bold]{conf['level']}[/] - {conf['note']}", highlight=False)
+    if mem.get("verdict") is not None:
+        print_verdict(mem["verdict"], (mem.get("timeline") or {}).get("gpu") or "this card", c)
     if r.get("error"):
         c.print(f"[red bold]engine refuses to start:[/] {r['error']['message']}")
         c.print(f"  rule: {r['error']['rule']}")
@@ -123,6 +126,15 @@ def print_paged_explain(d: dict[str, Any], console: Console | None = None) -> No
         c.print(f"  [dim]predicted log:[/dim] {line}")
     for note in r["notes"] + d["notes"]:
         c.print(f"  [yellow]note:[/yellow] {note}")
+    if d.get("verdict") is not None:
+        checks = Table(show_header=True, header_style="bold", title="vLLM's startup checks, in its order")
+        for col in ("phase", "check", "", "detail"):
+            checks.add_column(col)
+        for chk in d["checks"]:
+            mark = {True: "ok", False: "[red]fails[/red]", None: "-"}[chk["passed"]]
+            checks.add_row(chk["phase"], chk["name"], mark, chk["detail"])
+        c.print(checks)
+        print_verdict(d["verdict"], d["platform"]["gpu"] or "this memory", c)
 
 
 def show_explain(r: dict[str, Any], layout: str) -> None:

@@ -39,7 +39,7 @@ def test_only_the_requested_memory_moves_with_the_utilization():
     from hybridplan.hardware.catalog import from_options
     from hybridplan.models.loader import load_model
     from hybridplan.engine.vllm.serving.memory import from_card
-    from hybridplan.engine.vllm.serving.plan import card, resolve_on
+    from hybridplan.engine.vllm.serving.launch import card, resolve_on
 
     engine = vllm_release(None)
     cmd = engine.parse_command("vllm serve Qwen/Qwen3.8-27B-FP8 -tp 2 --max-model-len 131072")
@@ -74,7 +74,7 @@ def test_dual_max_terms_against_the_startup_summary(gpu, consumed, peak, graph_e
     from hybridplan.hardware.catalog import from_options
     from hybridplan.models.loader import load_model
     from hybridplan.engine.vllm.serving.memory import from_card
-    from hybridplan.engine.vllm.serving.plan import card, resolve_on
+    from hybridplan.engine.vllm.serving.launch import card, resolve_on
 
     gib = 2**30
     engine = vllm_release(None)

@@ -9,7 +9,7 @@ import pytest
 
 from hybridplan.engine.vllm.engine import for_version as vllm_release
 from hybridplan.engine.vllm.behaviours import RELEASES
-from hybridplan.errors import BadInput, EngineRefusal
+from hybridplan.errors import BadInput
 from hybridplan.engine.vllm.serving.explain import explain_vllm
 
 QWEN = "vllm serve Qwen/Qwen3.5-27B --max-model-len 32768"
@@ -108,10 +108,10 @@ def test_0_20_refusals_keep_their_wording_and_parser_has_no_bfloat16_state():
     offers no bfloat16 Mamba cache dtype (config/cache.py::MambaDType), 0.24.0's does."""
     cmd = "vllm serve Qwen/Qwen3.5-27B --max-model-len 262144"
     for version, wording in (("0.20.1", "the models's max seq len"), ("0.24.0", "the model's max seq len")):
-        with pytest.raises(EngineRefusal) as exc:
-            explain_vllm(cmd, version=version, kv_memory_gib=1, gpu="h200")
-        assert wording in exc.value.message
-        assert ("CPU backend" in exc.value.message) == (version == "0.24.0")
+        d = explain_vllm(cmd, version=version, kv_memory_gib=1, gpu="h200")
+        assert d["verdict"]["phase"] == "kv_cache" and d["verdict"]["message"] == d["error"]["message"]
+        assert wording in d["error"]["message"]
+        assert ("CPU backend" in d["error"]["message"]) == (version == "0.24.0")
     with pytest.raises(BadInput, match="invalid choice: 'bfloat16'"):
         vllm_release("0.20.1").parse_command(cmd + " --mamba-ssm-cache-dtype bfloat16")
     assert vllm_release("0.24.0").parse_command(cmd + " --mamba-ssm-cache-dtype bfloat16").values[

@@ -6,8 +6,12 @@ the plan out with each value's provenance and the boot-log lines vLLM prints for
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from hybridplan.engine.vllm.planning import KVPlan
+from hybridplan.engine.vllm.serving.verdict import Memory, confidence, startup
+from hybridplan.errors import EngineRefusal
 from hybridplan.limits import MAX_GPU_GIB
 
 if TYPE_CHECKING:
@@ -15,7 +19,7 @@ if TYPE_CHECKING:
     from hybridplan.engine.vllm.planning import VllmArgs
     from hybridplan.engine.vllm.command import VllmCommand
     from hybridplan.models.geometry import ModelGeometry
-    from hybridplan.engine.vllm.serving.plan import Card
+    from hybridplan.engine.vllm.serving.launch import Card
 
 
 
@@ -30,7 +34,7 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     from hybridplan.engine.vllm.engine import for_version
     from hybridplan.errors import BadInput
     from hybridplan.models.loader import load_model
-    from hybridplan.engine.vllm.serving.plan import card, resolve_on
+    from hybridplan.engine.vllm.serving.launch import card, resolve_on
 
     if kv_memory_gib is not None and not 0 < kv_memory_gib <= MAX_GPU_GIB:
         raise BadInput(f"--kv-memory-gib: {kv_memory_gib:g} is outside 0..{MAX_GPU_GIB:g} (GiB on one GPU)")
@@ -60,7 +64,14 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
             "notes": ["--kv-memory-gib (the boot log's 'Available KV cache memory') or --gpu (the card alone) sizes "
                       "the pool"]}
     memory = int(timeline.available.value) if timeline is not None else int((kv_memory_gib or 0) * 2**30)
-    plan = engine.plan(args, geo, memory)
+    try:
+        plan: KVPlan | EngineRefusal = engine.plan(args, geo, memory)
+    except EngineRefusal as exc:
+        plan = exc
+    sized = Memory(available=memory, timeline=timeline, measured=timeline is None,
+                   unified=card_gpu is not None and card_gpu.unified)
+    verdict, checks = startup(args, sized, plan)
+    verdict = replace(verdict, confidence=confidence(sized))
     notes = [] if timeline is None else [
         "available KV memory estimated from the card alone (memory.timeline); a boot log's 'Available KV cache "
         "memory' (--kv-memory-gib) replaces the estimate"]
@@ -68,17 +79,26 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
         notes.append(f"{card_gpu.name} shares its memory with the host: vLLM refuses to start when less than the "
                      "requested share is free at startup (v1/worker/utils.py::request_memory), and what the host "
                      "holds is not in this estimate")
-    return head | _layout(lay, args, plan.max_model_len) | {
+    out = head | _layout(lay, args, args.max_model_len if isinstance(plan, EngineRefusal) else plan.max_model_len) | {
         "available_kv_memory_bytes": memory,
         "memory": None if timeline is None else {
             "source": "card", "available_kv_gib": round(memory / 2**30, 2), "timeline": timeline.as_dict()},
+    }
+    if isinstance(plan, EngineRefusal):
+        return out | {"num_blocks": None, "kv_cache_tokens": None, "max_concurrency": None,
+                      "predicted_lines": _block_lines(lay, args), "notes": notes, "verdict": verdict.as_dict(),
+                      "checks": [c.as_dict() for c in checks], "error": plan.as_dict()}
+    out |= {
         "num_blocks": plan.num_blocks,
         "kv_cache_tokens": plan.kv_cache_tokens, "max_concurrency": plan.max_concurrency,
         "predicted_lines": _block_lines(lay, args) + [
             f"GPU KV cache size: {plan.kv_cache_tokens:,} tokens",
             f"Maximum concurrency for {plan.max_model_len:,} tokens per request: {plan.max_concurrency:.2f}x"],
-        "notes": notes,
+        "notes": notes, "verdict": verdict.as_dict(), "checks": [c.as_dict() for c in checks],
     }
+    if not verdict.serves and verdict.message is not None:
+        out["error"] = EngineRefusal(verdict.message, rule=verdict.rule or "").as_dict()
+    return out
 
 
 def _head(engine: "VllmEngine", c: "Card", gpu: str | None, geo: "ModelGeometry", model: str,

@@ -77,7 +77,7 @@ def predict(command_text: str, gib: float, gpu: str | None, version: str | None 
     """The engine's plans for each block count the rounded available memory allows, on a catalog card."""
     from hybridplan.engine.vllm.engine import for_version
     from hybridplan.models.loader import load_model
-    from hybridplan.engine.vllm.serving.plan import card, resolve_on
+    from hybridplan.engine.vllm.serving.launch import card, resolve_on
 
     engine = for_version(version)
     cmd = engine.parse_command(command_text)
@@ -129,7 +129,7 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
     rules = engine.provenance()
     checks = [{"quantity": q, "predicted": pred, "logged": got, "match": ok} | ({} if ok else {"rule": rules[q]})
               for q, pred, got, ok in rows]
-    from hybridplan.engine.vllm.serving.plan import card
+    from hybridplan.engine.vllm.serving.launch import card
 
     checks += memlog.exact_checks(mem)
     memory: dict[str, Any] = {"model_loading_gib": mem.model_loading,

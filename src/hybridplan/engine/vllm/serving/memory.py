@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from hybridplan.errors import BadInput
 from hybridplan.hardware.catalog import GPU
 from hybridplan.provenance import Source, Sourced
 
@@ -28,7 +27,8 @@ DATA_FILE = "vllm_memory.yaml"
 
 @dataclass(frozen=True, kw_only=True)
 class VllmMemory:
-    """One rank's timeline to the available KV memory; every term in bytes with its source."""
+    """One rank's timeline to the available KV memory; every term in bytes with its source (available <= 0: the
+    weights and runtime leave nothing for cache blocks, which vLLM refuses)."""
 
     total: Sourced
     requested: Sourced
@@ -55,7 +55,8 @@ def _constants() -> dict[str, tuple[float, str]]:
     data = data_yaml(DATA_FILE) or {}
     flat = {"overhead_single": data["overhead_gib"]["single"],
             "overhead_tensor_parallel": data["overhead_gib"]["tensor_parallel"],
-            "activation_copies": data["activation_copies"], "cudagraph_gib_per_graph": data["cudagraph_gib_per_graph"]}
+            "activation_copies": data["activation_copies"], "cudagraph_gib_per_graph": data["cudagraph_gib_per_graph"],
+            "startup_used_gib": data["startup_used_gib"], "estimate_margin_gib": data["estimate_margin_gib"]}
     return {k: (float(v["value"]), " ".join(str(v["note"]).split())) for k, v in flat.items()}
 
 
@@ -124,10 +125,7 @@ def from_card(args: Any, gpu: GPU, quantization: str | None) -> VllmMemory:
     act_bytes = int(c["activation_copies"][0] * batched * (width + mlp) * 2)
     graphs = capture_sizes(seqs, args.num_speculative_tokens, batched, gpu.sm)
     graph_bytes = int(graphs * c["cudagraph_gib_per_graph"][0] * GIB)
-    available = requested - int(weights.value) - overhead - act_bytes - graph_bytes
-    if available <= 0:
-        raise BadInput(f"--gpu {gpu.id}: the weights ({weights.value / GIB:.2f} GiB per rank) and runtime leave no KV "
-                       f"memory at gpu_memory_utilization {u:g} (vLLM: 'No available memory for the cache blocks')")
+    available = requested - int(weights.value) - overhead - act_bytes - graph_bytes  # <= 0: no memory for blocks
     return VllmMemory(
         total=Sourced(value=total, source=vis.source, note=f"torch's total on {gpu.name} ({vis.note})"),
         requested=Sourced(value=requested, source=Source.ENGINE_RULE,
@@ -143,3 +141,16 @@ def from_card(args: Any, gpu: GPU, quantization: str | None) -> VllmMemory:
             "requested - weights - overhead - activation peak - CUDA graphs "
             "(v1/worker/gpu_worker.py::Worker.determine_available_memory)")),
     )
+
+
+def free_at_startup(total_bytes: int) -> Sourced:
+    """What a worker finds free on a clean card when it starts (total less what its startup already holds): what
+    v1/worker/utils.py::request_memory compares the requested share with. On a card sharing its memory with the host
+    what the host holds comes off too, and is not known here."""
+    used, note = _constants()["startup_used_gib"]
+    return Sourced(value=int(total_bytes - used * GIB), source=Source.ESTIMATE, note=note)
+
+
+def estimate_margin() -> tuple[float, str]:
+    """(GiB, note): how far the card-alone available KV memory may be from a boot's (data/vllm_memory.yaml)."""
+    return _constants()["estimate_margin_gib"]

@@ -133,17 +133,18 @@ def estimates(log: MemoryLog, args: "VllmArgs", gpu: str, quantization: str | No
               available_kv_gib: float) -> dict[str, Any]:
     """hybridplan's card-alone timeline term by term beside what the log measured, in the split the log's release
     prints (`error_gib`: estimate - logged); `terms` is empty with a `note` when the estimate finds no KV memory."""
-    from hybridplan.errors import BadInput
     from hybridplan.hardware.catalog import from_options
-    from hybridplan.engine.vllm.serving.memory import from_card
+    from hybridplan.engine.vllm.serving.memory import GIB, from_card
 
     card = from_options(gpu, None)
     if card is None:
         return {"terms": [], "note": f"{gpu}: not a catalog card"}
-    try:
-        tl = from_card(args, card, quantization)
-    except BadInput as e:
-        return {"terms": [], "note": str(e)}
+    tl = from_card(args, card, quantization)
+    if tl.available.value <= 0:
+        return {"terms": [], "note": (
+            f"--gpu {gpu}: the weights ({tl.weights.value / GIB:.2f} GiB per rank) and runtime leave no KV memory at "
+            f"gpu_memory_utilization {args.gpu_memory_utilization:g} (vLLM: 'No available memory for the cache "
+            "blocks')")}
     s = log.summary
     loaded = log.model_loading if log.model_loading is not None else (s.weights if s else None)
     terms: list[tuple[str, int, float | None, str, str]] = [

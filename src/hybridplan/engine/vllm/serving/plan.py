@@ -13,14 +13,20 @@ from __future__ import annotations
 
 import math
 import shlex
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from hybridplan.engine.search import Knob, candidates
+from hybridplan.engine.vllm.serving.launch import KVAt, VllmTarget, card_memory, measured_memory, resolve_on
+from hybridplan.engine.verdict import Verdict
+from hybridplan.engine.vllm.serving.memory import estimate_margin
+from hybridplan.engine.vllm.serving.verdict import Memory, startup
+from hybridplan.engine.vllm.startup import full_graphs
 from hybridplan.errors import BadInput, EngineRefusal
 
 if TYPE_CHECKING:
     from hybridplan.engine.vllm.engine import VllmEngine
+    from hybridplan.engine.vllm.planning import KVPlan
     from hybridplan.engine.vllm.planning import VllmArgs
     from hybridplan.engine.vllm.command import VllmCommand
     from hybridplan.engine.registry import FlagRegistry
@@ -28,73 +34,6 @@ if TYPE_CHECKING:
 
 GIB = 2**30
 UTIL_STEP = 0.01
-
-
-@dataclass(frozen=True, kw_only=True)
-class Card:
-    """What vLLM reads of the card: compute capability x10, torch's total memory (its init snapshot), the name."""
-
-    sm: int | None = 90
-    total_memory_bytes: int | None = None
-    name: str = ""
-    cuda_runtime_major: int = 12  # the CUDA runtime vLLM was built for (13+: FlashInfer GDN prefill on Blackwell)
-
-
-def card(gpu: str | None, cuda_runtime_major: int = 12) -> Card:
-    """A catalog GPU as vLLM sees it (no card: an sm90 card of unknown memory)."""
-    if gpu is None:
-        return Card(cuda_runtime_major=cuda_runtime_major)
-    from hybridplan.hardware.catalog import from_options
-
-    g = from_options(gpu, None)
-    if g is None:
-        return Card(cuda_runtime_major=cuda_runtime_major)
-    mib = g.torch_total_mib if g.torch_total_known and g.torch_total_mib is not None else g.memory_mib
-    return Card(sm=g.sm, total_memory_bytes=mib << 20, name=g.name, cuda_runtime_major=cuda_runtime_major)
-
-
-def resolve_on(engine: "VllmEngine", cmd: "VllmCommand", geo: "ModelGeometry", c: Card) -> "VllmArgs":
-    """The engine's resolution of `cmd` on card `c`."""
-    return engine.resolve(cmd, geo, c.sm, c.total_memory_bytes, c.name, c.cuda_runtime_major)
-
-
-@dataclass(frozen=True, kw_only=True)
-class VllmTarget:
-    """The launch, the boot that measured it, the card and the workload."""
-
-    command: str
-    kv_memory_gib: float | None  # the boot's logged available KV memory at its own utilization (None: no boot)
-    card: Card
-    request_length: int
-    concurrency: int
-    max_util: float  # the highest gpu_memory_utilization a candidate may ask for
-
-
-KVAt = Callable[[Any, float], int]  # (resolved args, utilization) -> available KV memory in bytes
-
-
-def _measured(t: VllmTarget, u0: float, kv_gib: float) -> KVAt:
-    """Available KV memory at utilization u, from the boot measured at u0 (its low rounding end)."""
-    total = t.card.total_memory_bytes or 0
-    return lambda _args, u: int((kv_gib - 0.005) * GIB) + math.ceil(total * u) - math.ceil(total * u0)
-
-
-def _from_card(gpu: str, quantization: str | None) -> KVAt:
-    """Available KV memory at utilization u estimated from the card alone (engine/vllm/serving/memory.py); 0 when the
-    weights and runtime leave none (the engine model then refuses the plan)."""
-    from hybridplan.hardware.catalog import from_options
-    from hybridplan.engine.vllm.serving.memory import from_card
-
-    g = from_options(gpu, None)
-    if g is None:
-        raise BadInput(f"--gpu: {gpu!r} is not a catalog card (the card-alone estimate needs its memory)")
-
-    def at(args: Any, u: float) -> int:
-        try:
-            return int(from_card(replace(args, gpu_memory_utilization=u), g, quantization).available.value)
-        except BadInput:
-            return 0
-    return at
 
 
 def no_evidence_ceiling(engine_default: float) -> float:
@@ -125,7 +64,7 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
         if gpu is None:
             raise BadInput("plan --engine vllm: --gpu is required (gpu_memory_utilization is a share of its memory)")
         quant = base.values.get("quantization")
-        kv_at = _from_card(gpu, None if quant is None else str(quant))
+        kv_at = card_memory(gpu, None if quant is None else str(quant))
         ceiling = no_evidence_ceiling(default_u)
         if t.max_util > ceiling:
             t = replace(t, max_util=max(ceiling, u0))
@@ -136,7 +75,7 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
                                             f"utilization stays within max(engine default {default_u} + 0.05, 0.90) "
                                             f"= {ceiling} (evidence.py){capped}"}
     else:
-        kv_at = _measured(t, u0, t.kv_memory_gib)
+        kv_at = measured_memory(t, u0, t.kv_memory_gib)
         measured = {"source": "boot", "available_kv_gib": t.kv_memory_gib, "gpu_memory_utilization": u0}
     kv_given = str(base.values.get("kv_cache_dtype", "auto"))
     pc_given = base.values.get("enable_prefix_caching")
@@ -156,6 +95,8 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
         if resolved.mamba_ssm_cache_dtype == "float32" and not resolved.is_kda and ssm is not None \
         and "bfloat16" in (ssm.choices or ()) else []
     dims: list[list[Knob | None]] = [
+        [None, *([CAP_SEQS] if seqs is not None and seqs > t.concurrency and full_graphs(resolved.cudagraph_mode)
+                 else [])],
         [None, *([_knob(pc_off)] if pc_given is not False else []), *(_knob(*k) for k in keep_pc)],
         [None, *([_knob("--kv-cache-dtype", "fp8")] if kv_given == "auto" and not geo.kv_cache_quant_algo else [])],
         [None, *(_knob(*k) for k in bf16_ssm)],
@@ -176,21 +117,34 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
     rows = []
     for cand in candidates(dims):
         flags = [tok for k in cand.knobs for flag, value in k.sets for tok in ((flag, value) if value else (flag,))]
-        row = _fit(engine, geo, t, u0, [*flags, *cap, "--max-model-len", str(t.request_length)], kv_at)
-        if row is not None:
-            row["why"] = {flag: _WHY[flag][1] for flag in row["changes"]}
-            rows.append(row)
+        row = _fit(engine, geo, t, u0, [*flags, *cap, "--max-model-len", str(t.request_length)], kv_at,
+                   cap_seqs=CAP_SEQS in cand.knobs)
+        if row is not None and row.pop("capped") == (CAP_SEQS in cand.knobs):  # a cap with nothing to cap is the
+            rows.append(row)                                                   # candidate without it
     # the cheapest changes first (_WHY's costs: what each gives up), then the lowest utilization
-    rows.sort(key=lambda r: (not r["fits"], sum(_WHY[f][0] for f in r["changes"]), r["gpu_memory_utilization"]))
+    rows.sort(key=lambda r: (not r["fits"], r["cost"], r["gpu_memory_utilization"]))
     baseline = _fit(engine, geo, replace(t, max_util=u0), u0, ["--max-model-len", str(t.request_length)], kv_at)
+    if baseline is not None:
+        del baseline["capped"]
     best = next((r for r in rows if r["fits"]), None)
-    return {"engine": "vllm", "engine_version": engine.version,
-            "target": {"request_length": t.request_length, "concurrency": t.concurrency},
-            "measured": measured,
-            "baseline": baseline, "candidates": rows, "fits": best is not None,
-            "command": None if best is None else _rewrite(reg, base, best, t.request_length),
-            "best": best,
-            "max_num_seqs": seqs, "warnings": warnings}
+    out = {"engine": "vllm", "engine_version": engine.version,
+           "target": {"request_length": t.request_length, "concurrency": t.concurrency},
+           "measured": measured,
+           "baseline": baseline, "candidates": rows, "fits": best is not None,
+           "command": None if best is None else _rewrite(reg, base, best, t.request_length),
+           "best": best,
+           "max_num_seqs": seqs, "warnings": warnings}
+    if best is None:
+        from hybridplan.engine.vllm.serving.cheapest import cheapest_changes
+
+        loosest = [tok for dim in dims if dim[-1] is not None for flag, value in dim[-1].sets
+                   for tok in ((flag, value) if value else (flag,))]
+        with_cap = CAP_SEQS in [dim[-1] for dim in dims]
+        changes = cheapest_changes(engine, t, [*loosest, *cap], kv_at, gpu, lambda target, flags, at: _fit(
+            engine, geo, target, u0, [*flags, "--max-model-len", str(target.request_length)], at, cap_seqs=with_cap),
+            geo.quant_method)
+        out |= {"cheapest_change": changes[0] if changes else None, "changes_that_fit": changes}
+    return out
 
 
 # what each change costs the user (the search's order) and why it is proposed (prefix caching off in both releases'
@@ -205,6 +159,9 @@ _WHY: dict[str, tuple[float, str]] = {
     "--disable-prefix-caching": (1.5, "prefix caching off: one state page a request, no reuse of cached prefixes"),
     "--mamba-ssm-cache-dtype": (2.0, "bfloat16 recurrent state: half the state page where the model asks for "
                                      "float32 (a numerics trade-off)"),
+    "--quantization": (3.0, "the weights quantized to FP8 as they load: about half the bytes of bf16 weights (a "
+                            "numerics trade-off)"),
+    "--tensor-parallel-size": (4.0, "the weights and each request's pages split over more GPUs"),
 }
 
 
@@ -214,32 +171,79 @@ def _knob(flag: str, value: str | None = None) -> Knob:
     return Knob(label=f"{flag} {value}" if value else flag, sets=((flag, value),), cost=cost, why=why)
 
 
-def _fit(engine: "VllmEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, flags: list[str], kv_at: KVAt) -> dict[str, Any] | None:
-    """The smallest utilization (from the measured one up to max_util) at which the launch with `flags` serves the
-    target concurrency at the target length; the plan at max_util when none does. None: the engine refuses it."""
+def _fit(engine: "VllmEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, flags: list[str], kv_at: KVAt,
+         cap_seqs: bool = False) -> dict[str, Any] | None:
+    """The smallest utilization (from the measured one up to max_util) at which the launch with `flags` passes every
+    startup check of the release (engine/vllm/serving/verdict.py) and serves the target concurrency at the target
+    length; the plan at max_util when none does. `cap_seqs`: max_num_seqs is capped at the Mamba cache blocks the
+    pool has (full CUDA graphs need one a decode sequence). None: the release refuses the launch before it plans."""
     cmd = engine.parse_command(t.command + " " + shlex.join(flags))
     args = resolve_on(engine, cmd, geo, t.card)
+    launched_seqs = args.max_num_seqs
     steps = max(0, int(round((t.max_util - u0) / UTIL_STEP)))
     last = None
     for i in range(steps + 1):
         u = round(u0 + i * UTIL_STEP, 4)
-        try:
-            p = engine.plan(args, geo, kv_at(args, u))
-        except EngineRefusal:
+        at, memory, p, verdict = _checked(engine, geo, args, u, kv_at, t.concurrency if cap_seqs else None)
+        if verdict.phase == "free_memory":  # more of the card is only further from free
+            break
+        if isinstance(p, EngineRefusal):
             continue
-        last = (u, p)
-        if _serves(p, args, t):
+        last = (u, at, memory, p, verdict)
+        if _serves(p, at, t) and verdict.serves:
             break
     if last is None:
         return None
-    u, p = last
+    u, args, memory, p, verdict = last
+    capped = cap_seqs and args.max_num_seqs != launched_seqs  # else the blocks covered the launch's own max_num_seqs
     changes = {k: v for k, v in _pairs(flags).items() if k != "--max-model-len"}
+    if capped and args.max_num_seqs is not None:
+        changes["--max-num-seqs"] = str(args.max_num_seqs)
     if u != u0:
         changes["--gpu-memory-utilization"] = f"{u:g}"
-    return {"changes": changes, "gpu_memory_utilization": u, "available_kv_gib": round(kv_at(args, u) / GIB, 3),
+    why = {flag: _WHY[flag][1] for flag in changes}
+    if capped:
+        why["--max-num-seqs"] = CAP_SEQS.why
+    cost = sum(_WHY[f][0] for f in changes if f != "--max-num-seqs" or not capped) + (CAP_SEQS.cost if capped else 0.0)
+    return {"changes": changes, "gpu_memory_utilization": u, "available_kv_gib": round(memory.available / GIB, 3),
             "mamba_cache_mode": p.mamba_cache_mode, "block_size": p.block_size, "kv_cache_tokens": p.kv_cache_tokens,
             "max_concurrency": p.max_concurrency, "state_pages_per_request": p.state_pages_per_request,
-            "max_num_seqs": args.max_num_seqs, "fits": _serves(p, args, t)}
+            "max_num_seqs": args.max_num_seqs, "num_blocks": p.num_blocks,
+            "verdict": {k: verdict.as_dict()[k] for k in ("serves", "phase", "why")},
+            "fits": _serves(p, args, t) and verdict.serves, "why": why, "cost": round(cost, 6), "capped": capped}
+
+
+def _checked(engine: "VllmEngine", geo: "ModelGeometry", args: "VllmArgs", u: float, kv_at: KVAt,
+             floor: int | None) -> tuple["VllmArgs", Memory, "KVPlan | EngineRefusal", Verdict]:
+    """The launch at utilization u through the release's planning and startup checks; with `floor` (the target
+    concurrency) a max_num_seqs above the planned blocks is capped at them, never below the floor (fewer sequences
+    capture fewer graphs, so the card-alone pool only grows: one re-plan settles it)."""
+    memory = kv_at(args, u)
+    try:
+        p: KVPlan | EngineRefusal = engine.plan(args, geo, memory.available)
+    except EngineRefusal as exc:
+        p = exc
+    # a card-alone estimate keeps its margin's worth of blocks below the planned count (a boot's memory is exact)
+    spare = 0 if isinstance(p, EngineRefusal) or memory.timeline is None else \
+        math.ceil(estimate_margin()[0] * GIB / p.bytes_per_block)
+    if floor is not None and not isinstance(p, EngineRefusal) and args.max_num_seqs is not None \
+            and args.max_num_seqs > p.num_blocks - spare >= floor:
+        args = replace(args, max_num_seqs=p.num_blocks - spare)
+        memory = kv_at(args, u)
+        try:
+            p = engine.plan(args, geo, memory.available)
+        except EngineRefusal as exc:
+            p = exc
+    verdict, _ = startup(args, memory, p)
+    return args, memory, p, verdict
+
+
+# the change that caps the scheduler at the blocks the pool has, when the card's default max_num_seqs is more
+CAP_SEQS = Knob(label="--max-num-seqs at the Mamba cache blocks", sets=(), cost=0.5, why=(
+    "at most as many requests at once as the pool has Mamba cache blocks: under full CUDA graphs each decode sequence "
+    "needs one, and vLLM refuses to start with more (config/compilation.py::resolve_cudagraph_mode_and_sizes); "
+    "requests beyond it wait (from the card alone, the estimate's margin of blocks is kept below the planned count: "
+    "data/vllm_memory.yaml estimate_margin_gib)"))
 
 
 def _serves(p: Any, args: Any, t: VllmTarget) -> bool:

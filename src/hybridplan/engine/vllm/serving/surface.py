@@ -66,7 +66,8 @@ class VllmServing:
         return explain_vllm(text_of(req.command), version=self.version, kv_memory_gib=req.kv_memory_gib, gpu=req.gpu)
 
     def plan(self, req: PlanRequest) -> dict[str, Any]:
-        from hybridplan.engine.vllm.serving.plan import VllmTarget, card, plan_vllm
+        from hybridplan.engine.vllm.serving.launch import VllmTarget, card
+        from hybridplan.engine.vllm.serving.plan import plan_vllm
 
         if not req.command:
             raise BadInput("command: the vLLM launch to plan (vllm serve MODEL ...) is required with `engine: vllm`"
