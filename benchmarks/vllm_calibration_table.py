@@ -24,7 +24,6 @@ import yaml
 from hybridplan.calibration.launch_reports import Report, load as load_reports
 from hybridplan.engine.vllm.serving import logcheck as vllm_check
 from hybridplan.engine.vllm.serving.logcheck import Prediction
-from hybridplan.errors import BadInput, EngineRefusal
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "vllm_boot_logs.yaml"
@@ -84,15 +83,33 @@ def rows() -> list[Row]:
 
 @dataclass(frozen=True)
 class Launch:
-    """One public launch and what the model computes for it: every number vLLM printed beside the model's (each value
-    the model allows where the logged GiB is rounded), and where the model stops before a number, its own words."""
+    """One public launch against `explain --engine vllm`: the verdict (serves, or the phase it stops at with vLLM's
+    message) and every number vLLM printed beside the model's (each value the model allows where the logged GiB is
+    rounded)."""
 
     report: Report
     model: dict[str, tuple[str, ...]]  # LOGGED figure -> the values the model gives, formatted as vLLM prints them
-    stops: str | None  # the model's refusal (or why it has no plan), where it stops before the logged numbers
+    verdict: dict[str, Any]  # the payload's "verdict"
+
+    @property
+    def called(self) -> str:
+        v = self.verdict
+        return "serves" if v["serves"] else f"fails ({v['phase']})"
+
+    @property
+    def agrees(self) -> bool:
+        """Serves as reported, or fails at the reported phase."""
+        r, v = self.report, self.verdict
+        return bool(v["serves"]) if r.outcome == "served" else (not v["serves"] and v["phase"] == r.phase)
+
+    @property
+    def unsafe(self) -> bool:
+        """A launch that failed, predicted to serve."""
+        return self.report.outcome == "failed" and bool(self.verdict["serves"])
 
     def status(self, figure: str) -> str:
-        """reproduced, shown (vLLM prints it, the model does not compute it), or differs with the report's reason."""
+        """reproduced, shown (vLLM prints it, the model does not compute it), the input (the logged memory the model
+        plans from), or differs with the report's reason."""
         if figure in SHOWN:
             return "shown"
         if figure == "available_kv_gib" and "available_kv_gib" not in self.model:
@@ -103,8 +120,22 @@ class Launch:
 
     @property
     def unexplained(self) -> list[str]:
-        """The logged figures that neither reproduce nor carry the report's reason (the test holds this empty)."""
-        return [f for f in self.report.logged if self.status(f) == "differs: reason not identified"]
+        """What the report states that the model misses with no reason given (the test holds this empty): a logged
+        figure, or the outcome and phase."""
+        out = [f for f in self.report.logged if self.status(f) == "differs: reason not identified"]
+        if not self.agrees and not {"outcome", "phase"} & set(self.report.differs):
+            out.append("outcome" if self.unsafe or self.report.outcome == "served" else "phase")
+        return out
+
+    @property
+    def stale(self) -> list[str]:
+        """Reasons the report gives for a miss the model no longer makes (the test holds this empty too)."""
+        out = [f for f in self.report.differs if f in self.report.logged and self.status(f) == "reproduced"]
+        if "outcome" in self.report.differs and self.verdict["serves"] == (self.report.outcome == "served"):
+            out.append("outcome")
+        if "phase" in self.report.differs and self.agrees:
+            out.append("phase")
+        return out
 
 
 def _fmt(figure: str, value: float) -> str:
@@ -112,50 +143,37 @@ def _fmt(figure: str, value: float) -> str:
     return f"{value:.2f}" if figure.endswith("_gib") or figure == "max_concurrency" else f"{int(value):d}"
 
 
-def _resolved(r: Report) -> Any:
-    """The launch as its modelled release resolves it on the card (max_num_seqs, utilization, ...)."""
-    from hybridplan.engine.vllm.engine import for_version
-    from hybridplan.engine.vllm.serving.plan import card, resolve_on
-    from hybridplan.models.loader import load_model
-
-    engine = for_version(r.version)
-    cmd = engine.parse_command(r.command)
-    return resolve_on(engine, cmd, load_model(str(cmd.values["model"])), card(r.gpu))
-
-
 def launch(r: Report) -> Launch:
-    """The model's numbers for a reported launch: from the logged available KV memory where the log prints it (every
-    plan a pool in [X - 0.005, X + 0.005) GiB allows), else from the card alone."""
+    """The verdict on a reported launch and the model's numbers: from the logged available KV memory where the log
+    prints it (every plan a pool in [X - 0.005, X + 0.005) GiB allows), else from the card alone."""
     from hybridplan.engine.vllm.serving.explain import explain_vllm
 
-    args = _resolved(r)
-    model: dict[str, tuple[str, ...]] = {"max_num_seqs": (str(args.max_num_seqs),)}
+    gib = r.logged.get("available_kv_gib")
+    centre = explain_vllm(r.command, version=r.version, kv_memory_gib=gib, gpu=r.gpu)
+    v = centre["verdict"]
+    model: dict[str, tuple[str, ...]] = {"max_num_seqs": (str(v["max_num_seqs"]),)}
     if "total_gib" in r.logged:  # v1/worker/utils.py::request_memory: ceil(total x utilization), total to 0.01 GiB
-        util = args.gpu_memory_utilization
+        util = centre["resolved"]["gpu_memory_utilization"]
         model["requested_gib"] = tuple(dict.fromkeys(
             f"{math.ceil(t * 2**30 * util) / 2**30:.2f}" for t in (r.logged["total_gib"] - 0.005,
                                                                   r.logged["total_gib"] + 0.005 - 1e-9)))
-    gib = r.logged.get("available_kv_gib")
-    edges = (gib,) if gib is None else (gib, gib - 0.005, gib + 0.005 - 1e-9)
-    try:
-        plans = [explain_vllm(r.command, version=r.version, kv_memory_gib=g, gpu=r.gpu) for g in edges]
-    except EngineRefusal as exc:
-        found = _KV_REFUSAL.search(exc.message)
-        if found:
-            model |= {"needed_kv_gib": (found.group(1),), "estimated_max_model_len": (found.group(2),)}
-        return Launch(r, model, exc.message.split(". ")[0])
-    except BadInput as exc:
-        return Launch(r, model, exc.message)
-    model["num_blocks"] = tuple(str(n) for n in range(plans[-2]["num_blocks"] if gib else plans[0]["num_blocks"],
-                                                      plans[-1]["num_blocks"] + 1))
+    found = _KV_REFUSAL.search(v.get("message") or "")
+    if found:
+        model |= {"needed_kv_gib": (found.group(1),), "estimated_max_model_len": (found.group(2),)}
+    if centre["num_blocks"] is None:
+        return Launch(r, model, v)
     if gib is None:
-        model |= {"available_kv_gib": (f"{plans[0]['available_kv_memory_bytes'] / 2**30:.2f}",),
-                  "kv_cache_tokens": (str(plans[0]["kv_cache_tokens"]),),
-                  "max_concurrency": (f"{plans[0]['max_concurrency']:.2f}",)}
-    else:
-        p = vllm_check.predict(r.command, gib, r.gpu, r.version)
-        model |= {"kv_cache_tokens": tuple(str(t) for t in p.tokens), "max_concurrency": p.concurrency}
-    return Launch(r, model, None)
+        model |= {"num_blocks": (str(centre["num_blocks"]),),
+                  "available_kv_gib": (f"{centre['available_kv_memory_bytes'] / 2**30:.2f}",),
+                  "kv_cache_tokens": (str(centre["kv_cache_tokens"]),),
+                  "max_concurrency": (f"{centre['max_concurrency']:.2f}",)}
+        return Launch(r, model, v)
+    edges = [explain_vllm(r.command, version=r.version, kv_memory_gib=g, gpu=r.gpu)["num_blocks"] or centre["num_blocks"]
+             for g in (gib - 0.005, gib + 0.005 - 1e-9)]
+    p = vllm_check.predict(r.command, gib, r.gpu, r.version)
+    model |= {"num_blocks": tuple(str(n) for n in range(edges[0], edges[1] + 1)),
+              "kv_cache_tokens": tuple(str(t) for t in p.tokens), "max_concurrency": p.concurrency}
+    return Launch(r, model, v)
 
 
 def launches() -> list[Launch]:
@@ -174,13 +192,14 @@ def launch_table(table: list[Launch]) -> list[str]:
         f"({len(new)} not in the boot-log table above), each with the outcome its author reported (served; refused at "
         "which check; out of memory in which phase) and every number vLLM printed, beside the model's own for the "
         "same launch under the modelled release: from the logged `Available KV cache memory` where the log prints "
-        "it, else from the card alone (engine/vllm/serving/memory.py). *Reproduced*: vLLM's number is one the model "
+        "it, else from the card alone (engine/vllm/serving/memory.py). *Explain's verdict* is `explain --engine vllm "
+        "--gpu G [--kv-memory-gib A] --engine-version V -- <launch>`'s `verdict` (serves, or the check it stops at "
+        "with vLLM's message); *agrees* when it serves as reported or stops at the reported check. *Reproduced*: vLLM's number is one the model "
         "gives; *differs*: it is not, and the report says why as far as it is known; *shown*: vLLM prints it, the "
-        "model does not compute it; *the input*: the logged memory the model plans from. Where the model stops before a number (a refusal, no cache memory) its own words "
-        "stand in the model column.", "",
-        "| launch | release (as logged) | modelled as | card | command | reported | vLLM printed | the model | "
-        "result |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "model does not compute it; *the input*: the logged memory the model plans from.", "",
+        "| launch | release (as logged) | modelled as | card | command | reported | explain's verdict | vLLM printed | "
+        "the model | result |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for x in table:
         r = x.report
@@ -190,16 +209,20 @@ def launch_table(table: list[Launch]) -> list[str]:
             reported += f": {r.message}"
         printed = _figures({k: _fmt(k, v) for k, v in r.logged.items()})
         model = _figures({k: " / ".join(v) for k, v in x.model.items() if k in r.logged or k == "num_blocks"})
-        if x.stops:
-            model += f"; stops: {x.stops}"
-        result = "; ".join(f"{f} {x.status(f)}" for f in r.logged) or "—"
-        others = {k: v for k, v in r.differs.items() if k not in r.logged}
-        if others:
-            result += "; " + "; ".join(f"{k} differs: {v}" for k, v in others.items())
+        called = x.called + (f": {x.verdict['message']}" if x.verdict.get("message") else "")
+        called = f"**{called}** (fails: predicted to serve)" if x.unsafe else called
+        verdicts = ("agrees" if x.agrees else "**disagrees**")
+        figures = "; ".join(f"{f} {x.status(f)}" for f in r.logged)
+        others = "; ".join(f"{k} differs: {v}" for k, v in r.differs.items() if k not in r.logged)
+        result = "; ".join(t for t in (verdicts, figures, others) if t)
         card = r.gpu + (f" x{r.gpu_count}" if r.gpu_count > 1 else "")
         lines.append(f"| [{link}]({r.url}) | {r.logged_version or r.version} | {r.version} | {card} | "
-                     f"`{r.command.removeprefix('vllm serve ')}` | {reported} | {printed} | {model} | {result} |")
-    lines.append("")
+                     f"`{r.command.removeprefix('vllm serve ')}` | {reported} | {called} | {printed} | {model} | "
+                     f"{result} |")
+    agree, unsafe = sum(x.agrees for x in table), [x.report.id for x in table if x.unsafe]
+    lines += ["", f"{agree} of {len(table)} launches agree with the verdict (served as reported, or refused at the "
+              f"reported check); {len(unsafe)} that failed are predicted to serve"
+              + (f" ({', '.join(unsafe)}: see their rows)." if unsafe else "."), ""]
     return lines
 
 
