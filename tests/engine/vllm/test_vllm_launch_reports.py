@@ -172,3 +172,15 @@ def test_every_boot_log_row_is_called_as_its_boot_went():
         called[log["source"]] = v["phase"]
         assert v["phase"] == refused.get((log["command"], log["gpu"], log["available_kv_gib"])), log["source"]
     assert len(called) >= 15 and list(called.values()).count("cuda_graph") == 1
+
+
+def test_a_launch_is_checked_under_its_own_release_once_that_is_modelled():
+    """A report whose log names a release checks it under that release as soon as hybridplan models it; until then
+    under the nearest modelled one, its `logged_version` saying which it ran (v0.25.1, v0.26.0, v0.27.1, 0.28.0 today)."""
+    from hybridplan.engine.api import releases
+
+    named = {r.id: (m.group(1), r.version) for r in REPORTS
+             if (m := re.match(r"v?(\d+\.\d+\.\d+)(?:\s|$)", r.logged_version))}
+    assert len(named) >= 8
+    stale = {rid: v for rid, (v, modelled) in named.items() if v in releases("vllm") and v != modelled}
+    assert not stale, f"model these under their own release now: {stale}"
