@@ -68,7 +68,12 @@ COMMAND_HELP = "The launch command, after `--` (env assignments, program, flags)
 
 
 def emit_json(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
+    emit_text(json.dumps(obj, indent=2, default=str))
+
+
+def emit_text(text: str) -> None:
+    """One answer on stdout (a result's `to_json()`)."""
+    sys.stdout.write(text + "\n")
 
 
 def run_guarded(fn: Callable[[], Optional[int]], as_json: bool) -> None:
@@ -103,15 +108,11 @@ def launch_words(command: Optional[List[str]]) -> str | tuple[str, ...]:
     return command[0] if len(command) == 1 and " " in command[0] else tuple(command)
 
 
-def refuse_unused(engine: str, surface: str, request: object, takes: frozenset[str]) -> None:
-    """Refuse an option the engine's `surface` does not take, spelled as the flag (BadInput, exit 2)."""
-    from hybridplan.engine.api import takers
-    from hybridplan.engine.requests import unused
-
+def flag_name(field: str) -> str:
+    """A request field as the CLI spells it (what a refusal of an option the engine does not take names)."""
     spelled = {"command": "the launch after `--`", "request_length": "--request-length",
                "concurrency": "--concurrency"}
-    unused(request, takes, engine, lambda field: takers(field, surface),
-           lambda field: spelled.get(field, "--" + field.replace("_", "-")))
+    return spelled.get(field, "--" + field.replace("_", "-"))
 
 
 def emit_result(result: dict[str, Any], as_json: bool, printer: str) -> None:

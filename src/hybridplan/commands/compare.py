@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from hybridplan.commands import options as opt
-from hybridplan.commands.app import app, emit_json, run_guarded
+from hybridplan.commands.app import app, emit_text, run_guarded
 
 
 @app.command()
@@ -32,19 +32,19 @@ def compare(
     at its own defaults."""
 
     def body() -> int:
-        from hybridplan.engine.api import engines, for_engine
+        from hybridplan.api.calls import run_compare
         from hybridplan.engine.requests import CompareRequest
-        from hybridplan.planner.compare import compare_engines
 
         versions = {"sglang": sglang_version, "vllm": vllm_version}  # the --<engine>-version options, by engine
-        result = compare_engines(CompareRequest(model=model, request_length=request_length, memory_gib=memory_gib,
-                                                tp=tp, kv_cache_dtype=kv_cache_dtype, gpu=gpu), versions)
+        result = run_compare(CompareRequest(model=model, request_length=request_length, memory_gib=memory_gib, tp=tp,
+                                            kv_cache_dtype=kv_cache_dtype, gpu=gpu), versions)
         if as_json:
-            emit_json(result)
+            emit_text(result.to_json())
         else:
+            from hybridplan.engine.api import for_engine
             from hybridplan.render.compare import print_compare
 
-            print_compare(result, {name: for_engine(name).layout for name in engines()})
-        return 0
+            print_compare(result.payload, {name: for_engine(name).layout for name in result.engines})
+        return result.exit_code
 
     run_guarded(body, as_json)

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from hybridplan.commands.app import COMMAND_HELP, app, emit_json, launch_words, refuse_unused, run_guarded
+from hybridplan.commands.app import COMMAND_HELP, app, emit_text, flag_name, launch_words, run_guarded
 from hybridplan.commands import options as opt
 
 
@@ -35,23 +35,21 @@ def explain(
     """What the engine will allocate for a launch command, and why."""
 
     def body() -> int:
-        from hybridplan.engine.api import for_engine
+        from hybridplan.api.calls import run_explain
         from hybridplan.engine.requests import ExplainRequest
-        from hybridplan.calibration.sources import all_evidence
 
-        eng = for_engine(engine, engine_version)
-        req = ExplainRequest(command=launch_words(command), gpu=gpu, gpu_memory_gib=gpu_memory_gib,
-                             pool_budget_gib=pool_budget_gib, available_gib=available_gib, pre_load_gib=pre_load_gib,
-                             weights_gib=weights_gib, kv_memory_gib=kv_memory_gib, hub=hub, evidence=all_evidence,
-                             expand_home=True)
-        refuse_unused(engine, "explain", req, eng.takes("explain"))
-        result = eng.explain(req)
+        result = run_explain(ExplainRequest(command=launch_words(command), gpu=gpu, gpu_memory_gib=gpu_memory_gib,
+                                            pool_budget_gib=pool_budget_gib, available_gib=available_gib,
+                                            pre_load_gib=pre_load_gib, weights_gib=weights_gib,
+                                            kv_memory_gib=kv_memory_gib, hub=hub, expand_home=True),
+                             engine, engine_version, spell=flag_name)
         if as_json:
-            emit_json(result)
+            emit_text(result.to_json())
         else:
+            from hybridplan.engine.api import for_engine
             from hybridplan.render.explain import show_explain
 
-            show_explain(result, eng.layout)
-        return 3 if "error" in result else 0
+            show_explain(result.payload, for_engine(engine, engine_version).layout)
+        return result.exit_code
 
     run_guarded(body, as_json)

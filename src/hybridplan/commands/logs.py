@@ -7,20 +7,11 @@ from typing import List, Optional
 
 import typer
 
-from hybridplan.commands.app import COMMAND_HELP, app, emit_json, launch_words, refuse_unused, run_guarded
+from hybridplan.commands.app import COMMAND_HELP, app, emit_json, emit_text, flag_name, launch_words, run_guarded
 from hybridplan.commands import options as opt
 
 logs_app = typer.Typer(no_args_is_help=True, help="Engine boot logs: what the server allocated, and why.")
 app.add_typer(logs_app, name="logs")
-
-
-def read_log(path: Path) -> str:
-    """The log's text, or a one-line BadInput (not a regular file, unreadable, or over the size bound: all checked
-    before reading). Bytes that are not UTF-8 are replaced: logs mix encodings."""
-    from hybridplan.limits import MAX_LOG_BYTES
-    from hybridplan.textfile import read_bytes
-
-    return read_bytes(path, limit=MAX_LOG_BYTES).decode(errors="replace")
 
 
 @logs_app.command("parse")
@@ -32,6 +23,7 @@ def parse(
     """Pools, weights, graphs, caps and the failure phase, read off a boot log (GiB where the log says GB)."""
 
     def body() -> int:
+        from hybridplan.api.calls import read_log
         from hybridplan.engine.api import for_engine
 
         eng = for_engine(engine)
@@ -67,20 +59,19 @@ def check(
     or the command after `--`)."""
 
     def body() -> int:
-        from hybridplan.engine.api import for_engine
+        from hybridplan.api.calls import read_log, run_check_log
         from hybridplan.engine.requests import LogCheckRequest
 
-        eng = for_engine(engine)
-        req = LogCheckRequest(log=read_log(log), command=launch_words(command) or None, log_version=log_version,
-                              engine_version=engine_version, gpu=gpu, expand_home=True)
-        refuse_unused(engine, "logs", req, eng.takes("logs"))
-        result = eng.check_log(req, name=str(log))
+        result = run_check_log(LogCheckRequest(log=read_log(log), command=launch_words(command) or None,
+                                               log_version=log_version, engine_version=engine_version, gpu=gpu,
+                                               expand_home=True), engine, name=str(log), spell=flag_name)
         if as_json:
-            emit_json(result)
+            emit_text(result.to_json())
         else:
+            from hybridplan.engine.api import for_engine
             from hybridplan.render.logs import show_check
 
-            show_check(result, eng.layout)
-        return 0 if result["explained"] else 1
+            show_check(result.payload, for_engine(engine).layout)
+        return result.exit_code
 
     run_guarded(body, as_json)

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from hybridplan.commands.app import app, emit_json, launch_words, refuse_unused, run_guarded
+from hybridplan.commands.app import app, emit_text, flag_name, launch_words, run_guarded
 from hybridplan.commands import options as opt
 
 DEPRECATED = "{flag} is deprecated and does nothing: the request cap, prefill chunk, CUDA-graph batch size, SSM " \
@@ -50,28 +50,25 @@ def plan(
     (the state's align/none mode) and KV dtype that serve C requests of L tokens."""
 
     def body() -> int:
-        from hybridplan.cookbook.record_checks import measured_failure
-        from hybridplan.engine.api import for_engine
+        from hybridplan.api.calls import run_plan
         from hybridplan.engine.requests import PlanRequest
-        from hybridplan.calibration.sources import all_evidence
 
-        eng = for_engine(engine, engine_version)
-        req = PlanRequest(request_length=request_length, concurrency=concurrency,
-                          command=launch_words(extra) or None, model=model, gpu=gpu, gpu_memory_gib=gpu_memory_gib,
-                          quant=quant, spec=spec, draft=draft, tp=tp, max_mem_fraction=max_mem_fraction, pin=pin,
-                          weights_gib=weights_gib, hub=hub, kv_memory_gib=kv_memory_gib, max_util=max_util,
-                          measured=measured_failure, evidence=all_evidence)
-        refuse_unused(engine, "plan", req, eng.takes("plan"))
-        result = eng.plan(req)
-        result["warnings"].extend(
+        result = run_plan(PlanRequest(request_length=request_length, concurrency=concurrency,
+                                      command=launch_words(extra) or None, model=model, gpu=gpu,
+                                      gpu_memory_gib=gpu_memory_gib, quant=quant, spec=spec, draft=draft, tp=tp,
+                                      max_mem_fraction=max_mem_fraction, pin=pin, weights_gib=weights_gib, hub=hub,
+                                      kv_memory_gib=kv_memory_gib, max_util=max_util),
+                          engine, engine_version, spell=flag_name, extra_apart=False)
+        result.payload["warnings"].extend(
             DEPRECATED.format(flag=flag) for flag, on in (("--tune-mrr", tune_mrr),
                                                           ("--tune-chunked-prefill", tune_chunked_prefill)) if on)
         if as_json:
-            emit_json(result)
+            emit_text(result.to_json())
         else:
+            from hybridplan.engine.api import for_engine
             from hybridplan.render.plan import show_plan
 
-            show_plan(result, eng.layout)
-        return 0 if result["fits"] else 1
+            show_plan(result.payload, for_engine(engine, engine_version).layout)
+        return result.exit_code
 
     run_guarded(body, as_json)

@@ -56,3 +56,20 @@ def with_flag(argv: tuple[str, ...], option: str, value: str | None, reg: FlagRe
 def without(argv: tuple[str, ...], dest: str, reg: FlagRegistry) -> tuple[str, ...]:
     """The argv without any occurrence of a flag."""
     return tuple(t for s, e, d in _spans(argv, reg) if d != dest for t in argv[s:e])
+
+
+def _set(argv: tuple[str, ...], reg: FlagRegistry) -> dict[str, str]:
+    """Each flag the argv sets (by dest) as its last occurrence was typed: the option and its values."""
+    out: dict[str, str] = {}
+    for s, e, d in _spans(argv, reg):
+        if d is not None:
+            out[d] = " ".join(argv[s:e])
+    return out
+
+
+def differences(before: tuple[str, ...], after: tuple[str, ...],
+                reg: FlagRegistry) -> list[tuple[str | None, str | None]]:
+    """The flags two launches set differently, as (before, after) with their values (None: not set), in the order
+    `after` sets them, then the ones it drops."""
+    old, new = _set(before, reg), _set(after, reg)
+    return [(old.get(d), new.get(d)) for d in [*new, *(d for d in old if d not in new)] if old.get(d) != new.get(d)]

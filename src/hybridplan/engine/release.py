@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from hybridplan.engine.registry import FlagRegistry
@@ -56,6 +57,17 @@ class ServingEngine(EngineRelease, Protocol):
 
     def model_refs(self, command: str | tuple[str, ...]) -> tuple[str | None, str | None]:
         """The model and draft references a launch names, as its parser reads them (the web keys uploads by them)."""
+        ...
+
+    def workload(self, command: str | tuple[str, ...]) -> tuple[int | None, int | None]:
+        """What a launch asks of the engine, by its own parser and resolution: the context length it serves (the
+        launch's flag, else the model's; None where the engine picks it at startup) and the requests it lets run at
+        once where the launch caps them (None where it sets no cap). `guard --fix` plans for them."""
+        ...
+
+    def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """The variables of a process environment the engine's rules read (the guard hands them to explain with the
+        launch, as the engine will see them)."""
         ...
 
     def explain(self, req: ExplainRequest) -> dict[str, Any]:

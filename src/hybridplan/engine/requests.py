@@ -23,6 +23,7 @@ class ExplainRequest:
     pre_load_gib: float | None = None
     weights_gib: float | None = None
     kv_memory_gib: float | None = None
+    others_gib: float | None = None  # what other processes hold on the card (nvidia-smi), which a startup check counts
     hub: bool = False
     evidence: Callable[..., Any] | None = None  # evidence.EvidenceSource: the measured launches on a card
     expand_home: bool = False  # a `~` word expanded as a shell would (the CLI's one quoted string; never the web)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hybridplan.evidence import Confidence
+if TYPE_CHECKING:  # the evidence rules load the GPU catalog: a verdict without a card never needs them
+    from hybridplan.evidence import Confidence
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,4 +1,6 @@
-"""The JSON API: each endpoint calls the function its CLI command calls and returns the same dict as `--json`."""
+"""The JSON API: each endpoint calls the function its CLI command calls (the Python API's `run_*` where there is one,
+hybridplan/api/calls.py) and returns the same dict as `--json`; a payload carrying an engine refusal gets the
+refusal's status, as the CLI exits 3."""
 
 from __future__ import annotations
 
@@ -39,11 +41,6 @@ class CliJSON(JSONResponse):
         return json.dumps(content, default=str).encode()
 
 
-def payload(result: dict[str, Any]) -> CliJSON:
-    """A CLI payload; one carrying an engine refusal gets the refusal's status, as the CLI exits 3."""
-    return CliJSON(result, status_code=STATUS_FOR_EXIT[3] if "error" in result else 200)
-
-
 def _uploads(req: _WithModel, model_ref: str | None, draft_ref: str | None) -> dict[str, Any]:
     """The request's `config` / `draft_config`, keyed by the model and draft references they stand for."""
     from hybridplan.errors import BadInput
@@ -80,35 +77,22 @@ def _sources(request: Request, uploads: dict[str, Any] | None = None) -> Iterato
         yield
 
 
-def _refuse_unused(engine: str, surface: str, request: object, takes: frozenset[str]) -> None:
-    """Refuse a field the engine's `surface` does not take, by its field name (400)."""
-    from hybridplan.engine.api import takers
-    from hybridplan.engine.requests import unused
-
-    unused(request, takes, engine, lambda field: takers(field, surface))
-
-
 @router.post("/explain", responses=ERRORS, summary="hybridplan explain --json")
 def explain(req: ExplainRequest, request: Request) -> CliJSON:
     """What the engine will allocate for a launch command, and why (the `explain --json` object); with a GPU or a
     boot log's A and P, also the memory timeline and where the card's memory goes (`memory`). With `engine: vllm`,
     the `explain --engine vllm --json` object: block size, pages before and after unification, groups, state pages a
     request takes and, from `kv_memory_gib`, the KV tokens and concurrency vLLM logs."""
+    from hybridplan.api.calls import run_explain
     from hybridplan.engine import requests as rq
-    from hybridplan.engine.api import for_engine
-    from hybridplan.calibration.sources import all_evidence
 
-    eng = for_engine(req.engine, req.engine_version)
     ask = rq.ExplainRequest(command=req.command, gpu=req.gpu, gpu_memory_gib=req.gpu_memory_gib,
                             pool_budget_gib=req.pool_budget_gib, available_gib=req.available_gib,
                             pre_load_gib=req.pre_load_gib, weights_gib=req.weights_gib,
-                            kv_memory_gib=req.kv_memory_gib, evidence=all_evidence)
-    _refuse_unused(req.engine, "explain", ask, eng.takes("explain") | _UPLOADS)
+                            kv_memory_gib=req.kv_memory_gib)
     with _sources(request, _command_uploads(req, req.command, req.engine)):
-        return payload(eng.explain(ask))
-
-
-_UPLOADS = frozenset({"config", "draft_config"})  # request bodies' config uploads (the engines' `command` names them)
+        result = run_explain(ask, req.engine, req.engine_version)
+    return CliJSON(result.payload, status_code=STATUS_FOR_EXIT[result.exit_code])
 
 
 @router.post("/compare", responses=ERRORS, summary="hybridplan compare --json")
@@ -116,14 +100,14 @@ def compare(req: CompareRequest, request: Request) -> CliJSON:
     """One model on every modelled engine at one request length, from the same cache memory or (memory left out)
     from what each leaves on the card, each at its own defaults (the `compare --json` object): KV tokens, state slots
     or state pages, the requests of that length each serves, and `why` they differ."""
+    from hybridplan.api.calls import run_compare
     from hybridplan.engine import requests as rq
-    from hybridplan.planner.compare import compare_engines
 
     with _sources(request):
-        return CliJSON(compare_engines(rq.CompareRequest(model=req.model, request_length=req.request_length,
-                                                         memory_gib=req.memory_gib, tp=req.tp,
-                                                         kv_cache_dtype=req.kv_cache_dtype, gpu=req.gpu),
-                                       {"vllm": req.vllm_version}))
+        return CliJSON(run_compare(rq.CompareRequest(model=req.model, request_length=req.request_length,
+                                                     memory_gib=req.memory_gib, tp=req.tp,
+                                                     kv_cache_dtype=req.kv_cache_dtype, gpu=req.gpu),
+                                   {"vllm": req.vllm_version}).payload)
 
 
 @router.post("/plan", responses=ERRORS, summary="hybridplan plan --json")
@@ -135,27 +119,19 @@ def plan(req: PlanRequest, request: Request) -> CliJSON:
     `plan --engine vllm --json` object: from one measured boot (`kv_memory_gib`) or the card alone, the baseline and
     the candidates (utilization, prefix caching and its mamba cache mode, KV and state dtypes), cheapest first, each
     with `why`, the `best` and its `command`."""
-    from hybridplan.cookbook.record_checks import measured_failure
+    from hybridplan.api.calls import run_plan
     from hybridplan.engine import requests as rq
-    from hybridplan.engine.api import for_engine
-    from hybridplan.errors import BadInput
-    from hybridplan.calibration.sources import all_evidence
 
-    eng = for_engine(req.engine, req.engine_version)
     ask = rq.PlanRequest(request_length=req.request_length, concurrency=req.concurrency, command=req.command,
                          model=req.model, gpu=req.gpu, gpu_memory_gib=req.gpu_memory_gib, quant=req.quant,
                          spec=req.spec, draft=req.draft, tp=req.tp, extra=req.extra,
                          max_mem_fraction=req.max_mem_fraction, pin=req.pin, weights_gib=req.weights_gib,
                          kv_memory_gib=req.kv_memory_gib,
-                         max_util=req.max_util if "max_util" in req.model_fields_set else None,
-                         measured=measured_failure, evidence=all_evidence)
-    _refuse_unused(req.engine, "plan", ask, eng.takes("plan") | _UPLOADS)
-    if req.command is not None and (req.model is not None or req.extra is not None):
-        raise BadInput("command: give the launch command or `model` (with `extra`), not both")
+                         max_util=req.max_util if "max_util" in req.model_fields_set else None)
     uploads = (_command_uploads(req, req.command, req.engine) if req.command is not None
                else _uploads(req, req.model, req.draft))
     with _sources(request, uploads):
-        return CliJSON(eng.plan(ask))
+        return CliJSON(run_plan(ask, req.engine, req.engine_version).payload)
 
 
 @router.get("/models", responses=READ_ERRORS, summary="hybridplan models --json")
@@ -187,15 +163,13 @@ def logs_parse(req: LogParseRequest) -> CliJSON:
 def logs_check(req: LogCheckRequest, request: Request) -> CliJSON:
     """Predicted vs observed for a boot log and the command that wrote it (the `logs check --json` object);
     `explained: false` is the CLI's exit 1 (findings), still a 200 answer."""
+    from hybridplan.api.calls import run_check_log
     from hybridplan.engine import requests as rq
-    from hybridplan.engine.api import for_engine
 
-    eng = for_engine(req.engine)
     ask = rq.LogCheckRequest(log=req.log, command=req.command, log_version=req.log_version,
                              engine_version=req.engine_version, gpu=req.gpu)
-    _refuse_unused(req.engine, "logs", ask, eng.takes("logs"))
     with _sources(request):
-        return CliJSON(eng.check_log(ask))
+        return CliJSON(run_check_log(ask, req.engine).payload)
 
 
 def _bundled_page(page_id: str) -> Page:

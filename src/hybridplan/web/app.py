@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from hybridplan import __version__
+from hybridplan.version import __version__
 from hybridplan.web.hosts import HostPolicy
 
 if TYPE_CHECKING:

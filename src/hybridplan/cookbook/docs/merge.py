@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Callable, Collection
 
-from hybridplan import __version__
+from hybridplan.version import __version__
 
 DOCS_PAGE = ("model", "supported_hardware", "hardware", "match_dims", "overlay_dims", "cells", "model_names",
              "docker_images", "placeholders", "curl", "multi_node_hints", "docker_mounts",

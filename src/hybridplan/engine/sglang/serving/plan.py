@@ -223,19 +223,23 @@ class Planner:
             self.ckpt = Checkpoint(ref=t.model, quant=None, note="the launch command's --model-path")
             self.base = t.command.argv
             self.env = t.command.env
+            self.program = t.command.program  # the launcher as typed (python3 -m ..., sglang serve), kept
+            self.positional = t.command.positional_model
         else:
             self.ckpt = checkpoint_for(t.model, t.quant)
             spec = spec_flags(t.spec, self.ckpt.ref, t.draft)
             self.base = ("--model-path", self.ckpt.ref) + self.ckpt.flags \
                 + (("--tp-size", str(t.tp)) if t.tp > 1 else ()) + spec + t.extra_flags
             self.env = t.env
+            self.program = LaunchCommand().program
+            self.positional = False
         self.user_fraction = _float(value_of(self.base, "mem_fraction_static", self.reg))
         self._weights: dict[tuple[object, ...], WeightReport] = {}
         self._defaults: dict[tuple[str, ...], float] = {}
         self._points: dict[str, Sequence[ev.EvidencePoint]] = {}
 
     def command(self, argv: tuple[str, ...]) -> LaunchCommand:
-        return LaunchCommand(env=self.env, argv=argv)
+        return LaunchCommand(env=self.env, program=self.program, argv=argv, positional_model=self.positional)
 
     def base_args(self) -> EngineArgs | None:
         """The command as given, resolved on the card (None when the engine rejects it as it stands)."""

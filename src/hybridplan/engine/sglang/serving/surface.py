@@ -4,6 +4,7 @@ answer in sglang's terms, from its serving modules."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ PLAN_OPTIONS = frozenset({"request_length", "concurrency", "command", "model", "
 LOG_OPTIONS = frozenset({"log", "command", "log_version", "engine_version", "expand_home"})
 NO_COMMAND = ("no launch command given; put it after `--`, e.g. "
               "`hybridplan explain -- python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B`")
+ENV_PREFIX = "SGLANG_"  # the environment variables sglang's rules read (envs.py: every one is SGLANG_*)
 # the --kv-cache-dtype spellings `compare` takes, as sglang spells them
 _KV = {"auto": "auto", "fp8": "fp8_e4m3"}
 
@@ -57,6 +59,18 @@ class SglangServing:
         from hybridplan.engine.sglang.serving.loading import model_refs
 
         return model_refs(launch(command), self.version)
+
+    def workload(self, command: str | tuple[str, ...]) -> tuple[int | None, int | None]:
+        """--context-length (else the model's, as resolved) and --max-running-requests where the launch sets it
+        (else the engine sizes it from the pools at startup)."""
+        from hybridplan.engine.sglang.serving.loading import load
+
+        args = load(launch(command), version=self.version).args
+        cap = args["max_running_requests"] if args.explicit("max_running_requests") else None
+        return int(args["context_length"]), None if cap is None else int(cap)
+
+    def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        return {k: v for k, v in environ.items() if k.startswith(ENV_PREFIX)}
 
     def explain(self, req: ExplainRequest) -> dict[str, Any]:
         from hybridplan.engine.sglang.serving.explain import explain

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
-                 gpu: str | None = None) -> dict[str, Any]:
+                 gpu: str | None = None, others_gib: float | None = None) -> dict[str, Any]:
     """The plan for a vLLM launch (`vllm serve ...`, the api_server module, or a `non-default args:` line) on a
     catalog card (its compute capability picks the GDN prefill kernel, whose align-mode checkpoints change the block
     size; its memory the batch defaults; none: an sm90 card). With the logged `Available KV cache memory` (GiB) the
@@ -69,7 +69,7 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     except EngineRefusal as exc:
         plan = exc
     sized = Memory(available=memory, timeline=timeline, measured=timeline is None,
-                   unified=card_gpu is not None and card_gpu.unified)
+                   unified=card_gpu is not None and card_gpu.unified, others=int((others_gib or 0) * 2**30))
     verdict, checks = startup(args, sized, plan)
     verdict = replace(verdict, confidence=confidence(sized))
     notes = [] if timeline is None else [

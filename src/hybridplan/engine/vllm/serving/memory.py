@@ -143,12 +143,13 @@ def from_card(args: Any, gpu: GPU, quantization: str | None) -> VllmMemory:
     )
 
 
-def free_at_startup(total_bytes: int) -> Sourced:
-    """What a worker finds free on a clean card when it starts (total less what its startup already holds): what
-    v1/worker/utils.py::request_memory compares the requested share with. On a card sharing its memory with the host
-    what the host holds comes off too, and is not known here."""
+def free_at_startup(total_bytes: int, others: int = 0) -> Sourced:
+    """What a worker finds free on the card when it starts (total less what its startup already holds and what other
+    processes hold, `others` bytes): what v1/worker/utils.py::request_memory compares the requested share with. On a
+    card sharing its memory with the host what the host holds comes off too, and is not known here."""
     used, note = _constants()["startup_used_gib"]
-    return Sourced(value=int(total_bytes - used * GIB), source=Source.ESTIMATE, note=note)
+    held = f"; other processes hold {others / GIB:.2f} GiB" if others else ""
+    return Sourced(value=int(total_bytes - used * GIB - others), source=Source.ESTIMATE, note=note + held)
 
 
 def estimate_margin() -> tuple[float, str]:

@@ -4,6 +4,7 @@ in vLLM's terms (one paged pool of attention and state pages), from its serving 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,7 @@ from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_UTIL_PROPOSED
 
 LAYOUT = "paged_pool"  # attention KV and recurrent state pages in one pool of blocks
-EXPLAIN_OPTIONS = frozenset({"command", "gpu", "kv_memory_gib"})
+EXPLAIN_OPTIONS = frozenset({"command", "gpu", "kv_memory_gib", "others_gib"})
 PLAN_OPTIONS = frozenset({"request_length", "concurrency", "command", "gpu", "kv_memory_gib", "max_util"})
 LOG_OPTIONS = frozenset({"log", "command", "engine_version", "gpu", "log_version"})  # log_version: refused by name
 _KV = {"auto": "auto", "fp8": "fp8"}  # the --kv-cache-dtype spellings `compare` takes, as vLLM spells them
@@ -57,13 +58,33 @@ class VllmServing:
         model = for_version(self.version).parse_command(text_of(command)).values.get("model")
         return (str(model) if model else None), None
 
+    def workload(self, command: str | tuple[str, ...]) -> tuple[int | None, int | None]:
+        """--max-model-len (else the model's, as resolved; None for `auto`, which vLLM fits at startup) and
+        --max-num-seqs where the launch sets it."""
+        from hybridplan.engine.vllm.serving.launch import card, resolve_on
+        from hybridplan.models.loader import load_model
+
+        engine = for_version(self.version)
+        cmd = engine.parse_command(text_of(command))
+        model = cmd.values.get("model")
+        if not model:
+            raise BadInput("the vLLM command names no model (`vllm serve MODEL` or --model)")
+        args = resolve_on(engine, cmd, load_model(str(model)), card(None))
+        seqs = cmd.values.get("max_num_seqs")
+        return None if args.auto_fit else args.max_model_len, None if seqs is None else int(seqs)
+
+    def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """None: vLLM's rules here read no environment variable."""
+        return {}
+
     def explain(self, req: ExplainRequest) -> dict[str, Any]:
         from hybridplan.engine.vllm.serving.explain import explain_vllm
 
         if not req.command:
             raise BadInput("no launch command given; put it after `--`, e.g. "
                            "`hybridplan explain --engine vllm --kv-memory-gib 40 -- vllm serve Qwen/Qwen3.5-27B`")
-        return explain_vllm(text_of(req.command), version=self.version, kv_memory_gib=req.kv_memory_gib, gpu=req.gpu)
+        return explain_vllm(text_of(req.command), version=self.version, kv_memory_gib=req.kv_memory_gib, gpu=req.gpu,
+                            others_gib=req.others_gib)
 
     def plan(self, req: PlanRequest) -> dict[str, Any]:
         from hybridplan.engine.vllm.serving.launch import VllmTarget, card

@@ -48,6 +48,7 @@ class Memory:
     timeline: VllmMemory | None = None  # the card-alone estimate, term by term
     measured: bool = False  # from a boot's `Available KV cache memory` at this launch's utilization
     unified: bool = False  # the card shares its memory with the host
+    others: int = 0  # bytes other processes hold on the card at startup (nvidia-smi)
 
 
 def _gib(n: float) -> float:
@@ -64,7 +65,7 @@ def startup(args: VllmArgs, memory: Memory, plan: KVPlan | EngineRefusal) -> tup
                                "cudagraph_mode": args.cudagraph_mode}
     tl = memory.timeline
     if tl is not None:
-        free = free_at_startup(int(tl.total.value))
+        free = free_at_startup(int(tl.total.value), memory.others)
         requested = int(tl.requested.value)
         figures |= {"requested_gib": _gib(requested), "free_at_startup_gib": _gib(free.value),
                     "weights_gib": _gib(tl.weights.value)}
