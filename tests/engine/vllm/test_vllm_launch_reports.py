@@ -74,11 +74,13 @@ def test_every_launch_is_called_right_or_its_report_says_why(rid):
 
 def test_the_verdicts_tally():
     """Most launches are called right; the misses are the few the reports explain, and the only failed launches
-    predicted to serve are the two RTX PRO 6000 recipe boots whose build keeps 7-9 GiB the model does not see."""
+    predicted to serve are the two RTX PRO 6000 recipe boots whose build keeps 7-9 GiB the model does not see and the
+    DGX Spark launch whose shared pool holds 3.7 GiB the card-alone estimate does not (its blocks, 282 for 95)."""
     agree = [x for x in LAUNCHES.values() if x.agrees]
     assert len(agree) >= len(LAUNCHES) - 4
     assert sorted(x.report.id for x in LAUNCHES.values() if x.unsafe) == [
-        "recipes831-rtxpro6000-qwen38-27b-fp8", "recipes831-rtxpro6000-qwen38-27b-nvfp4"]
+        "recipes831-rtxpro6000-qwen38-27b-fp8", "recipes831-rtxpro6000-qwen38-27b-nvfp4",
+        "rwlove13226-spark-qwen36-35b-a3b-fp8-131072"]
 
 
 @pytest.mark.parametrize("rid, version, gpu, kv, count", [

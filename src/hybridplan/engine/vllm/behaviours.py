@@ -39,7 +39,6 @@ class Release:
     mamba2_prefill_checkpoints: bool  # MambaMixer2 keeps a prefill checkpoint page in align mode (0.32.0 on)
     gdn_prefill_checkpoints: bool  # FlashInfer's GDN prefill keeps one, on its 64-token grid (0.33.0 on)
     large_card_batch_tier: bool  # get_batch_defaults has the >= 160 GiB tier (0.28.0 on)
-    gb10_small_batch_tier: bool  # get_batch_defaults keeps GB10 (sm121) on the small tier (0.33.0 on)
     checks_hold_null_block: bool  # the admission check and auto-fit leave the null block out (0.29.0 on)
     # the logged `GPU KV cache size` is num_blocks // groups x the smallest block size (0.20.0), not
     # int(max concurrency x max_model_len)
@@ -85,7 +84,7 @@ V0_20_0 = Release(
                                 "JambaForCausalLM", "MambaForCausalLM", "Mamba2ForCausalLM", "NemotronHForCausalLM",
                                 "NemotronHPuzzleForCausalLM", "Zamba2ForCausalLM"),
     all_mode_default=True, mamba2_prefill_checkpoints=False, gdn_prefill_checkpoints=False,
-    large_card_batch_tier=False, gb10_small_batch_tier=False, checks_hold_null_block=False, tokens_from_blocks=True,
+    large_card_batch_tier=False, checks_hold_null_block=False, tokens_from_blocks=True,
     refusal_wording="0.20", mla_hybrid_block_alignment=1, kda_ssm_cache_dtype_flag=False,
     kda_fused_conv_state=False, planning_module=_UTILS, capacity_rule=f"{_UTILS}::_report_kv_cache_config",
     changes=(
@@ -247,7 +246,7 @@ V0_32_0 = replace(V0_31_0, version="0.32.0", mamba_prefix_caching_archs=(), mamb
 
 V0_33_0 = replace(
     V0_32_0, version="0.33.0", mamba_cache_mode_flag=False, gdn_prefill_checkpoints=True,
-    gb10_small_batch_tier=True, planning_module="v1/core/kv_cache_planning.py", changes=(
+    planning_module="v1/core/kv_cache_planning.py", changes=(
         Change(what="--mamba-cache-mode is deprecated and has no effect: prefix caching decides the mode",
                rule="engine/arg_utils.py::EngineArgs.create_engine_config"),
         Change(what="FlashInfer's GDN prefill keeps a prefill checkpoint page and the hybrid block is a multiple of "
@@ -255,8 +254,11 @@ V0_33_0 = replace(
                rule="model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py::"
                     "QwenGatedDeltaNetAttention.get_kv_cache_spec, "
                     "platforms/interface.py::Platform._align_hybrid_block_size"),
-        Change(what="GB10 (sm121) stays on the small batch tier",
-               rule="engine/arg_utils.py::EngineArgs.get_batch_defaults"),
+        Change(what="GB10 (sm121) reads its memory through the CUDA fallback when NVML has none, and "
+                    "get_batch_defaults keeps it on the small tier by name (before, NVML's query raised there and "
+                    "get_batch_defaults fell back to the small tier: the same 256 / 2048)",
+               rule="platforms/cuda.py::NvmlCudaPlatform.get_device_total_memory, "
+                    "engine/arg_utils.py::EngineArgs.get_batch_defaults"),
         Change(what="the KV cache planning moves out of kv_cache_utils.py",
                rule="v1/core/kv_cache_planning.py::get_kv_cache_configs"),
         Change(what="the `vllm serve` parser moves to entrypoints/common/cli_args.py: 322 flags; "

@@ -158,20 +158,21 @@ GIB = 2**30
 
 
 def batch_defaults(values: dict[str, Any], max_model_len: int, total_memory_bytes: int | None, device_name: str,
-                   sm: int | None, large_tier: bool = True, gb10_small: bool = True) -> tuple[int | None, int | None]:
+                   sm: int | None, large_tier: bool = True) -> tuple[int | None, int | None]:
     """(max_num_seqs, max_num_batched_tokens) after engine/arg_utils.py::
     _set_default_max_num_seqs_and_batched_tokens_args for `vllm serve` (OPENAI_API_SERVER) with chunked prefill on
     (the hybrids' default): get_batch_defaults' tiers by card memory (>= 160 GiB: 1024 / 16384; >= 70 GiB and not an
     A100 or a GB10: 1024 / 8192; else 256 / 2048), doubled under --performance-mode throughput, the tokens capped at
     max_num_seqs x max_model_len and the sequences at the tokens. None where the card is unknown and a default
-    applies. `large_tier` False: a release without the >= 160 GiB tier (before 0.28.0); `gb10_small` False: one
-    that puts GB10 (sm121) on the 70 GiB tier (before 0.33.0)."""
+    applies. `large_tier` False: a release without the >= 160 GiB tier (before 0.28.0). GB10 (sm121) is on the small
+    tier in every release: NVML has no memory total there, so get_batch_defaults' query raised and it fell back to the
+    small tier, and from 0.33.0 it keeps GB10 there by name (platforms/cuda.py::get_device_total_memory)."""
     seqs, tokens = values.get("max_num_seqs"), values.get("max_num_batched_tokens")
     if total_memory_bytes is None:
         return seqs, tokens
     if large_tier and total_memory_bytes >= 160 * GIB:
         d_tokens, d_seqs = 16384, 1024
-    elif total_memory_bytes >= 70 * GIB and "a100" not in device_name.lower() and (sm != 121 or not gb10_small):
+    elif total_memory_bytes >= 70 * GIB and "a100" not in device_name.lower() and sm != 121:
         d_tokens, d_seqs = 8192, 1024
     else:
         d_tokens, d_seqs = 2048, 256
@@ -228,8 +229,7 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
     if mml is not None and not auto_fit:
         check_model_length(length, model_length, env or {})
     n_spec, draft_layers = _speculative(values.get("speculative_config"), geo)
-    seqs, batched = batch_defaults(values, length, total_memory_bytes, device_name, sm, release.large_card_batch_tier,
-                                   release.gb10_small_batch_tier)
+    seqs, batched = batch_defaults(values, length, total_memory_bytes, device_name, sm, release.large_card_batch_tier)
     m_dtype = model_dtype(geo.config_dtype, str(values.get("dtype", "auto")), geo.model_type)
     mla = geo.kv.kind == "mla"
     if mla and m_dtype not in ("bfloat16", "float16"):  # every MLA backend's supported_dtypes
