@@ -15,12 +15,10 @@ from typing import Any
 
 from hybridplan.limits import MAX_LOG_BYTES
 from hybridplan.dtypes import ITEMSIZE
-from hybridplan.errors import BadInput
+from hybridplan.engine.logtext import check_bounds
 from hybridplan.engine.sglang.failures import ENGINE_MESSAGE_WORDS, Failure, Milestone, classify
 from hybridplan.engine.sglang.log_fields import fields, integer, number
 from hybridplan.engine.sglang.log_records import Record, rank0_tag, rank_numbers, split_records
-
-MAX_LINE_CHARS = 2 << 20  # no engine line is near this (server_args is ~10 KiB); a longer one is not a boot log
 
 _N = r"(\d{1,12}(?:\.\d{1,9})?)"
 
@@ -365,16 +363,6 @@ def _rank_log(records: list[Record]) -> RankLog:
         fold.add(rec.text)
         marks.append(fold.milestone)
     return fold.result(classify(records, marks))
-
-
-def check_bounds(text: str, name: str = "log", max_chars: int = MAX_LOG_BYTES) -> None:
-    """Refuse a log over the size bound or with a line over MAX_LINE_CHARS, before any parsing."""
-    if len(text) > max_chars:
-        raise BadInput(f"{name}: {len(text):,} characters, over the {max_chars:,}-character bound for a boot log")
-    for no, line in enumerate(text.splitlines(), start=1):
-        if len(line) > MAX_LINE_CHARS:
-            raise BadInput(f"{name}: line {no} is {len(line):,} characters long, over the {MAX_LINE_CHARS:,}-character "
-                           "bound for one log line")
 
 
 def parse_log(text: str, *, name: str = "log", max_chars: int = MAX_LOG_BYTES) -> BootLog:

@@ -6,22 +6,33 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from hybridplan.engine import numbers
+from hybridplan.engine.numbers import Bound
+from hybridplan.engine.vllm.command import ARGS_MARKER, args_line
 from hybridplan.errors import BadInput
 from hybridplan.engine.vllm.serving import memory_log as memlog
+from hybridplan.limits import MAX_CONTEXT, MAX_GPU_GIB
 from hybridplan.engine.vllm.serving.memory_log import GIB, ROUNDING
 
 if TYPE_CHECKING:
     from hybridplan.engine.vllm.planning import VllmArgs
 
-_AVAILABLE = re.compile(r"Available KV cache memory: ([0-9.]+) GiB")
-_TOKENS = re.compile(r"GPU KV cache size: ([0-9,]+) tokens")
-_CONCURRENCY = re.compile(r"Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x")
-_BLOCK = re.compile(r"Setting attention block size to (\d+) tokens")
-_PADDING = re.compile(r"Padding mamba page size by ([0-9.]+)%")
-_ARGS = re.compile(r"non-default args: \{.*\}")
-_RELEASE = re.compile(r"LLM engine \(v([0-9][^)\s]*)\)")
+# each pattern: the line's own words, then a number's text (at most one character past numbers.MAX_NUMBER_CHARS, so
+# an overlong one is read and refused by name); bounded repeats only, so a search is linear in the log's size
+_WORD = r"(\S{1,41})"
+_AVAILABLE = re.compile(r"Available KV cache memory: " + _WORD)
+_TOKENS = re.compile(r"GPU KV cache size: " + _WORD)
+_CONCURRENCY = re.compile(r"Maximum concurrency for " + _WORD + r"(?: tokens per request: " + _WORD + ")?")
+_BLOCK = re.compile(r"Setting attention block size to " + _WORD)
+_PADDING = re.compile(r"Padding mamba page size by " + _WORD)
+_RELEASE = re.compile(r"LLM engine \(v([0-9][^)\s]{0,63})\)")
+_GIB = Bound(0.0, MAX_GPU_GIB, "GiB on one GPU")
+_POOL_TOKENS = Bound(0, 1 << 40, "tokens one GPU's KV cache holds")
+_LENGTH = Bound(1, MAX_CONTEXT, "tokens in one context")
+_TIMES = Bound(0.0, 1e12, "requests of that length at once")
+_PERCENT = Bound(0.0, 1e6, "a percentage")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,23 +49,40 @@ class VllmLog:
     release: str | None
 
 
+def _read(m: re.Match[str] | None, group: int, field: str, bound: Bound, *, integer: bool,
+          unit: str = "") -> int | float | None:
+    """A matched number through the one bounded reader (its unit suffix, `x` or `%`, dropped)."""
+    if m is None or m.group(group) is None:
+        return None
+    text = m.group(group)
+    return numbers.read(text.removesuffix(unit) if unit else text, field, bound, integer=integer)
+
+
 def parse_vllm_log(text: str) -> VllmLog:
     """The boot log's capacity lines (vllm/v1/worker/gpu_worker.py, v1/core/kv_cache_utils.py::
-    update_kv_cache_capacity, platforms/interface.py::_align_hybrid_block_size, the API server's args line)."""
-    avail = [float(m) for m in _AVAILABLE.findall(text)]
-    tokens = _TOKENS.search(text)
+    update_kv_cache_capacity, platforms/interface.py::_align_hybrid_block_size, the API server's args line); every
+    number read by engine/numbers.py (BadInput names the line's field)."""
+    avail = [numbers.read(m.group(1), "Available KV cache memory", _GIB, integer=False)
+             for m in _AVAILABLE.finditer(text)]
     conc = _CONCURRENCY.search(text)
-    block = _BLOCK.search(text)
+    if conc is not None and conc.group(2) is None:
+        _read(conc, 1, "Maximum concurrency for ... tokens", _LENGTH, integer=True)  # an overlong length is named
+        raise BadInput("Maximum concurrency line: no `tokens per request: N x` after the length")
     padding = _PADDING.search(text)
-    args = _ARGS.search(text)
+    _read(padding, 1, "Padding mamba page size by", _PERCENT, integer=False, unit="%")  # kept as logged: %.2f
     release = _RELEASE.search(text)
+    args = args_line(text)
     return VllmLog(available_kv_gib=min(avail) if avail else None,
-                   kv_cache_tokens=int(tokens.group(1).replace(",", "")) if tokens else None,
-                   max_model_len=int(conc.group(1).replace(",", "")) if conc else None,
-                   max_concurrency=float(conc.group(2)) if conc else None,
-                   block_size=int(block.group(1)) if block else None,
-                   padding_pct=padding.group(1) if padding else None,
-                   non_default_args=args.group(0) if args else None,
+                   kv_cache_tokens=cast("int | None", _read(_TOKENS.search(text), 1, "GPU KV cache size",
+                                                            _POOL_TOKENS, integer=True)),
+                   max_model_len=cast("int | None", _read(conc, 1, "Maximum concurrency for ... tokens", _LENGTH,
+                                                          integer=True)),
+                   max_concurrency=_read(conc, 2, "Maximum concurrency ... per request", _TIMES, integer=False,
+                                         unit="x"),
+                   block_size=cast("int | None", _read(_BLOCK.search(text), 1, "Setting attention block size to",
+                                                       _LENGTH, integer=True)),
+                   padding_pct=padding.group(1).removesuffix("%") if padding else None,
+                   non_default_args=None if args is None else ARGS_MARKER + args,
                    release=release.group(1) if release else None)
 
 

@@ -79,14 +79,18 @@ class VllmServing:
     def parse_log(self, text: str, name: str = "log") -> dict[str, Any]:
         from dataclasses import asdict
 
+        from hybridplan.engine.logtext import check_bounds
         from hybridplan.engine.vllm.serving.logcheck import parse_vllm_log
         from hybridplan.engine.vllm.serving.memory_log import parse_memory
 
+        check_bounds(text, name)
         return {"capacity": asdict(parse_vllm_log(text)), "memory": asdict(parse_memory(text))}
 
     def check_log(self, req: LogCheckRequest, name: str = "log") -> dict[str, Any]:
+        from hybridplan.engine.logtext import check_bounds
         from hybridplan.engine.vllm.serving.logcheck import check_vllm_log
 
+        check_bounds(req.log, name)
         if req.log_version is not None:
             raise BadInput("log_version: an sglang build; vLLM's log states its release (use engine_version)")
         launch = text_of(req.command) if req.command else None
