@@ -108,3 +108,28 @@ def _refused(value: Any) -> tuple[str, _Oversized | _NonFinite] | None:
         kids = _children(node)
         stack.extend((f"{path}[{k}]" if isinstance(k, int) else f"{path}.{k}", c) for k, c in reversed(kids))
     return None
+
+
+def _non_finite(value: Any) -> str | None:
+    """The path (`a.b[0]`) of the first NaN or infinity in a value about to be written as JSON, in document order."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return path.lstrip(".")[:200] or "(the value)"
+        kids = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) \
+            if isinstance(node, (list, tuple)) else []
+        stack.extend((f"{path}[{k}]" if isinstance(k, int) else f"{path}.{k}", c) for k, c in reversed(kids))
+    return None
+
+
+def dumps(value: Any, *, indent: int | None = None) -> str:
+    """`value` as JSON as the CLI and the web answer it (what is not JSON by its str()), never with NaN or Infinity,
+    which are not JSON: BadInput names the field holding one (a last guard: every engine number is bounded first)."""
+    try:
+        return json.dumps(value, indent=indent, default=str, allow_nan=False)
+    except ValueError:
+        where = _non_finite(value)
+        if where is None:
+            raise
+        raise BadInput(f"output: `{where}` is not a finite number (JSON has no NaN or Infinity)") from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -33,10 +32,13 @@ router = APIRouter(prefix="/api", tags=["api"], route_class=GuardedRoute)
 
 
 class CliJSON(JSONResponse):
-    """JSON encoded exactly as the CLI's `emit_json` encodes it (non-JSON values as strings)."""
+    """JSON encoded exactly as the CLI's `emit_json` encodes it (non-JSON values as strings; a NaN or infinity is
+    a 400 naming its field, never `NaN` in the body)."""
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, default=str).encode()
+        from hybridplan.jsontext import dumps
+
+        return dumps(content).encode()
 
 
 def payload(result: dict[str, Any]) -> CliJSON:
