@@ -13,13 +13,13 @@ from hybridplan.engine.numbers import Bound
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_GPU_GIB
 
-_GIB = Bound(0.0, MAX_GPU_GIB, "GiB on one GPU", lo_open=True)
+_GIB = Bound(0, MAX_GPU_GIB, "GiB on one GPU", lo_open=True)
 # The valid values of the request fields, defined once: the CLI's options (commands/options.py), the web's schemas
 # (web/schemas.py) and the requests themselves (so an engine never sees another) all read them
 FIELD_BOUNDS: dict[str, Bound] = {
     "kv_memory_gib": _GIB,  # a boot log's `Available KV cache memory`: vLLM refuses to start with none
     "memory_gib": _GIB,  # compare's cache memory per rank
-    "max_util": Bound(0.0, 1.0, "a fraction of GPU memory", lo_open=True),  # vLLM's gpu_memory_utilization
+    "max_util": Bound(0, 1, "a fraction of GPU memory", lo_open=True),  # vLLM's gpu_memory_utilization
 }
 FIELD_OPTIONS = {"kv_memory_gib": "--kv-memory-gib", "memory_gib": "--memory-gib", "max_util": "--max-util"}
 
