@@ -179,19 +179,23 @@ def gpus() -> CliJSON:
 @router.post("/logs/parse", responses=ERRORS, summary="hybridplan logs parse --json")
 def logs_parse(req: LogParseRequest) -> CliJSON:
     """What a boot log states: for sglang the pools, weights, graphs, caps and the failure phase (the `logs parse
-    --json` object)."""
-    from hybridplan.engine.api import for_engine
+    --json` object); `missing` names the lines a check needs that it lacks (the CLI's exit 1, still a 200 answer).
+    A log holding none of the engine's lines is a 400 (naming the engine that wrote it, when one did)."""
+    from hybridplan.engine.api import for_engine, refuse_foreign_log
 
+    refuse_foreign_log(req.engine, req.log)
     return CliJSON(for_engine(req.engine).parse_log(req.log))
 
 
 @router.post("/logs/check", responses=ERRORS, summary="hybridplan logs check --json")
 def logs_check(req: LogCheckRequest, request: Request) -> CliJSON:
     """Predicted vs observed for a boot log and the command that wrote it (the `logs check --json` object);
-    `explained: false` is the CLI's exit 1 (findings), still a 200 answer."""
+    `explained: false` (a difference unexplained, or nothing compared: `missing`, `failure`) is the CLI's exit 1
+    (findings), still a 200 answer; a log holding none of the engine's lines is a 400."""
     from hybridplan.engine import requests as rq
-    from hybridplan.engine.api import for_engine
+    from hybridplan.engine.api import for_engine, refuse_foreign_log
 
+    refuse_foreign_log(req.engine, req.log)
     eng = for_engine(req.engine)
     ask = rq.LogCheckRequest(log=req.log, command=req.command, log_version=req.log_version,
                              engine_version=req.engine_version, gpu=req.gpu)

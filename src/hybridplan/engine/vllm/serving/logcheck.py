@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 from hybridplan.engine import numbers
 from hybridplan.engine.numbers import Bound
 from hybridplan.engine.vllm.command import ARGS_MARKER, args_line
+from hybridplan.engine.vllm.failures import Failure, failure
 from hybridplan.errors import BadInput
 from hybridplan.engine.vllm.serving import memory_log as memlog
 from hybridplan.limits import MAX_CONTEXT, MAX_GPU_GIB
@@ -125,23 +126,73 @@ def predict(command_text: str, gib: float, gpu: str | None, version: str | None 
                       quantization=None if cmd.values.get("quantization") is None else str(cmd.values["quantization"]))
 
 
+# the lines a check compares (the launch may be given instead of the `non-default args:` line)
+NEEDED = (("available", "`Available KV cache memory: X GiB` (or the startup memory summary)"),
+          ("kv_cache_tokens", "`GPU KV cache size: N tokens`"),
+          ("max_concurrency", "`Maximum concurrency for L tokens per request: Nx`"))
+# lines only a vLLM server writes (any one of them makes a text a vLLM boot log)
+OWN_LINES = (ARGS_MARKER, "Available KV cache memory: ", "GPU KV cache size: ", "Maximum concurrency for ",
+             "LLM engine (v", "Model loading took ", "Free memory on device (")
+
+
+def missing(log: VllmLog, mem: memlog.MemoryLog, failed: bool) -> list[str]:
+    """The lines a check needs that the log lacks; none when a failure says where the boot stopped."""
+    if failed:
+        return []
+    found = {"available": log.available_kv_gib is not None or mem.summary is not None,
+             "kv_cache_tokens": log.kv_cache_tokens is not None, "max_concurrency": log.max_concurrency is not None}
+    return [line for key, line in NEEDED if not found[key]]
+
+
+def read_log(text: str, name: str = "log") -> tuple[VllmLog, memlog.MemoryLog, Failure | None]:
+    """The log's capacity lines, memory lines and root error; BadInput when it holds none of them."""
+    log, mem, failed = parse_vllm_log(text), memlog.parse_memory(text), failure(text)
+    if failed is None and mem.model_loading is None and mem.summary is None and mem.cudagraph_estimate is None \
+            and all(v is None for v in asdict(log).values()):
+        raise BadInput(f"{name}: none of the lines vLLM writes at startup was found (a check needs the launch's "
+                       f"`non-default args: {{...}}` or the command, and {'; '.join(line for _, line in NEEDED)}): "
+                       "not a vLLM boot log?")
+    return log, mem, failed
+
+
 def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = None,
-                   version: str | None = None) -> dict[str, Any]:
-    """Predicted vs logged for each number the log states; `explained` when every one matches."""
-    log = parse_vllm_log(text)
-    mem = memlog.parse_memory(text)
+                   version: str | None = None, name: str = "log") -> dict[str, Any]:
+    """Predicted vs logged for each number the log states; `explained` when at least one was compared and every
+    one matches (a log cut before its KV lines, or one that failed first, compares none: `missing`, `failure`)."""
+    log, mem, failed = read_log(text, name)
     launch = command_text or log.non_default_args
     if launch is None:
         raise BadInput("the log has no `non-default args: {...}` line: give the launch command after `--`")
     # the startup summary's `Current kv cache memory in use` is the same figure (available_kv_cache_memory_bytes)
     available = log.available_kv_gib if log.available_kv_gib is not None else \
         (mem.summary.kv_in_use if mem.summary is not None else None)
-    if available is None:
-        raise BadInput("the log has no `Available KV cache memory: X GiB` line (nor the startup memory summary)")
     from hybridplan.engine.vllm.engine import for_version
+    from hybridplan.engine.vllm.serving.plan import card
 
     engine = for_version(version or _modelled(log.release))
-    p = predict(launch, available, gpu, engine.version)
+    checks: list[dict[str, Any]] = []
+    memory: dict[str, Any] = {"model_loading_gib": mem.model_loading,
+                              "summary": None if mem.summary is None else asdict(mem.summary),
+                              "cudagraph_estimate_gib": mem.cudagraph_estimate, "estimates": None}
+    p = None
+    if available is None:
+        engine.parse_command(launch)  # the launch is still held to the release's parser
+    else:
+        p = predict(launch, available, gpu, engine.version)
+        checks = _capacity_checks(log, p, engine.provenance())
+        if gpu is not None:
+            memory["estimates"] = memlog.estimates(mem, p.args, gpu, p.quantization, available)
+    checks += memlog.exact_checks(mem)
+    return {"engine": "vllm", "log_release": log.release, "modelled_release": engine.version,
+            "launch": launch, "gpu": gpu, "sm": card(gpu).sm, "available_kv_gib": available,
+            "state_pages_per_request": None if p is None else p.state_pages_per_request,
+            "blocks_per_request": None if p is None else p.blocks_per_request, "checks": checks, "memory": memory,
+            "failure": None if failed is None else failed.as_dict(), "missing": missing(log, mem, failed is not None),
+            "compared": len(checks), "explained": bool(checks) and all(c["match"] for c in checks)}
+
+
+def _capacity_checks(log: VllmLog, p: Prediction, rules: dict[str, str]) -> list[dict[str, Any]]:
+    """Each capacity figure the log states against the prediction (the rule named where they differ)."""
     rows: list[tuple[str, Any, Any, bool]] = []
     if log.block_size is not None:
         rows.append(("block_size", p.block_size, log.block_size, p.block_size == log.block_size))
@@ -154,22 +205,8 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
     if log.max_concurrency is not None:
         logged = f"{log.max_concurrency:.2f}"
         rows.append(("max_concurrency", sorted(set(p.concurrency)), logged, logged in p.concurrency))
-    rules = engine.provenance()
-    checks = [{"quantity": q, "predicted": pred, "logged": got, "match": ok} | ({} if ok else {"rule": rules[q]})
-              for q, pred, got, ok in rows]
-    from hybridplan.engine.vllm.serving.plan import card
-
-    checks += memlog.exact_checks(mem)
-    memory: dict[str, Any] = {"model_loading_gib": mem.model_loading,
-                              "summary": None if mem.summary is None else asdict(mem.summary),
-                              "cudagraph_estimate_gib": mem.cudagraph_estimate, "estimates": None}
-    if gpu is not None:
-        memory["estimates"] = memlog.estimates(mem, p.args, gpu, p.quantization, available)
-    return {"engine": "vllm", "log_release": log.release, "modelled_release": engine.version,
-            "launch": launch, "gpu": gpu, "sm": card(gpu).sm,
-            "available_kv_gib": available, "state_pages_per_request": p.state_pages_per_request,
-            "blocks_per_request": p.blocks_per_request, "checks": checks, "memory": memory,
-            "explained": bool(checks) and all(c["match"] for c in checks)}
+    return [{"quantity": q, "predicted": pred, "logged": got, "match": ok} | ({} if ok else {"rule": rules[q]})
+            for q, pred, got, ok in rows]
 
 
 def _modelled(release: str | None) -> str | None:
