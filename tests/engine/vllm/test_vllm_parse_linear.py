@@ -9,12 +9,12 @@ from re import _parser as sre_parse
 import pytest
 
 from hybridplan.engine import numbers
-from hybridplan.engine.vllm import command, flexible
+from hybridplan.engine.vllm import command, failures, flexible
 from hybridplan.engine.vllm.serving import logcheck, memory_log
 from hybridplan.errors import BadInput
 from tests.linear_patterns import patterns, unbounded, work
 
-MODULES = (command, flexible, logcheck, memory_log, numbers)
+MODULES = (command, failures, flexible, logcheck, memory_log, numbers)
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
@@ -28,7 +28,7 @@ def test_every_vllm_parser_pattern_has_bounded_repeats_only(module):
 
 
 def _read_log(text: str) -> None:
-    for parse in (logcheck.parse_vllm_log, memory_log.parse_memory):
+    for parse in (logcheck.parse_vllm_log, memory_log.parse_memory, failures.failure):
         try:
             parse(text)
         except BadInput:
@@ -46,6 +46,8 @@ LOGS = {
     "capacity markers": lambda n: "Maximum concurrency for 1 tokens per request: " * (n // 46),
     "number-like words": lambda n: "GPU KV cache size: 1,2,3 " * (n // 25),
     "open release tags": lambda n: "LLM engine (v0" * (n // 14),
+    "exception-like lines": lambda n: "(EngineCore_DP0 pid=1) ERROR 01-01 00:00:00 [core.py:1] ValueError: x\n" * (n // 69),
+    "dotted names without an error": lambda n: "a." * (n // 2),
 }
 
 

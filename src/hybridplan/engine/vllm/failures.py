@@ -16,7 +16,7 @@ from typing import Any
 
 _PREFIX = re.compile(r"(?:\([A-Za-z_][\w.-]{0,63} pid=\d{1,10}\) )?(?:(?:ERROR|WARNING|CRITICAL|INFO|DEBUG) "
                      r"\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})? \[[^\]\s]{1,128}\] )?")
-_RAISED = re.compile(r"((?:[A-Za-z_]\w{0,63}\.){0,8}[A-Za-z_]\w{0,63}(?:Error|Exception)): ([^\n]{1,4000})")
+_RAISED = re.compile(r"((?:[A-Za-z_]\w{0,63}\.){0,8}[A-Za-z_]\w{0,63}(?:Error|Exception)): ([^\n]{1,2000})")
 _CARRIERS = ("See root cause above", "check the stack trace above for the root cause")  # vLLM's wrappers
 _OOM = ("OutOfMemoryError", "CUDA out of memory")
 
