@@ -82,6 +82,16 @@ def test_a_json_valued_flag_with_nan_is_refused_by_name(refused, surface, flags,
     assert err.startswith("error: vllm serve: error: argument ")
 
 
+@pytest.mark.parametrize("flags,field", [
+    (["--max-model-len", "9" * 5000], "--max-model-len"), (["--max-num-seqs", "9" * 5000], "--max-num-seqs"),
+    (["--gpu-memory-utilization", "1" * 400 + ".5"], "--gpu-memory-utilization"),
+    (["--max-model-len", "1" * 40 + "k"], "--max-model-len"), (["-tp", "nan"], "--tensor-parallel-size"),
+])
+def test_an_enormous_number_in_a_flag_is_one_short_line(refused, flags, field):
+    err = refused(["explain", "--engine", "vllm", "--kv-memory-gib", "6", "--", *V, *flags], field)
+    assert len(err) < 400
+
+
 def test_the_json_writers_refuse_a_non_finite_number_as_a_last_guard(cli, monkeypatch):
     """Whatever reaches the CLI's emit_json or the web's CliJSON with a NaN is refused naming the field, never
     written as `NaN` (not JSON)."""

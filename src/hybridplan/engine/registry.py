@@ -177,15 +177,21 @@ BOUNDS: dict[str, Bound] = {
 }
 
 
+def _shown(raw: str, limit: int = 200) -> str:
+    """A value as a refusal echoes it: argparse's repr, cut after `limit` characters (a refusal stays one short
+    line whatever was typed)."""
+    return repr(raw) if len(raw) <= limit else repr(raw[:limit]) + f"... ({len(raw):,} characters)"
+
+
 def _check_bound(flag: Flag, raw: str, value: Any) -> None:
     """Refuse non-finite floats and values outside the dest's bound (before any work is sized from them)."""
     if isinstance(value, float) and not math.isfinite(value):
-        raise BadInput(f"argument {flag.label}: must be a finite number, got {raw!r}")
+        raise BadInput(f"argument {flag.label}: must be a finite number, got {_shown(raw)}")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return
     bound = BOUNDS.get(flag.dest) or (ANY_INT if isinstance(value, int) else None)
     if bound is not None and not bound.admits(value):
-        raise BadInput(f"argument {flag.label}: {raw!r} is outside {bound.text()} ({bound.why})")
+        raise BadInput(f"argument {flag.label}: {_shown(raw)} is outside {bound.text()} ({bound.why})")
 
 
 def _convert(flag: Flag, raw: str, own: Converter | None = None) -> Any:
@@ -208,18 +214,18 @@ def _convert(flag: Flag, raw: str, own: Converter | None = None) -> Any:
         raise BadInput(f"argument {flag.label}: {exc}") from None
     except (ValueError, TypeError) as exc:
         if own is not None or t in ("int", "float"):
-            raise BadInput(f"argument {flag.label}: invalid {t} value: {raw!r}") from None
+            raise BadInput(f"argument {flag.label}: invalid {t} value: {_shown(raw)}") from None
         if isinstance(exc, json.JSONDecodeError):
-            raise BadInput(f"argument {flag.label}: invalid {t} value: {raw!r}") from None
+            raise BadInput(f"argument {flag.label}: invalid {t} value: {_shown(raw)}") from None
         raise BadInput(f"argument {flag.label}: {exc}") from None
     except InvalidOperation:
-        raise BadInput(f"argument {flag.label}: invalid {t} value: {raw!r}") from None
+        raise BadInput(f"argument {flag.label}: invalid {t} value: {_shown(raw)}") from None
     except RecursionError:
         raise BadInput(f"argument {flag.label}: invalid {t} value: JSON nested too deeply") from None
     _check_bound(flag, raw, value)
     if flag.choices is not None and value not in flag.choices:
         choices = ", ".join(repr(c) for c in flag.choices)
-        raise BadInput(f"argument {flag.label}: invalid choice: {raw!r} (choose from {choices})")
+        raise BadInput(f"argument {flag.label}: invalid choice: {_shown(raw)} (choose from {choices})")
     return value
 
 
@@ -280,7 +286,7 @@ def parse_argv(reg: FlagRegistry, argv: tuple[str, ...] | list[str],
         spelled[flag.dest] = opt
         if not flag.takes_value:
             if eq:
-                raise BadInput(f"argument {flag.label}: ignored explicit argument {inline!r}")
+                raise BadInput(f"argument {flag.label}: ignored explicit argument {_shown(inline)}")
             if flag.kind in BOOLEAN_KINDS:
                 values[flag.dest] = opt not in flag.negatives
             elif flag.kind == "store_false":
