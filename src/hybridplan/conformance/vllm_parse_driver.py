@@ -77,6 +77,11 @@ def answer(parser: Any, seen: dict[str, str], expand: Any, line: str) -> dict[st
     return {"id": raw["id"], "parsed": parsed}
 
 
+def _emit(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
 def main() -> None:
     try:
         driver = _driver()
@@ -84,7 +89,7 @@ def main() -> None:
         parser = driver.serve_parser()
         from vllm.engine.arg_utils import _expand_json_human_readable_numbers as expand
     except Exception as exc:  # noqa: BLE001 - the header says why there is no engine
-        print(json.dumps({"header": True, "engine": None, "error": f"{type(exc).__name__}: {exc}"}), flush=True)
+        _emit({"header": True, "engine": None, "error": f"{type(exc).__name__}: {exc}"})
         return
 
     def refuse(message: str) -> None:
@@ -92,10 +97,10 @@ def main() -> None:
 
     parser.error = refuse
     seen = _recording(parser)
-    print(json.dumps({"header": True, "engine": "vllm", "version": str(vllm.__version__)}), flush=True)
+    _emit({"header": True, "engine": "vllm", "version": str(vllm.__version__)})
     for line in sys.stdin:
         if line.strip():
-            print(json.dumps(answer(parser, seen, expand, line)), flush=True)
+            _emit(answer(parser, seen, expand, line))
 
 
 if __name__ == "__main__":
