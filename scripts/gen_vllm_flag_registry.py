@@ -4,9 +4,13 @@ parser (make_arg_parser), the newest recorded flag by flag, the others as the fl
 Maintainer script, run by the project's interpreter: for each release of engine/vllm/behaviours.py it runs itself
 in the oracle interpreter (`--one`) with that release on PYTHONPATH (conformance/setup_vllm_oracle.sh unpacks it),
 where the release's own parser is built with the oracle driver's stand-ins (no GPU) and every action is recorded
-exactly as scripts/gen_flag_registry.py records sglang's. vLLM's argument types are named by what they parse:
-`optional_type(int)` -> "int"; vLLM's own `human_readable_int` and `human_readable_int_or_auto` (k/m/g/t decimal,
-K/M/G/T binary: not sglang's human_readable_int) keep their names with a `vllm_` prefix. The history is scripts/gen_flag_history.py's shape: for each release a -> b, the records b added, the ones
+exactly as scripts/gen_flag_registry.py records sglang's, plus what argparse takes beyond the help's options:
+`aliases`, the option strings registered for the action but hidden (EnableDisableAction's `--no-enable-x`), and
+`negatives`, a boolean action's option strings that set it False. vLLM's argument types are named by what they parse:
+`optional_type(int)` and `parse_type(json.loads)` by the function they wrap ("int", "loads"); vLLM's own
+`human_readable_int` and `human_readable_int_or_auto` (k/m/g/t decimal, K/M/G/T binary: not sglang's
+human_readable_int) keep their names with a `vllm_` prefix (engine/vllm/flexible.py converts them). The history is
+scripts/gen_flag_history.py's shape: for each release a -> b, the records b added, the ones
 a had that b removed, and a's records of flags whose parsing changed (help text ignored), so a release whose parser
 is its predecessor's costs an empty step and engine/registry.py::rewind gives any release's registry back.
 Usage: python scripts/gen_vllm_flag_registry.py [--venv /work/main/.oracle-venv]
@@ -26,11 +30,24 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 def _type_name(g, fn):
     inner = getattr(fn, "__closure__", None)
-    if getattr(fn, "__name__", "") == "_optional_type" and inner:
+    if getattr(fn, "__name__", "") in ("_optional_type", "_parse_type") and inner:
         return _type_name(g, inner[0].cell_contents)
     if getattr(fn, "__name__", "") in ("human_readable_int", "human_readable_int_or_auto"):
         return f"vllm_{fn.__name__}"
     return g._type_name(fn)
+
+
+def _hidden_and_negative(parser, action):
+    """The option strings argparse takes for `action` beyond its (help-visible) options, and those that set a
+    boolean action False (EnableDisableAction keeps them in negative_option_strings; BooleanOptionalAction: --no-)."""
+    taken = [s for s, a in parser._option_string_actions.items() if a is action]
+    hidden = sorted(s for s in taken if s not in action.option_strings)
+    if not isinstance(action, argparse.BooleanOptionalAction):
+        return hidden, []
+    negative = getattr(action, "negative_option_strings", None)
+    if negative is None:
+        negative = [s for s in taken if s.startswith("--no-")]
+    return hidden, sorted(s for s in taken if s in negative)
 
 
 def one():
@@ -49,6 +66,7 @@ def one():
             continue
         rec = g.record(action)
         rec["type"] = _type_name(g, action.type)
+        rec["aliases"], rec["negatives"] = _hidden_and_negative(parser, action)
         flags.append(rec)
     flags.sort(key=lambda f: (f["dest"], f["options"][0] if f["options"] else ""))
     out = {"engine": "vllm", "version": vllm.__version__, "prog": "vllm serve", "allow_abbrev": parser.allow_abbrev,

@@ -129,10 +129,11 @@ def own_parsers(oracle_python):
 @pytest.mark.parametrize("version", sorted(RELEASES))
 def test_each_release_parses_with_its_own_parser(own_parsers, version):
     """The registry hybridplan rewinds for the release (engine/vllm/flags.json through flag_history.json) is the
-    release's own `vllm serve` parser, flag by flag (every parsing field; help text aside)."""
-    from hybridplan.engine.vllm.command import registry
+    release's own `vllm serve` parser, flag by flag (every parsing field, the hidden and negating option strings
+    included; help text aside)."""
+    from hybridplan.engine.vllm.command import recorded, registry
 
-    own = {(f["dest"], tuple(f["options"])): f for f in own_parsers[version]}
+    own = {(f["dest"], tuple(f["options"])): f for f in recorded({"flags": own_parsers[version]})["flags"]}
     ours = {(f.dest, f.options): f for f in registry(version).flags}
     assert own.keys() == ours.keys()
     for key, f in own.items():
@@ -140,3 +141,4 @@ def test_each_release_parses_with_its_own_parser(own_parsers, version):
         assert (f["kind"], f["nargs"], f["type"], f["default"], f["const"], f["required"], f["deprecated"]) == (
             mine.kind, mine.nargs, mine.type, mine.default, mine.const, mine.required, mine.deprecated), key
         assert (tuple(f["choices"]) if f["choices"] is not None else None) == mine.choices, key
+        assert (tuple(f.get("aliases", ())), frozenset(f.get("negatives", ()))) == (mine.aliases, mine.negatives), key

@@ -13,7 +13,7 @@ from hybridplan.commands.app import app, emit_text, run_guarded
 @app.command()
 def compare(
     model: str = typer.Option(..., "--model", help="Model id or path (the catalog resolves offline)."),
-    memory_gib: Optional[float] = typer.Option(None, "--memory-gib", callback=opt.FREE_GIB_CHECK,
+    memory_gib: Optional[float] = typer.Option(None, "--memory-gib", callback=opt.from_bound("memory_gib"),
                                                help="Cache memory per rank, GiB: SGLang's pool budget and vLLM's "
                                                "available KV memory. Without it, --gpu sizes each engine from the "
                                                "card's memory timeline."),

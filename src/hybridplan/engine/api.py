@@ -66,6 +66,18 @@ def for_engine(name: str, version: str | None = None) -> ServingEngine:
     return engine
 
 
+def refuse_foreign_log(name: str, text: str, what: str = "log") -> None:
+    """BadInput (before any parsing) when `text` holds none of engine `name`'s boot-log lines but another engine's:
+    the log was written by that one, which the refusal names."""
+    engine = for_engine(name)
+    if engine.writes(text):
+        return
+    other = next((for_engine(e) for e in _ENGINES if e != name and for_engine(e).writes(text)), None)
+    if other is not None:
+        raise BadInput(f"{what}: holds none of {engine.display_name}'s boot-log lines but {other.display_name}'s: "
+                       f"check it with --engine {other.name} (`engine: {other.name}`)")
+
+
 def takers(field: str, surface: str) -> list[str]:
     """The engines whose `surface` takes request field `field` (what a refusal names)."""
     return [name for name in _ENGINES if field in for_engine(name).takes(surface)]

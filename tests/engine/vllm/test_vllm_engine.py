@@ -32,8 +32,11 @@ def test_the_three_launch_forms_parse_alike():
 
 
 def test_the_releases_own_parser_refuses():
-    with pytest.raises(BadInput, match="vllm serve: error: unrecognized arguments: --no-enable-prefix-caching"):
-        ENGINE.parse_command("vllm serve Qwen/Qwen3.5-27B --no-enable-prefix-caching")
+    # EnableDisableAction (0.33.0) keeps BooleanOptionalAction's --no-enable-x hidden but taken; --no-disable-x is not
+    assert ENGINE.parse_command("vllm serve Qwen/Qwen3.5-27B --no-enable-prefix-caching").values[
+        "enable_prefix_caching"] is False
+    with pytest.raises(BadInput, match="vllm serve: error: unrecognized arguments: --no-disable-prefix-caching"):
+        ENGINE.parse_command("vllm serve Qwen/Qwen3.5-27B --no-disable-prefix-caching")
     with pytest.raises(BadInput, match="invalid choice: 'all'"):
         ENGINE.parse_command("vllm serve Qwen/Qwen3.5-27B --mamba-cache-mode all")
     with pytest.raises(BadInput, match="not a vLLM server command"):

@@ -106,21 +106,31 @@ class VllmServing:
                             max_util=MAX_UTIL_PROPOSED if req.max_util is None else req.max_util)
         return plan_vllm(target, self._release, req.gpu)
 
+    def writes(self, text: str) -> bool:
+        from hybridplan.engine.vllm.serving.logcheck import OWN_LINES
+
+        return any(line in text for line in OWN_LINES)
+
     def parse_log(self, text: str, name: str = "log") -> dict[str, Any]:
         from dataclasses import asdict
 
-        from hybridplan.engine.vllm.serving.logcheck import parse_vllm_log
-        from hybridplan.engine.vllm.serving.memory_log import parse_memory
+        from hybridplan.engine.logtext import check_bounds
+        from hybridplan.engine.vllm.serving.logcheck import missing, read_log
 
-        return {"capacity": asdict(parse_vllm_log(text)), "memory": asdict(parse_memory(text))}
+        check_bounds(text, name)
+        log, mem, failed = read_log(text, name)
+        return {"capacity": asdict(log), "memory": asdict(mem), "failure": None if failed is None else failed.as_dict(),
+                "missing": missing(log, mem, failed is not None)}
 
     def check_log(self, req: LogCheckRequest, name: str = "log") -> dict[str, Any]:
+        from hybridplan.engine.logtext import check_bounds
         from hybridplan.engine.vllm.serving.logcheck import check_vllm_log
 
+        check_bounds(req.log, name)
         if req.log_version is not None:
             raise BadInput("log_version: an sglang build; vLLM's log states its release (use engine_version)")
         launch = text_of(req.command) if req.command else None
-        return check_vllm_log(req.log, launch, gpu=req.gpu, version=req.engine_version)
+        return check_vllm_log(req.log, launch, gpu=req.gpu, version=req.engine_version, name=name)
 
     def ratio(self, req: RatioRequest) -> dict[str, Any]:
         raise BadInput("ratio: vLLM has no state-pool ratio (its state pages come out of the one paged pool); "
