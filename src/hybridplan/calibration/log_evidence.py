@@ -34,6 +34,7 @@ def _point(record_id: str) -> EvidencePoint:
 
     r = next(r for r in load().records if r.id == record_id)
     v = r.values
+    assert v.mem_fraction_static is not None  # log_evidence asks only for boots that printed it
     return EvidencePoint(
         kind="boot log", label=r.id, source=r.url, gpu=r.gpu, model=_model(r.model, r.command) if r.model else None,
         outcome="failed" if v.failure else "served", phase=v.failure, mem_fraction_static=v.mem_fraction_static,
