@@ -66,6 +66,7 @@ Level = Literal["measured", "calibrated", "extrapolated"]
 class EvidencePoint:
     """One measured launch as evidence: where it ran, with what, and whether it served."""
 
+    engine: str  # the engine that ran it (its name in engine.api.engines()): evidence speaks for that engine only
     kind: str  # "page record" | "boot log" | "launch report"
     label: str
     source: str  # the link or citation
@@ -73,8 +74,8 @@ class EvidencePoint:
     model: str | None  # checkpoint id (with spec setup folded in where known), None when not recorded
     outcome: Literal["served", "failed"]
     phase: str | None  # the failing phase, when recorded
-    mem_fraction_static: float
-    chunked_prefill_size: int | None = None
+    mem_fraction_static: float  # the engine's memory fraction (--mem-fraction-static, --gpu-memory-utilization)
+    chunked_prefill_size: int | None = None  # the prefill chunk (tokens batched per step)
     max_running_requests: int | None = None
     cuda_graph_max_bs: int | None = None
     tp: int | None = None
@@ -108,11 +109,13 @@ def match_args(args: ResolvedArgs | Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True, kw_only=True)
 class Probe:
-    """The facts of one command on one card that evidence is compared on."""
+    """The facts of one command on one card that evidence is compared on (only launches of the same engine)."""
 
+    engine: str
     gpu: GPU
     model: str
-    mem_fraction_static: float
+    mem_fraction_static: float  # the engine's memory fraction ...
+    fraction_flag: str  # ... and the flag that sets it, as the notes name it
     chunked_prefill_size: int | None
     concurrency: int  # requests the command admits (its request cap as sized)
     cuda_graph_max_bs: int | None
@@ -121,8 +124,10 @@ class Probe:
     args: Mapping[str, Any]
 
     @classmethod
-    def of(cls, args: ResolvedArgs, gpu: GPU, concurrency: int) -> Probe:
-        return cls(gpu=gpu, version=args.version, model=model_key(args), mem_fraction_static=float(args["mem_fraction_static"]),
+    def of(cls, args: ResolvedArgs, gpu: GPU, concurrency: int, *, engine: str) -> Probe:
+        """A launch `engine` resolved, read by sglang's argument names (ResolvedArgs)."""
+        return cls(engine=engine, gpu=gpu, version=args.version, model=model_key(args),
+                   mem_fraction_static=float(args["mem_fraction_static"]), fraction_flag="--mem-fraction-static",
                    chunked_prefill_size=args.get("chunked_prefill_size"), concurrency=concurrency,
                    cuda_graph_max_bs=args.get("cuda_graph_decode_max_bs"), tp=int(args.get("tp_size") or 1),
                    args=match_args(args))
@@ -198,11 +203,16 @@ def _at_least_as_demanding(p: EvidencePoint, probe: Probe) -> bool:
             and ge(probe.cuda_graph_max_bs, p.cuda_graph_max_bs))
 
 
+def _own(points: Sequence[EvidencePoint], probe: Probe) -> list[EvidencePoint]:
+    """The launches of the probe's engine (another engine's fraction means another budget)."""
+    return [p for p in points if p.engine == probe.engine]
+
+
 def supports(points: Sequence[EvidencePoint], probe: Probe) -> list[Support]:
     """Every point that speaks for the command: served launches within MAX_DISTANCE (the fraction they support) and
     runtime out-of-memory failures at a command at least as demanding (the fraction they cap), nearest first."""
     out = []
-    for p in points:
+    for p in _own(points, probe):
         if p.outcome == "failed":
             if p.phase in RUNTIME_PHASES and _at_least_as_demanding(p, probe):
                 out.append(Support(point=p, distance=Distance(value=0.0, terms=()),
@@ -282,6 +292,7 @@ def _cite(p: EvidencePoint) -> str:
 
 def confidence(probe: Probe, points: Sequence[EvidencePoint]) -> Confidence:
     """The confidence of a verdict on the command (the Probe), from the evidence on its card and class."""
+    points = _own(points, probe)
     same = [p for p in points if p.gpu == probe.gpu.id and p.version == probe.version and p.args is not None
             and dict(p.args) == dict(probe.args) and abs(p.mem_fraction_static - probe.mem_fraction_static) < 5e-4]
     if same:
@@ -298,7 +309,7 @@ def confidence(probe: Probe, points: Sequence[EvidencePoint]) -> Confidence:
         side = "below" if s.point.outcome == "served" else "at or above"
         return Confidence(level="calibrated", basis=tuple(_cite(x.point) for x in inside[:3]), margin=margin,
                           distance=s.distance.value, unknowns=s.distance.terms, note=(
-                              f"--mem-fraction-static {f} is {margin} {side} {s.point.kind} {s.point.label} "
+                              f"{probe.fraction_flag} {f} is {margin} {side} {s.point.kind} {s.point.label} "
                               f"({s.point.outcome} at {s.point.mem_fraction_static}, distance {s.distance.value:g})"))
     near = [s for s in ev if s.point.outcome == "served"]
     comparable = [(d, p) for p in points if p.outcome == "served"
@@ -312,7 +323,7 @@ def confidence(probe: Probe, points: Sequence[EvidencePoint]) -> Confidence:
     if near:
         s = near[0]
         return Confidence(level="extrapolated", basis=(_cite(s.point),), distance=s.distance.value,
-                          unknowns=s.distance.terms + (f"--mem-fraction-static {f} above the {s.fraction} it supports",),
+                          unknowns=s.distance.terms + (f"{probe.fraction_flag} {f} above the {s.fraction} it supports",),
                           note=(f"{round(f - s.fraction, 3)} above what {s.point.kind} {s.point.label} supports "
                                 f"(served at {s.point.mem_fraction_static}, distance {s.distance.value:g})"))
     return Confidence(level="extrapolated", basis=(_cite(p),), distance=d.value, unknowns=d.terms, note=(

@@ -18,7 +18,7 @@ def probe(command: str, gpu: str, concurrency: int, version: str | None = None) 
     """The command's probe on the card and the engine's default fraction for it."""
     card = lookup(gpu)
     args = load(command, platform=card.platform(), version=version).args
-    return ev.Probe.of(args, card, concurrency), args["mem_fraction_static"]
+    return ev.Probe.of(args, card, concurrency, engine="sglang"), args["mem_fraction_static"]
 
 
 def test_the_seed_target_is_capped_two_steps_below_the_recorded_bf16_first_request_oom():
@@ -37,12 +37,13 @@ def test_no_comparable_launch_keeps_the_no_evidence_ceiling():
     cmd = "--model-path Qwen/Qwen3.8-27B-FP8"
     p, default = probe(cmd, "h100-80gb", 103)
     points = SOURCE(lookup("h100-80gb"), "0.5.23")
-    assert {x.label for x in points} == {"vllm-21348-qwen3-235b-fp8-4xh100"}
+    assert {x.label for x in points if x.engine == "sglang"} == {"vllm-21348-qwen3-235b-fp8-4xh100"}
+    assert any(x.engine == "vllm" for x in points)  # vLLM's launches on the card: not evidence for an sglang fraction
     b = ev.fraction_bound(p, default, points)
     assert b.support is None and b.cap is None
     assert b.ceiling == round(max(default + ev.NO_EVIDENCE_STEP, ev.NO_EVIDENCE_FLOOR), 3) == 0.9
     c = ev.confidence(ev.Probe.of(load(cmd + " --mem-fraction-static 0.9", platform=lookup("h100-80gb").platform())
-                                  .args, lookup("h100-80gb"), 103), points)
+                                  .args, lookup("h100-80gb"), 103, engine="sglang"), points)
     assert c.level == "extrapolated" and c.distance is not None and c.distance > ev.MAX_DISTANCE
 
 
@@ -56,23 +57,23 @@ def test_the_pages_measured_h200_cells_are_evidence_below_the_no_evidence_ceilin
     assert b.support is None and b.cap is None and b.ceiling == 0.9
     assert b.evidence and b.evidence[0].point.label.startswith("qwen3.8-27b:h200 x default x fp8")
     c = ev.confidence(ev.Probe.of(load(cmd + " --mem-fraction-static 0.9", platform=lookup("h200").platform()).args,
-                                  lookup("h200"), 103), points)
+                                  lookup("h200"), 103, engine="sglang"), points)
     assert c.level == "extrapolated" and c.distance is not None and c.distance <= ev.MAX_DISTANCE
     assert c.basis[0].startswith("page record qwen3.8-27b:h200 x default x fp8")
 
 
 def test_distance_terms_and_card_class():
     p, _ = probe("--model-path Qwen/Qwen3.8-27B-FP8 --chunked-prefill-size 32768", "h200", 64)
-    near = ev.EvidencePoint(kind="boot log", label="x", source="s", gpu="h100-80gb", model=p.model, outcome="served",
+    near = ev.EvidencePoint(engine="sglang", kind="boot log", label="x", source="s", gpu="h100-80gb", model=p.model, outcome="served",
                             phase=None, mem_fraction_static=0.9, chunked_prefill_size=8192, max_running_requests=64,
                             tp=1)
     d = ev.distance(near, p)
     assert d is not None and d.value == pytest.approx(ev.CLASS + 2.0)  # another Hopper card, chunk 4x the measured
     assert ev.distance(near, ev.Probe.of(p_args := load("--model-path Qwen/Qwen3.8-27B-FP8", platform=lookup(
-        "h100-80gb").platform()).args, lookup("h100-80gb"), 64)) is not None
+        "h100-80gb").platform()).args, lookup("h100-80gb"), 64, engine="sglang")) is not None
     bigger = ev.EvidencePoint(**{**near.as_dict(), "gpu": "h200"})
-    assert ev.distance(bigger, ev.Probe.of(p_args, lookup("h100-80gb"), 64)) is None  # more memory: no transfer
-    assert ev.distance(near, ev.Probe.of(p_args, lookup("rtx5090"), 64)) is None  # another architecture
+    assert ev.distance(bigger, ev.Probe.of(p_args, lookup("h100-80gb"), 64, engine="sglang")) is None  # more memory: no transfer
+    assert ev.distance(near, ev.Probe.of(p_args, lookup("rtx5090"), 64, engine="sglang")) is None  # another architecture
 
 
 def test_a_launch_of_this_command_is_measured():

@@ -70,7 +70,8 @@ def test_the_verdict_names_the_reports_it_rests_on(cli_json):
     assert any("club3090-single-int4-nomtp-mf088" in b and "github.com/noonghunna/club-3090" in b for b in c["basis"])
     pts = report_evidence(lookup("rtx3090"), "0.5.23")
     assert {p.kind for p in pts} == {"launch report"} and all(p.gpu == "rtx3090" for p in pts)
-    assert report_evidence(lookup("h200"), "0.5.23") == ()
+    # on the H200's class only vLLM's launches (H100): evidence for vLLM's verdicts, not for an sglang fraction
+    assert {p.engine for p in report_evidence(lookup("h200"), "0.5.23")} == {"vllm"}
 
 
 def test_auto_round_on_the_bf16_geometry_sizes_the_int4_export_not_the_bf16_checkpoint():

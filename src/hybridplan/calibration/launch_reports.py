@@ -14,9 +14,10 @@ from typing import Any, Optional
 
 from hybridplan.errors import BadInput
 from hybridplan.hardware.catalog import GPU
-from hybridplan.evidence import EvidencePoint, match_args, model_key, same_class
+from hybridplan.evidence import EvidencePoint, same_class
 
 DATA_FILE = "launch_reports.yaml"
+FILES = (DATA_FILE, "vllm_launch_reports.yaml")  # every engine's report file (the evidence reads them all)
 MAX_REPORTS = 512
 MAX_SWEEP = 32
 # what a log prints, by name (a report's `logged:`): GiB, tokens, blocks, sequences
@@ -266,30 +267,27 @@ def check(report: Report) -> list[ReportCheck]:
 
 
 @lru_cache(maxsize=None)
-def _points(report_id: str) -> tuple[EvidencePoint, ...]:
-    """One report's launches as evidence points, resolved under its release once (only for cards that ask)."""
+def _points(name: str, report_id: str) -> tuple[EvidencePoint, ...]:
+    """One report's launches as evidence points, each resolved by its engine under its release once (only for cards
+    that ask); a launch the engine refuses is no evidence."""
     from hybridplan.errors import HybridPlanError
-    from hybridplan.hardware.catalog import lookup
-    from hybridplan.engine.api import load as load_command
+    from hybridplan.engine.api import for_engine
 
-    r = next(r for r in load() if r.id == report_id)
-    card = lookup(r.gpu)
+    r = next(r for r in load(name) if r.id == report_id)
+    engine = for_engine(r.engine, r.version)
     out = []
     for label, command in r.launches():
         try:
-            args = load_command(command, platform=card.platform(), version=r.version).args
+            out.append(engine.launch_evidence(
+                command, r.gpu, kind="launch report", label=label + (f" on the {r.host} host" if r.host else ""),
+                source=r.url, outcome="served" if r.outcome == "served" else "failed", phase=r.phase))
         except HybridPlanError:
             continue
-        out.append(EvidencePoint(
-            kind="launch report", label=label + (f" on the {r.host} host" if r.host else ""), source=r.url, gpu=r.gpu, model=model_key(args),
-            outcome="served" if r.outcome == "served" else "failed", phase=r.phase,
-            mem_fraction_static=float(args["mem_fraction_static"]), chunked_prefill_size=args.get("chunked_prefill_size"),
-            max_running_requests=args.get("max_running_requests"), cuda_graph_max_bs=args.get("cuda_graph_decode_max_bs"),
-            tp=int(args.get("tp_size") or 1), build=r.version, version=r.version, args=match_args(args)))
     return tuple(out)
 
 
 def report_evidence(gpu: GPU, version: str) -> Sequence[EvidencePoint]:
-    """The launch reports on the card, or on a card whose fraction evidence transfers to it (any release, as the
-    public boot logs: P x (1 - f) of slack means the same in each)."""
-    return tuple(p for r in load() if r.gpu == gpu.id or same_class(gpu, r.gpu) for p in _points(r.id))
+    """The launch reports of every engine on the card, or on a card whose fraction evidence transfers to it (any
+    release, as the public boot logs: P x (1 - f) of slack means the same in each); each engine weighs its own."""
+    return tuple(p for name in FILES for r in load(name) if r.gpu == gpu.id or same_class(gpu, r.gpu)
+                 for p in _points(name, r.id))

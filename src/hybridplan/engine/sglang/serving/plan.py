@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
-from hybridplan.engine.sglang.releases import for_version
+from hybridplan.engine.sglang.releases import NAME, for_version
 from hybridplan.engine.sglang.args import EngineArgs
 from hybridplan.engine.sglang.command import LaunchCommand, parse_command
 from hybridplan.engine.registry import FlagRegistry
@@ -333,7 +333,7 @@ class Planner:
         if running is None:
             tl = self.timeline(self._at(loaded, gpu, weights, default)[0], gpu, weights)
             running = tl.pool_sizing.max_running_requests if tl.pool_sizing is not None else C
-        return ev.fraction_bound(ev.Probe.of(loaded.args, gpu, running), round(default, 3), self.points(gpu))
+        return ev.fraction_bound(ev.Probe.of(loaded.args, gpu, running, engine=NAME), round(default, 3), self.points(gpu))
 
     def _below_measured_failure(self, o: Outcome, c: Candidate, loaded: Loaded, gpu: GPU, weights: WeightReport,
                                 argv: tuple[str, ...], L: int, C: int, bound: ev.FractionBound) -> Outcome:
