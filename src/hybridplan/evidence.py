@@ -88,8 +88,8 @@ class EvidencePoint:
         return out
 
 
-# (card, engine version) -> the launches measured on that card or on cards of its architecture
-EvidenceSource = Callable[[GPU, str], Sequence[EvidencePoint]]
+# (engine, card, engine version) -> the engine's launches measured on that card or on cards of its architecture
+EvidenceSource = Callable[[str, GPU, str], Sequence[EvidencePoint]]
 
 
 def model_key(args: ResolvedArgs | Mapping[str, Any]) -> str:
@@ -109,9 +109,8 @@ def match_args(args: ResolvedArgs | Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True, kw_only=True)
 class Probe:
-    """The facts of one command on one card that evidence is compared on (only launches of the same engine)."""
+    """The facts of one command on one card that evidence is compared on (launches of its engine: EvidenceSource)."""
 
-    engine: str
     gpu: GPU
     model: str
     mem_fraction_static: float  # the engine's memory fraction ...
@@ -124,9 +123,9 @@ class Probe:
     args: Mapping[str, Any]
 
     @classmethod
-    def of(cls, args: ResolvedArgs, gpu: GPU, concurrency: int, *, engine: str) -> Probe:
-        """A launch `engine` resolved, read by sglang's argument names (ResolvedArgs)."""
-        return cls(engine=engine, gpu=gpu, version=args.version, model=model_key(args),
+    def of(cls, args: ResolvedArgs, gpu: GPU, concurrency: int) -> Probe:
+        """A launch resolved by sglang, read by its argument names (ResolvedArgs)."""
+        return cls(gpu=gpu, version=args.version, model=model_key(args),
                    mem_fraction_static=float(args["mem_fraction_static"]), fraction_flag="--mem-fraction-static",
                    chunked_prefill_size=args.get("chunked_prefill_size"), concurrency=concurrency,
                    cuda_graph_max_bs=args.get("cuda_graph_decode_max_bs"), tp=int(args.get("tp_size") or 1),
@@ -203,16 +202,11 @@ def _at_least_as_demanding(p: EvidencePoint, probe: Probe) -> bool:
             and ge(probe.cuda_graph_max_bs, p.cuda_graph_max_bs))
 
 
-def _own(points: Sequence[EvidencePoint], probe: Probe) -> list[EvidencePoint]:
-    """The launches of the probe's engine (another engine's fraction means another budget)."""
-    return [p for p in points if p.engine == probe.engine]
-
-
 def supports(points: Sequence[EvidencePoint], probe: Probe) -> list[Support]:
     """Every point that speaks for the command: served launches within MAX_DISTANCE (the fraction they support) and
     runtime out-of-memory failures at a command at least as demanding (the fraction they cap), nearest first."""
     out = []
-    for p in _own(points, probe):
+    for p in points:
         if p.outcome == "failed":
             if p.phase in RUNTIME_PHASES and _at_least_as_demanding(p, probe):
                 out.append(Support(point=p, distance=Distance(value=0.0, terms=()),
@@ -292,7 +286,6 @@ def _cite(p: EvidencePoint) -> str:
 
 def confidence(probe: Probe, points: Sequence[EvidencePoint]) -> Confidence:
     """The confidence of a verdict on the command (the Probe), from the evidence on its card and class."""
-    points = _own(points, probe)
     same = [p for p in points if p.gpu == probe.gpu.id and p.version == probe.version and p.args is not None
             and dict(p.args) == dict(probe.args) and abs(p.mem_fraction_static - probe.mem_fraction_static) < 5e-4]
     if same:

@@ -43,11 +43,14 @@ def _point(record_id: str) -> EvidencePoint:
         build=r.sglang_version)
 
 
-def log_evidence(gpu: GPU, version: str) -> Sequence[EvidencePoint]:
+def log_evidence(engine: str, gpu: GPU, version: str) -> Sequence[EvidencePoint]:
     """The public boot logs that printed their --mem-fraction-static on the card, or on a card whose fraction
     evidence transfers to it (any release: the fraction's meaning, P x (1 - f) of slack, has not changed across
     them)."""
     from hybridplan.calibration.public_logs import load
+    from hybridplan.engine.api import for_version
 
+    if engine != for_version(None).name:  # the logs are that engine's (its parser reads them: _model)
+        return ()
     return tuple(_point(r.id) for r in load().records
                  if r.values.mem_fraction_static is not None and (r.gpu == gpu.id or same_class(gpu, r.gpu)))

@@ -20,7 +20,7 @@ from hybridplan.engine.vllm import startup
 from hybridplan.hardware.catalog import lookup
 
 ROOT = Path(__file__).resolve().parents[3]
-REPORTS = load("vllm_launch_reports.yaml")
+REPORTS = load("vllm")
 GIB = 1 << 30
 
 

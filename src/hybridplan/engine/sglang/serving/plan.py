@@ -255,7 +255,7 @@ class Planner:
         if self.t.evidence is None or gpu.generic:
             return ()
         if gpu.id not in self._points:
-            self._points[gpu.id] = self.t.evidence(gpu, for_version(self.t.version).version)
+            self._points[gpu.id] = self.t.evidence(NAME, gpu, for_version(self.t.version).version)
         return self._points[gpu.id]
 
     def default_fraction(self, argv: tuple[str, ...], loaded: Loaded, gpu: GPU) -> float:
@@ -333,7 +333,7 @@ class Planner:
         if running is None:
             tl = self.timeline(self._at(loaded, gpu, weights, default)[0], gpu, weights)
             running = tl.pool_sizing.max_running_requests if tl.pool_sizing is not None else C
-        return ev.fraction_bound(ev.Probe.of(loaded.args, gpu, running, engine=NAME), round(default, 3), self.points(gpu))
+        return ev.fraction_bound(ev.Probe.of(loaded.args, gpu, running), round(default, 3), self.points(gpu))
 
     def _below_measured_failure(self, o: Outcome, c: Candidate, loaded: Loaded, gpu: GPU, weights: WeightReport,
                                 argv: tuple[str, ...], L: int, C: int, bound: ev.FractionBound) -> Outcome:

@@ -16,7 +16,6 @@ from hybridplan.engine.verdict import Verdict
 from hybridplan.errors import EngineRefusal
 from hybridplan.hardware.catalog import GPU
 from hybridplan.evidence import EvidencePoint, Probe, confidence
-from hybridplan.engine.sglang.releases import NAME
 from hybridplan.engine.sglang.serving.timeline import GIB, MemoryTimeline
 
 if TYPE_CHECKING:
@@ -53,7 +52,7 @@ def predict(loaded: Loaded, tl: MemoryTimeline, *, request_tokens: int, concurre
     if gpu is None or gpu.generic:
         return v
     running = v.figure("max_running_requests") or loaded.args["max_running_requests"] or concurrency
-    return replace(v, confidence=confidence(Probe.of(loaded.args, gpu, running, engine=NAME), evidence))
+    return replace(v, confidence=confidence(Probe.of(loaded.args, gpu, running), evidence))
 
 
 def _predict(loaded: Loaded, tl: MemoryTimeline, *, request_tokens: int, concurrency: int) -> Verdict:

@@ -35,7 +35,7 @@ def _match(cmd: VllmCommand, args: VllmArgs) -> dict[str, Any]:
 
 def probe(cmd: VllmCommand, args: VllmArgs, gpu: GPU, version: str) -> Probe:
     """A resolved launch on a catalog card, as evidence.py compares it with measured launches."""
-    return Probe(engine=NAME, gpu=gpu, model=_model(cmd, args), mem_fraction_static=args.gpu_memory_utilization,
+    return Probe(gpu=gpu, model=_model(cmd, args), mem_fraction_static=args.gpu_memory_utilization,
                  fraction_flag="--gpu-memory-utilization",
                  chunked_prefill_size=args.max_num_batched_tokens, concurrency=args.max_num_seqs or 1,
                  cuda_graph_max_bs=None, tp=args.tensor_parallel_size, version=version, args=_match(cmd, args))

@@ -75,7 +75,7 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     if card_gpu is not None and evidence is not None:
         from hybridplan.engine.vllm.serving.evidence import probe
 
-        on_card = probe(cmd, args, card_gpu, engine.version), evidence(card_gpu, engine.version)
+        on_card = probe(cmd, args, card_gpu, engine.version), evidence(engine.name, card_gpu, engine.version)
     verdict = replace(verdict, confidence=confidence(sized, on_card))
     notes = [] if timeline is None else [
         "available KV memory estimated from the card alone (memory.timeline); a boot log's 'Available KV cache "
