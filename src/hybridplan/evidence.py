@@ -308,10 +308,14 @@ def confidence(probe: Probe, points: Sequence[EvidencePoint]) -> Confidence:
     comparable = [(d, p) for p in points if p.outcome == "served"
                   for d in [distance(p, probe)] if d is not None]
     if not comparable:
-        return Confidence(level="extrapolated", basis=(), unknowns=(
-            f"no measured launch on {probe.gpu.id} or a smaller {probe.gpu.arch} card",
+        failed = [p for p in points if p.outcome == "failed" and (p.gpu == probe.gpu.id or same_class(probe.gpu, p.gpu))]
+        others = (f"; {len(failed)} measured there failed ({', '.join(p.label for p in failed[:3])}), none at this "
+                  "command or one it is at least as demanding as") if failed else ""
+        return Confidence(level="extrapolated", basis=tuple(_cite(p) for p in failed[:3]), unknowns=(
+            f"no launch measured serving on {probe.gpu.id} or a smaller {probe.gpu.arch} card",
             "allocator fragmentation over long mixed traffic"), note=(
-                f"no measured launch on {probe.gpu.id} or its class: the fraction rests on the model's estimate alone"))
+                f"no launch measured serving on {probe.gpu.id} or its class{others}: the fraction rests on the "
+                "model's estimate alone"))
     d, p = min(comparable, key=lambda x: x[0].value)
     if near:
         s = near[0]

@@ -114,7 +114,7 @@ class VllmServing:
         target = VllmTarget(command=text_of(req.command), kv_memory_gib=req.kv_memory_gib, card=card(req.gpu),
                             request_length=req.request_length, concurrency=req.concurrency,
                             max_util=MAX_UTIL_PROPOSED if req.max_util is None else req.max_util)
-        return plan_vllm(target, self._release, req.gpu)
+        return plan_vllm(target, self._release, req.gpu, req.evidence)
 
     def writes(self, text: str) -> bool:
         from hybridplan.engine.vllm.serving.logcheck import OWN_LINES
