@@ -180,3 +180,15 @@ def test_the_engine_gets_sigpipe_as_a_shell_leaves_it(stub, tmp_path):
     assert proc.returncode == 0, proc.stderr
     ignored = int(Path(stub["STUB_RECORD"]).read_text().split()[1], 16)
     assert not ignored & (1 << (signal.SIGPIPE - 1)) and not ignored & (1 << (signal.SIGXFSZ - 1))
+
+
+def test_a_vllm_launch_is_judged_by_vllm_without_engine(stub):
+    """The container's own `vllm serve ...` (no --engine): vLLM's verdict stops it before the stub runs (the default
+    max_num_seqs over the H100's Mamba blocks, vllm-project/vllm#49064); capped at the blocks, it execs."""
+    words = ["vllm", "serve", "Qwen/Qwen3.8-27B", "--max-model-len", "132000", "--gpu-memory-utilization", "0.9"]
+    proc = _guard(stub, "--gpu", "h100-80gb", "--", *words)
+    assert proc.returncode == 3 and not Path(stub["STUB_RECORD"]).exists()
+    assert "guard: fails on h100-80gb (vllm 0.33.0) in phase cuda_graph" in proc.stderr
+    assert "max_num_seqs (1024) exceeds available Mamba cache blocks (286)" in proc.stderr
+    proc = _guard(stub, "--gpu", "h100-80gb", "--", *words, "--max-num-seqs", "256")
+    assert proc.returncode == 0 and _record(stub)["argv"] == [*words[1:], "--max-num-seqs", "256"]

@@ -42,22 +42,23 @@ def _refuse_unused(engine: str, surface: str, request: object, takes: frozenset[
     unused(request, takes, engine, lambda name: takers(name, surface), spell)
 
 
-def run_explain(req: ExplainRequest, engine: str = "sglang", version: str | None = None,
+def run_explain(req: ExplainRequest, engine: str | None = None, version: str | None = None,
                 spell: Spell = str) -> Explanation:
-    """`explain` on a built request (the CLI's and the web's); on a card the verdict's confidence comes from every
-    source of measured launches (calibration/sources.py)."""
+    """`explain` on a built request (the CLI's and the web's), by `engine` (default: the one whose server program the
+    launch runs, engine.api.launched_by); on a card the verdict's confidence comes from every source of measured
+    launches (calibration/sources.py)."""
     from dataclasses import replace
 
     from hybridplan.calibration.sources import all_evidence
-    from hybridplan.engine.api import for_engine
+    from hybridplan.engine.api import for_engine, launched_by
 
-    eng = for_engine(engine, version)
+    eng = for_engine(engine := launched_by(req.command, engine), version)
     _refuse_unused(engine, "explain", req, eng.takes("explain"), spell)
     payload = eng.explain(replace(req, evidence=all_evidence))
     return Explanation(payload=payload, engine=eng.name, engine_version=eng.version, command=_line(req.command))
 
 
-def explain(command: Command, *, engine: str = "sglang", engine_version: str | None = None, gpu: str | None = None,
+def explain(command: Command, *, engine: str | None = None, engine_version: str | None = None, gpu: str | None = None,
             gpu_memory_gib: float | None = None, pool_budget_gib: float | None = None,
             available_gib: float | None = None, pre_load_gib: float | None = None, weights_gib: float | None = None,
             kv_memory_gib: float | None = None, hub: bool = False) -> Explanation:
@@ -73,7 +74,7 @@ def explain(command: Command, *, engine: str = "sglang", engine_version: str | N
                                       kv_memory_gib=_float(kv_memory_gib), hub=hub), engine, engine_version)
 
 
-def run_plan(req: PlanRequest, engine: str = "sglang", version: str | None = None, spell: Spell = str,
+def run_plan(req: PlanRequest, engine: str | None = None, version: str | None = None, spell: Spell = str,
              extra_apart: bool = True) -> Plan:
     """`plan` on a built request; it stays clear of the launches the bundled pages record failing and takes its
     fraction ceiling from every source of measured launches. `extra_apart`: the caller gives a catalog launch's
@@ -83,10 +84,10 @@ def run_plan(req: PlanRequest, engine: str = "sglang", version: str | None = Non
 
     from hybridplan.calibration.sources import all_evidence
     from hybridplan.cookbook.record_evidence import measured_failure
-    from hybridplan.engine.api import for_engine
+    from hybridplan.engine.api import for_engine, launched_by
     from hybridplan.errors import BadInput
 
-    eng = for_engine(engine, version)
+    eng = for_engine(engine := launched_by(req.command, engine), version)
     _refuse_unused(engine, "plan", req, eng.takes("plan"), spell)
     if extra_apart and req.command is not None and (req.model is not None or req.extra is not None):
         raise BadInput("command: give the launch command or `model` (with `extra`), not both")
@@ -95,7 +96,7 @@ def run_plan(req: PlanRequest, engine: str = "sglang", version: str | None = Non
                 concurrency=req.concurrency)
 
 
-def plan(command: Command | None = None, *, request_length: int, concurrency: int, engine: str = "sglang",
+def plan(command: Command | None = None, *, request_length: int, concurrency: int, engine: str | None = None,
          engine_version: str | None = None, model: str | None = None, gpu: str | None = None,
          gpu_memory_gib: float | None = None, quant: str | None = None, spec: str | None = None,
          draft: str | None = None, tp: int = 1, extra: Command | None = None, max_mem_fraction: float | None = None,

@@ -159,7 +159,7 @@ def _workload(eng: ServingEngine, words: tuple[str, ...], request_length: int | 
 
 
 def preflight(command: Sequence[str], *, gpu: str | None = "detect", gpu_memory_gib: float | None = None,
-              engine: str = "sglang", engine_version: str | None = None, fix: bool = False,
+              engine: str | None = None, engine_version: str | None = None, fix: bool = False,
               request_length: int | None = None, concurrency: int | None = None,
               environ: Mapping[str, str] | None = None) -> Preflight:
     """The guard's decision on the launch `command` (its words: NAME=value assignments, then the program's argv) on
@@ -172,7 +172,7 @@ def preflight(command: Sequence[str], *, gpu: str | None = "detect", gpu_memory_
     what the engine model cannot judge is the `unknown` outcome."""
     import os
 
-    from hybridplan.engine.api import for_engine
+    from hybridplan.engine.api import for_engine, launched_by
     from hybridplan.errors import BadInput
 
     environ = os.environ if environ is None else environ
@@ -180,7 +180,7 @@ def preflight(command: Sequence[str], *, gpu: str | None = "detect", gpu_memory_
     if not given.argv:
         raise BadInput("guard: no launch command; put it after `--`, e.g. `hybridplan guard --gpu h100-80gb -- "
                        "python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B`")
-    eng = for_engine(engine, engine_version)
+    eng = for_engine(launched_by(tuple(command), engine), engine_version)
     card = _card(gpu, gpu_memory_gib, environ)
     under = eng.environment(environ)
     verdict, reason = _judge(given.words(under), card, eng.name, eng.version)

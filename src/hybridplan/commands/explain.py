@@ -28,7 +28,7 @@ def explain(
     hub: bool = opt.HUB,
     as_json: bool = opt.JSON,
     engine_version: Optional[str] = opt.ENGINE_VERSION,
-    engine: str = opt.ENGINE,
+    engine: Optional[str] = opt.ENGINE,
     kv_memory_gib: Optional[float] = opt.KV_MEMORY_GIB,
 ) -> None:
     """What the engine will allocate for a launch command, and why."""
@@ -48,7 +48,7 @@ def explain(
             from hybridplan.engine.api import for_engine
             from hybridplan.render.explain import show_explain
 
-            show_explain(result.payload, for_engine(engine, engine_version).layout)
+            show_explain(result.payload, for_engine(result.engine, result.engine_version).layout)
         return result.exit_code
 
     run_guarded(body, as_json)

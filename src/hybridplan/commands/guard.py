@@ -47,7 +47,7 @@ def guard(
     gpu: Optional[str] = typer.Option(None, "--gpu", help="A GPU from the catalog, or `detect` (the default "
                                       "without --gpu-memory-gib): read the card from nvidia-smi."),
     gpu_memory_gib: Optional[float] = opt.GPU_MEMORY_GIB,
-    engine: str = opt.ENGINE,
+    engine: Optional[str] = opt.ENGINE,
     engine_version: Optional[str] = opt.ENGINE_VERSION,
     fix: bool = typer.Option(False, "--fix", help="When the launch fails, run the planner's fewest-change launch "
                              "instead (if the verdict on it serves); the changes go to stderr."),

@@ -68,6 +68,8 @@ CONCURRENCY = typer.Option(..., "--concurrency", "-C", callback=REQUESTS_CHECK, 
 TP = typer.Option(1, "--tp", callback=bounded(1, MAX_PARALLEL, "GPUs in one deployment"), help="Tensor parallel size.")
 MAX_MEM_FRACTION = typer.Option(None, "--max-mem-fraction", callback=bounded(0.0, 1.0, "a fraction", lo_open=True),
                                 help="Use this --mem-fraction-static instead of the highest safe estimate.")
-ENGINE = typer.Option("sglang", "--engine", help="The engine the command launches: sglang or vllm.")
+ENGINE = typer.Option(None, "--engine", help="The engine the command launches: sglang or vllm (default: the one "
+                      "whose server program it runs, `vllm serve` or `python -m sglang.launch_server`; sglang for "
+                      "bare flags).")
 KV_MEMORY_GIB = typer.Option(None, "--kv-memory-gib", callback=from_bound("kv_memory_gib"),
                              help="vLLM: the boot log's 'Available KV cache memory', GiB.")

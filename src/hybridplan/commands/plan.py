@@ -37,7 +37,7 @@ def plan(
     hub: bool = opt.HUB,
     as_json: bool = opt.JSON,
     engine_version: Optional[str] = opt.ENGINE_VERSION,
-    engine: str = typer.Option("sglang", "--engine", help="The engine the launch is for: sglang or vllm."),
+    engine: Optional[str] = opt.ENGINE,
     kv_memory_gib: Optional[float] = typer.Option(None, "--kv-memory-gib", callback=opt.from_bound("kv_memory_gib"),
                                                   help="vLLM: the measured boot's 'Available KV cache memory', GiB."),
     max_util: Optional[float] = typer.Option(None, "--max-util", callback=opt.from_bound("max_util"), help="vLLM: the highest --gpu-memory-utilization to "
@@ -68,7 +68,7 @@ def plan(
             from hybridplan.engine.api import for_engine
             from hybridplan.render.plan import show_plan
 
-            show_plan(result.payload, for_engine(engine, engine_version).layout)
+            show_plan(result.payload, for_engine(result.engine, result.engine_version).layout)
         return result.exit_code
 
     run_guarded(body, as_json)

@@ -22,16 +22,17 @@ def ratio(
     gpu_memory_gib: Optional[float] = opt.GPU_MEMORY_GIB,
     as_json: bool = opt.JSON,
     engine_version: Optional[str] = opt.ENGINE_VERSION,
-    engine: str = opt.ENGINE,
+    engine: Optional[str] = opt.ENGINE,
 ) -> None:
     """The --mamba-full-memory-ratio that balances state and KV for L-token requests, and the pin for C of them."""
 
     def body() -> int:
-        from hybridplan.engine.api import for_engine
+        from hybridplan.engine.api import for_engine, launched_by
         from hybridplan.engine.requests import RatioRequest
 
-        result = for_engine(engine, engine_version).ratio(RatioRequest(
-            command=launch_words(command), request_length=request_length, concurrency=concurrency,
+        words = launch_words(command)
+        result = for_engine(launched_by(words, engine), engine_version).ratio(RatioRequest(
+            command=words, request_length=request_length, concurrency=concurrency,
             pool_budget_gib=pool_budget_gib, gpu=gpu, gpu_memory_gib=gpu_memory_gib, expand_home=True))
         if as_json:
             emit_json(result)

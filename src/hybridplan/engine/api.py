@@ -66,6 +66,19 @@ def for_engine(name: str, version: str | None = None) -> ServingEngine:
     return engine
 
 
+def launched_by(command: str | tuple[str, ...] | None, asked: str | None = None) -> str:
+    """The engine a launch is for: `asked` (--engine) when given, else the engine whose server program the command
+    runs (`vllm serve ...`), else the first engine (a bare flag list, or no command)."""
+    if asked is not None:
+        _known(asked)
+        return asked
+    if command:
+        for name in _ENGINES:
+            if for_engine(name).launches(command):
+                return name
+    return engines()[0]
+
+
 def refuse_foreign_log(name: str, text: str, what: str = "log") -> None:
     """BadInput (before any parsing) when `text` holds none of engine `name`'s boot-log lines but another engine's:
     the log was written by that one, which the refusal names."""

@@ -58,6 +58,10 @@ class ServingEngine(EngineRelease, Protocol):
         """The request fields the engine's `surface` ("explain", "plan", "logs") takes; the edges refuse others."""
         ...
 
+    def launches(self, command: str | tuple[str, ...]) -> bool:
+        """Whether the launch runs one of this engine's server programs (a bare flag list runs none)."""
+        ...
+
     def model_refs(self, command: str | tuple[str, ...]) -> tuple[str | None, str | None]:
         """The model and draft references a launch names, as its parser reads them (the web keys uploads by them)."""
         ...

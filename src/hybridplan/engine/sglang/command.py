@@ -6,12 +6,13 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from hybridplan.engine.program import match_program
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_COMMAND_CHARS
 
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # The launchers the engine ships: `python -m sglang.launch_server`, `sglang serve`, `python -m sglang.cli.serve ...`
-_PROGRAMS = (
+PROGRAMS = (
     ("python", "-m", "sglang.launch_server"),
     ("python3", "-m", "sglang.launch_server"),
     ("sglang", "serve"),
@@ -59,18 +60,15 @@ def _strip_program(tokens: list[str]) -> tuple[tuple[str, ...], list[str], bool]
     """Split off a recognised launcher; a bare flag list is taken as `python -m sglang.launch_server` flags."""
     if not tokens or tokens[0].startswith("-"):
         return ("python", "-m", "sglang.launch_server"), tokens, False
-    head = tokens[0].rsplit("/", 1)[-1]
-    normalized = [head] + tokens[1:]
-    for prog in _PROGRAMS:
+    prog = match_program([tokens[0].rsplit("/", 1)[-1], *tokens[1:]], PROGRAMS)
+    if prog is not None:
         n = len(prog)
-        if tuple(normalized[:n]) == prog or (prog[0].startswith("python") and head.startswith("python")
-                                              and tuple(normalized[1:n]) == prog[1:]):
-            rest = tokens[n:]
-            positional = False
-            if prog[:2] == ("sglang", "serve") and rest and not rest[0].startswith("-"):
-                rest = ["--model-path", rest[0], *rest[1:]]  # cli/serve.py::_normalize_positional_model_path
-                positional = True
-            return tuple(tokens[:n]), rest, positional
+        rest = tokens[n:]
+        positional = False
+        if prog[:2] == ("sglang", "serve") and rest and not rest[0].startswith("-"):
+            rest = ["--model-path", rest[0], *rest[1:]]  # cli/serve.py::_normalize_positional_model_path
+            positional = True
+        return tuple(tokens[:n]), rest, positional
     raise BadInput(
         f"not an SGLang server command: {' '.join(tokens[:3])!r} "
         "(expected `python -m sglang.launch_server ...`, `sglang serve ...` or bare `--flags`)"

@@ -17,11 +17,12 @@ from hybridplan.engine.numbers import Bound
 from hybridplan.engine.registry import Converter, Flag, FlagRegistry, parse_argv, registry_from_json, rewind
 from hybridplan.engine.vllm.behaviours import NEWEST, RELEASES
 from hybridplan.engine.vllm import flexible
+from hybridplan.engine.program import match_program
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_ARGS, MAX_COMMAND_CHARS, MAX_CONTEXT, MAX_PARALLEL, MAX_REQUESTS
 
 VERSION = NEWEST.version  # the newest modelled release (flags.json); older ones rewind flag_history.json
-_PROGRAMS = (("vllm", "serve"), ("python", "-m", "vllm.entrypoints.openai.api_server"),
+PROGRAMS = (("vllm", "serve"), ("python", "-m", "vllm.entrypoints.openai.api_server"),
              ("python3", "-m", "vllm.entrypoints.openai.api_server"))
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,255}=")
 ARGS_MARKER = "non-default args: "  # entrypoints/utils.py::log_non_default_args
@@ -111,10 +112,7 @@ def parse_command(text: str, version: str = VERSION) -> VllmCommand:
     while tokens and _ENV.match(tokens[0]):
         key, _, value = tokens.pop(0).partition("=")
         env.append((key, value))
-    head = [tokens[0].rsplit("/", 1)[-1], *tokens[1:]] if tokens else []
-    prog = next((p for p in _PROGRAMS if tuple(head[:len(p)]) == p
-                 or (p[0].startswith("python") and head[:1] and head[0].startswith("python")
-                     and tuple(head[1:len(p)]) == p[1:])), None)
+    prog = match_program([tokens[0].rsplit("/", 1)[-1], *tokens[1:]] if tokens else [], PROGRAMS)
     if prog is None:
         raise BadInput("not a vLLM server command (expected `vllm serve MODEL ...` or "
                        "`python -m vllm.entrypoints.openai.api_server ...`)")

@@ -59,6 +59,12 @@ class SglangServing:
     def takes(self, surface: str) -> frozenset[str]:
         return {"explain": EXPLAIN_OPTIONS, "plan": PLAN_OPTIONS, "logs": LOG_OPTIONS}.get(surface, frozenset())
 
+    def launches(self, command: str | tuple[str, ...]) -> bool:
+        from hybridplan.engine.program import match_program, program_words
+        from hybridplan.engine.sglang.command import PROGRAMS
+
+        return match_program(program_words(command), PROGRAMS) is not None
+
     def model_refs(self, command: str | tuple[str, ...]) -> tuple[str | None, str | None]:
         from hybridplan.engine.sglang.serving.loading import model_refs
 

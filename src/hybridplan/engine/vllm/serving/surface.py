@@ -65,6 +65,12 @@ class VllmServing:
     def takes(self, surface: str) -> frozenset[str]:
         return {"explain": EXPLAIN_OPTIONS, "plan": PLAN_OPTIONS, "logs": LOG_OPTIONS}.get(surface, frozenset())
 
+    def launches(self, command: str | tuple[str, ...]) -> bool:
+        from hybridplan.engine.program import match_program, program_words
+        from hybridplan.engine.vllm.command import PROGRAMS
+
+        return match_program(program_words(command), PROGRAMS) is not None
+
     def model_refs(self, command: str | tuple[str, ...]) -> tuple[str | None, str | None]:
         model = for_version(self._release).parse_command(text_of(command)).values.get("model")
         return (str(model) if model else None), None
