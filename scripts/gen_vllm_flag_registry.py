@@ -9,16 +9,23 @@ Usage: PYTHONPATH=<release>:<deps> <oracle python> scripts/gen_vllm_flag_registr
 (an older release: > src/hybridplan/engine/vllm/flags-<version>.json)
 """
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT / "src/hybridplan/conformance"))
 
 import gen_flag_registry as g  # noqa: E402
-import vllm_oracle_driver as driver  # noqa: E402
+
+
+def _driver():
+    """conformance/vllm/driver.py as the oracle interpreter runs it (launch.py: no hybridplan package there)."""
+    spec = importlib.util.spec_from_file_location("launch", ROOT / "src/hybridplan/conformance/launch.py")
+    launch = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(launch)
+    return launch.load("vllm.driver")
 
 
 def _type_name(fn):
@@ -31,6 +38,7 @@ def _type_name(fn):
 
 
 def main():
+    driver = _driver()
     vllm = driver.prepare()
     parser = driver.serve_parser()
     flags = []

@@ -1,10 +1,15 @@
-"""The comparison itself (no engine needed): scenarios are reproducible, every drift names its rule."""
+"""The comparison itself on SGLang answers (no engine needed): scenarios are reproducible, every drift names its rule."""
 
 from __future__ import annotations
 
-from hybridplan.conformance.compare import compare
-from hybridplan.conformance.fixtures import materialize
-from hybridplan.conformance.scenarios import GPUS, GRID_MODELS, default_fraction_grid, generate
+from hybridplan.conformance.compare import compare as compare_with
+from hybridplan.conformance.oracle import oracle
+from hybridplan.conformance.sglang.fixtures import materialize
+from hybridplan.conformance.sglang.scenarios import GPUS, GRID_MODELS, default_fraction_grid, generate
+
+
+def compare(engine, model):
+    return compare_with(engine, model, oracle("sglang").comparison)
 
 
 def test_scenarios_are_reproducible_and_cover_every_bundled_target(tmp_path):
