@@ -1,76 +1,53 @@
-"""hybridplan's model of each modelled vLLM release equals that release's own KV cache planning
-(conformance/setup_vllm_oracle.sh unpacks the release beside the oracle venv's CPU torch) on every field of the
-generated scenarios: >= 300 for each supported release (0.33.0; 0.24.0, which most public boot logs use; 0.20.1 and
-0.20.0, the older public boots')."""
+"""hybridplan's model of each modelled vLLM release equals that release's own KV cache planning, as recorded
+(conformance/recorded/vllm-<version>.json.gz, scripts/record_oracles.py) on every field of the generated scenarios:
+>= 300 for each release. Where a release runs Nemotron-H's state in 'all' mode, or refuses Kimi-Linear, is its own
+switch (engine/vllm/behaviours.py). The cited rules are read from each release's unpacked source."""
 
 from __future__ import annotations
 
-from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from oracle_setup import run_setup
+from oracle_setup import RECORDED, missing, oracle_venv
 
-from hybridplan.conformance import vllm_conformance as vc
+from hybridplan.conformance.oracle import oracle
+from hybridplan.conformance.recorded import replay
+from hybridplan.engine import for_engine
+from hybridplan.engine.vllm.behaviours import RELEASES as BEHAVIOURS
 
-pytestmark = pytest.mark.conformance
-# release -> (scenarios at least, align and none outcomes at least)
-RELEASES = {"0.33.0": (300, 100), "0.24.0": (300, 100), "0.20.1": (300, 100), "0.20.0": (300, 100)}
-
-
-@pytest.fixture(scope="module")
-def vllm_answers(oracle_python):
-    """{version: (scenarios, header, results)}: every release's oracle (built or reused beside the oracle venv) run at
-    once, each a process of its own, so the file takes about as long as its slowest release."""
-    venv = Path(oracle_python).absolute().parent.parent
-    oracles = {v: run_setup("setup_vllm_oracle.sh", str(venv), v, failure="the vLLM oracle could not be set up").split()
-               for v in sorted(RELEASES)}
-    grids = {v: vc.scenarios(v) for v in oracles}
-
-    def answer(version):
-        python, path = oracles[version]
-        return grids[version], *vc.run_oracle(python, path, [sc["payload"] for sc in grids[version]])
-
-    with ThreadPoolExecutor(max_workers=len(oracles)) as pool:
-        return dict(zip(oracles, pool.map(answer, oracles)))
+VLLM = oracle("vllm")
 
 
-@pytest.mark.parametrize("version", sorted(RELEASES))
-def test_every_field_equals_vllm(vllm_answers, version):
-    scenarios, header, results = vllm_answers[version]
-    drifts = [d for sc in scenarios for d in vc.compare(results[sc["id"]], sc["predicted"])]
-    outcomes = Counter("refused" if "error" in results[sc["id"]] else results[sc["id"]]["mamba_cache_mode"]
-                       for sc in scenarios)
-    families = Counter(sc["family"] for sc in scenarios)
-    print(f"\nvllm {header['version']}: {len(scenarios)} scenarios {dict(families)}, every field compared, "
-          f"{len(drifts)} drifts ({dict(outcomes)})")
-    least, modes = RELEASES[version]
-    assert header["version"] == version
-    assert len(scenarios) >= least
-    lines = [f"{d.scenario} {d.field}: engine {d.engine!r} != hybridplan {d.hybridplan!r}" for d in drifts]
-    assert not lines, "\n".join(lines[:40])
-    assert outcomes["align"] >= modes and outcomes["none"] >= modes and outcomes["refused"] >= 5
-    if version != "0.33.0":  # Mamba2 (Nemotron-H) under prefix caching: a state page for every block
-        assert outcomes["all"] >= 30
-    if version.startswith("0.20."):  # Kimi-Linear's 0.20.x KDA state layout is refused (behaviours.V0_20_1)
-        assert families["kda"] == 0
+@pytest.mark.parametrize("version", VLLM.releases)
+def test_every_field_equals_vllm(version, tmp_path):
+    report = replay(VLLM, version, RECORDED, tmp_path)
+    families, outcomes = report.counts["family"], report.counts["outcome"]
+    print(f"\nvllm {report.engine['version']}: {len(report.cases)} scenarios {dict(families)}, every field compared, "
+          f"{len(report.drifts)} drifts ({dict(outcomes)})")
+    assert report.engine["version"] == version
+    assert len(report.cases) >= 300
+    assert not report.drifts, "\n".join(report.drift_lines())
+    assert outcomes["align"] >= 100 and outcomes["none"] >= 100 and outcomes["refused"] >= 5
+    release = BEHAVIOURS[version]
+    if release.mamba_cache_mode_flag and "NemotronHForCausalLM" in release.mamba_prefix_caching_archs:
+        assert outcomes["all"] >= 30  # Mamba2 (Nemotron-H) under prefix caching: a state page for every block
     else:
+        assert outcomes["all"] == 0
+    if release.kda_fused_conv_state:
         assert families["kda"] >= 100  # Kimi-Linear: KDA state + MLA attention on the card's MLA backend
+    else:
+        assert families["kda"] == 0  # its KDA state layout is refused (behaviours.V0_20_1)
 
 
-@pytest.mark.parametrize("version", sorted(RELEASES))
-def test_every_cited_rule_is_in_that_release(oracle_python, version):
+@pytest.mark.parametrize("version", VLLM.releases)
+def test_every_cited_rule_is_in_that_release(version):
     """The file::function each planned quantity cites (explain's provenance, logs check's rules) exists in that
-    release's own source: 0.24.0 and 0.20.x keep the planning in kv_cache_utils.py, 0.20.x logs the capacity from
-    _report_kv_cache_config."""
-    from hybridplan.engine import for_engine
-
-    venv = Path(oracle_python).absolute().parent.parent
-    _, pythonpath = run_setup("setup_vllm_oracle.sh", str(venv), version,
-                              failure="the vLLM oracle could not be set up").split()
-    root = Path(pythonpath.split(":")[0]) / "vllm"
+    release's own source (conformance/setup_vllm_oracle.sh unpacks it): 0.24.0 and 0.20.x keep the planning in
+    kv_cache_utils.py, 0.20.x logs the capacity from _report_kv_cache_config."""
+    root = oracle_venv() / "vllm" / version / "src" / "vllm"
+    if not root.is_dir():
+        missing(f"vLLM {version}'s source is not unpacked: conformance/setup_vllm_oracle.sh {oracle_venv()} {version}")
     for quantity, rule in for_engine("vllm", version).provenance().items():
         path, _, name = rule.split(" ")[0].partition("::")
         function = name.split(".")[-1].split("/")[0]
-        assert f"def {function}(" in (root / path).read_text(), (quantity, rule)
+        assert f"def {function}(" in (Path(root) / path).read_text(), (quantity, rule)
