@@ -46,7 +46,8 @@ def test_every_cited_rule_is_in_that_release(version):
     kv_cache_utils.py, 0.20.x logs the capacity from _report_kv_cache_config."""
     root = oracle_venv() / "vllm" / version / "src" / "vllm"
     if not root.is_dir():
-        missing(f"vLLM {version}'s source is not unpacked: conformance/setup_vllm_oracle.sh {oracle_venv()} {version}")
+        missing(f"vLLM {version}'s source is not unpacked: conformance/setup_vllm_oracle.sh {oracle_venv()} {version} "
+                "source")
     for quantity, rule in for_engine("vllm", version).provenance().items():
         path, _, name = rule.split(" ")[0].partition("::")
         function = name.split(".")[-1].split("/")[0]
