@@ -1,7 +1,7 @@
 """hybridplan's model of every modelled sglang release equals that release's own code, as recorded
 (conformance/recorded/sglang-<version>.json.gz, scripts/record_oracles.py): the release-difference cases, the default
 --mem-fraction-static grid and 500 sampled launch scenarios each, every field compared. The recording must be for
-today's scenarios (test_live_oracles.py re-runs the newest release and checks the recording is its own answers)."""
+today's scenarios (test_live_sglang.py re-runs the newest release and checks the recording is its own answers)."""
 
 from __future__ import annotations
 
