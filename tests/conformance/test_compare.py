@@ -79,3 +79,20 @@ def test_check_engine_without_sglang_exits_2(cli):
     code, out, err = cli("check-engine", "--scenarios", "2")
     assert code == 2
     assert "no usable sglang" in err or "did not run the oracle" in err
+
+
+def test_vllm_compares_the_parse_first_then_every_field_and_a_refusal_by_type_and_message():
+    how = oracle("vllm").comparison
+    engine = {"id": "s1", "parsed": {"model": "m", "block_size": 16}, "block_size": 784, "num_blocks": 10}
+    [drift] = compare_with(engine, {"id": "s1", "parsed": {"model": "m"}, "block_size": 800, "num_blocks": 9}, how)
+    assert (drift.field, drift.rule) == ("parsed", "hybridplan.engine.vllm.command.parse_command")
+    drifts = compare_with(engine, {"id": "s1", "parsed": engine["parsed"], "block_size": 800, "num_blocks": 9}, how)
+    assert [(d.field, d.engine, d.hybridplan, d.rule.rsplit(".", 1)[-1]) for d in drifts] == [
+        ("block_size", 784, 800, "hybrid_block_size"), ("num_blocks", 10, 9, "plan (available // bytes per block)")]
+    refused = {"id": "s1", "parsed": engine["parsed"], "error": {"type": "ValueError", "message": "too small"}}
+    ours = {**refused, "error": {**refused["error"], "rule": "v1/core/kv_cache_planning.py::_auto_fit_max_model_len"}}
+    assert compare_with(refused, ours, how) == []
+    [drift] = compare_with(refused, {**ours, "error": {**ours["error"], "message": "other"}}, how)
+    assert drift.rule == "v1/core/kv_cache_planning.py::_auto_fit_max_model_len"
+    [drift] = compare_with(refused, {"id": "s1", "parsed": engine["parsed"], "block_size": 784}, how)
+    assert (drift.field, drift.hybridplan, drift.rule) == ("error", None, "(the refusal)")
