@@ -39,8 +39,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=10)
     ns = ap.parse_args()
     from hybridplan.hardware.catalog import lookup
-    from hybridplan.planner.plan import Target, plan
-    from hybridplan.planner.ratio import balanced_ratio
+    from hybridplan.engine.sglang.serving.plan import Target, plan
+    from hybridplan.engine.sglang.serving.ratio import balanced_ratio
 
     for label, kw in PLANS.items():
         target = Target(**{**kw, "gpu": lookup(kw["gpu"])})
@@ -50,8 +50,8 @@ def main() -> None:
         kw = {"gpu": budget} if isinstance(budget, str) else {"budget": budget}
         med, worst = timed(lambda: balanced_ratio(RATIO, request_length=9216, concurrency=8, **kw), ns.runs)
         print(f"ratio {label:32s} median {med:6.1f} ms, max {worst:6.1f} ms")
-    from hybridplan.loading import load
-    from hybridplan.planner.timeline import for_loaded
+    from hybridplan.engine.sglang.serving.loading import load
+    from hybridplan.engine.sglang.serving.timeline import for_loaded
 
     card = lookup("h200")
     loaded = load(RATIO, platform=card.platform())

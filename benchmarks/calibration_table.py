@@ -13,9 +13,9 @@ from pathlib import Path
 
 from hybridplan.cookbook.pages import bundled_ids, load_page
 from hybridplan.cookbook.record_checks import check, margin_interval
-from hybridplan.planner.constants import constants_for
-from hybridplan.planner.evidence import rule_text
-from hybridplan.verify.public_compare import Pair, compare_all
+from hybridplan.engine.sglang.serving.constants import constants_for
+from hybridplan.evidence import rule_text
+from hybridplan.calibration.public_compare import Pair, compare_all
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "calibration.md"
 
@@ -89,8 +89,8 @@ def records_table() -> list[str]:
                 measured = rec.outcome + (f" ({rec.phase})" if rec.phase else "")
                 predicted = "—" if v is None else ("serves" if v.serves else f"fails ({v.phase})")
                 out.append(f"| {pid} | {c.label} | {rec.hw} | {measured} | {predicted} | "
-                           f"{_num(getattr(v, 'slack_gib', None), 2)} | {_num(getattr(v, 'capture_need_gib', None), 2)} "
-                           f"| {_num(getattr(v, 'serve_need_gib', None), 2)} | {'yes' if c.agrees else '**no**'} |")
+                           f"{_num(v.figure('slack_gib') if v else None, 2)} | {_num(v.figure('capture_need_gib') if v else None, 2)} "
+                           f"| {_num(v.figure('serve_need_gib') if v else None, 2)} | {'yes' if c.agrees else '**no**'} |")
     lo, hi = margin_interval(checks, margin)
     out += ["", f"The runtime records allow a margin from {lo:.2f} to {hi:.2f} GiB (a launch that served bounds it "
             f"from above, one that ran out of memory at capture or on its first request from below); the planner "
@@ -99,7 +99,7 @@ def records_table() -> list[str]:
 
 
 def reports_table() -> list[str]:
-    from hybridplan.verify.launch_reports import check, load
+    from hybridplan.calibration.launch_reports import check, load
 
     checks = [c for r in load() for c in check(r)]
     agree, unsafe = sum(c.agrees for c in checks), sum(c.unsafe for c in checks)

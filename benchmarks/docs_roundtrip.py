@@ -29,12 +29,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hybridplan.cookbook.docs_export import export_jsx
-from hybridplan.cookbook.docs_import import import_evaluation
-from hybridplan.cookbook.docs_rules import docs_rules
-from hybridplan.cookbook.docs_view import DocsPage
-from hybridplan.cookbook.docs_keep import PRIVATE
-from hybridplan.cookbook.node_eval import evaluate_file, evaluate_source
+from hybridplan.cookbook.docs.export import export_jsx
+from hybridplan.cookbook.docs.importer import import_evaluation
+from hybridplan.cookbook.docs.keep import PRIVATE
+from hybridplan.cookbook.docs.node_eval import evaluate_file, evaluate_source
+from hybridplan.cookbook.docs.rules import docs_rules
+from hybridplan.cookbook.docs.view import DocsPage
 from hybridplan.cookbook.pages import read_page_text
 from hybridplan.errors import BadInput
 

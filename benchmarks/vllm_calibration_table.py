@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
-from hybridplan.verify import vllm_check
-from hybridplan.verify.vllm_check import Prediction
+from hybridplan.engine.vllm.serving import logcheck as vllm_check
+from hybridplan.engine.vllm.serving.logcheck import Prediction
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "vllm_boot_logs.yaml"
@@ -56,10 +56,10 @@ def predict(log: dict[str, Any]) -> Row:
 
 
 def card_alone(log: dict[str, Any]) -> CardAlone | None:
-    """explain --engine vllm --gpu G without the logged memory: the memory timeline of planner/vllm_memory.py. None
+    """explain --engine vllm --gpu G without the logged memory: the memory timeline of engine/vllm/serving/memory.py. None
     for a log marked `no_card_estimate` (a checkpoint the catalog does not price, a shared card, or an estimate that
     vLLM's admission check would refuse where the boot went through; the field says which)."""
-    from hybridplan.vllm_explain import explain_vllm
+    from hybridplan.engine.vllm.serving.explain import explain_vllm
 
     if log.get("no_card_estimate"):
         return None
@@ -108,7 +108,7 @@ def render(table: list[Row]) -> str:
         "The same launches with no boot log: `explain --engine vllm --gpu G` estimates the available KV memory as "
         "vLLM's `determine_available_memory` takes it (requested = ceil(total x gpu_memory_utilization), less the "
         "weights as loaded, the non-torch overhead, the profile run's activation peak and the CUDA-graph estimate; "
-        "src/hybridplan/planner/vllm_memory.py, constants in src/hybridplan/data/vllm_memory.yaml with the log each "
+        "src/hybridplan/engine/vllm/serving/memory.py, constants in src/hybridplan/data/vllm_memory.yaml with the log each "
         "was fitted on). *Error* is estimated minus logged available KV memory.", "",
         "| log | card | estimated available KV | logged | error | tokens from the estimate | logged tokens | "
         "token error | concurrency from the estimate | why it differs |",

@@ -37,7 +37,7 @@ def cli_json(cli):
 
 def resolve_cmd(text: str, platform=None):
     """(args, geometry, draft) for a command text, through the same path `explain` uses."""
-    from hybridplan.loading import load
+    from hybridplan.engine.sglang.serving.loading import load
 
     loaded = load(text, platform=platform)
     return loaded.args, loaded.geometry, loaded.draft

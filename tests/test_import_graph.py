@@ -21,7 +21,7 @@ ON_5090 = ["--", "python", "-m", "sglang.launch_server", "--model-path", "RadixA
 # never on a JSON answer: the text renderers and rich, typer's pydantic adapters, other commands' modules
 NEVER = ("rich", "hybridplan.render", "typer._adapters", "torch", "sglang", "transformers", "fastapi", "numpy",
          "huggingface_hub", *(module for _, module in COMMANDS))
-# a verdict on a card reads the measured launches on it (hybridplan.evidence_sources), never the cookbook's renderer,
+# a verdict on a card reads the measured launches on it (hybridplan.calibration.sources), never the cookbook's renderer,
 # matrix, checker or exporters (hybridplan.cookbook imports nothing eagerly) ...
 VERDICT_NEVER = ("hybridplan.cookbook.render", "hybridplan.cookbook.matrix", "hybridplan.cookbook.selection",
                  "hybridplan.cookbook.validate", "hybridplan.cookbook.export")
@@ -53,7 +53,7 @@ def _hits(modules: set[str], prefixes: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.parametrize("argv,own,also_never", [
     (["explain", "--json", "--pool-budget-gib", "66.5", *EXPLAIN], "hybridplan.commands.explain",
-     ("pydantic", "hybridplan.models.config_schema", "hybridplan.hardware", "hybridplan.planner")),
+     ("pydantic", "hybridplan.models.config_schema", "hybridplan.hardware.catalog", "hybridplan.planner")),
     (["explain", "--json", "--gpu", "h200", *EXPLAIN], "hybridplan.commands.explain",
      ("hybridplan.models.config_schema", *VERDICT_NEVER, *PAGE_MODEL)),
     (["explain", "--json", "--gpu", "rtx5090", *ON_5090], "hybridplan.commands.explain",

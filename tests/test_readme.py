@@ -45,3 +45,59 @@ def test_readme_example_prints_what_the_readme_shows(cli, monkeypatch, command, 
 def test_the_fresh_machine_command_names_a_gpu():
     first = re.search(r"```bash\n(.*?)```", README.read_text(), flags=re.S).group(1)
     assert "--gpu rtx5090" in first and "--pool-budget-gib" not in first
+
+
+def test_the_fresh_machine_commands_make_their_own_environment():
+    """Both commands start from a new venv (a bare `pip install` fails on a PEP 668 system Python)."""
+    first, second = re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S)[:2]
+    for block in (first, second):
+        assert block.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e ")
+    assert "python -m pytest -q" in second
+
+
+def test_the_python_example_prints_what_the_readme_shows():
+    """The README's ```pycon blocks run as doctests (the Python API's worked example)."""
+    import doctest
+
+    blocks = re.findall(r"```pycon\n(.*?)```", README.read_text(), flags=re.S)
+    assert blocks
+    out: list[str] = []
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for i, block in enumerate(blocks):
+        runner.run(doctest.DocTestParser().get_doctest(block, {}, f"README pycon {i}", str(README), 0), out=out.append)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0 and result.attempted >= 10, "".join(out)
+
+
+def test_the_guard_example_prints_what_the_readme_shows(tmp_path):
+    """The README's ```console `$ hybridplan guard` example: its stderr lines and its `$ echo $?`. It runs with an
+    empty PATH, so a launch the guard passed could not start anything."""
+    import subprocess
+    import sys
+
+    block = next(b for b in re.findall(r"```console\n(.*?)```", README.read_text(), flags=re.S)
+                 if "$ hybridplan guard" in b)
+    lines = block.replace("\\\n", " ").splitlines()
+    command = shlex.split(lines[0][2:])
+    expected = [line for line in lines[1:] if not line.startswith("$ ") and line.strip()]
+    proc = subprocess.run([sys.executable, "-m", "hybridplan", *command[1:]], capture_output=True, text=True,
+                          timeout=300, env={"PATH": str(tmp_path), "HOME": str(tmp_path)})
+    assert expected[-1] == str(proc.returncode)
+    assert [line for line in expected[:-1] if _norm(line) not in _norm(proc.stderr)] == [], proc.stderr
+
+
+def test_the_guard_s_container_examples_run_launches_that_serve():
+    """The docker compose and Kubernetes examples: `hybridplan guard` as the entrypoint, in front of a launch whose
+    verdict on an H100 is that it serves."""
+    import yaml
+
+    import hybridplan
+
+    section = README.read_text().split("## Pre-flight guard", 1)[1].split("\n## ", 1)[0]
+    docs = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", section, flags=re.S)]
+    compose = docs[0]["services"]["qwen"]
+    kube = docs[1]["containers"][0]
+    for argv in (compose["entrypoint"] + compose["command"], kube["command"] + kube["args"]):
+        assert argv[:2] == ["hybridplan", "guard"] and "--" in argv
+        launch = argv[argv.index("--") + 1:]
+        assert hybridplan.preflight(launch, gpu="h100-80gb", environ={}).outcome == "serves", launch

@@ -27,7 +27,7 @@ def test_import_contracts_are_kept(tmp_path):
     proc = _run("-c", "import sys; from importlinter.cli import lint_imports; "
                 "sys.exit(lint_imports(config_filename='pyproject.toml', no_cache=True, no_logo=True))", tmp=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "Contracts: 3 kept, 0 broken." in proc.stdout
+    assert "Contracts: 4 kept, 0 broken." in proc.stdout
 
 
 def test_ruff_is_clean(tmp_path):

@@ -34,3 +34,6 @@ MAX_YAML_ALIASES = 128  # aliases (`*name`, `<<: *name`) in a page: bundled page
 MAX_YAML_NODES = 1 << 18  # nodes of a page once aliases are expanded (billion laughs): bundled pages have < 5,000
 MAX_PAGE_COMBOS = 1 << 16  # selections (hardware x dimension options) or concrete cells of a page: the validator
 #                            visits each one; bundled pages have at most 320
+
+MAX_LOG_BYTES = 8 << 20  # `logs parse|check` refuse a larger file before reading it
+WEB_MAX_LOG_CHARS = 2_000_000  # the web API's bound on a pasted log

@@ -12,8 +12,8 @@ from oracle_setup import RECORDED, missing, oracle_venv
 
 from hybridplan.conformance.oracle import oracle
 from hybridplan.conformance.recorded import replay
-from hybridplan.engine import for_engine
 from hybridplan.engine.vllm.behaviours import RELEASES as BEHAVIOURS
+from hybridplan.engine.vllm.engine import for_version as vllm_release
 
 VLLM = oracle("vllm")
 
@@ -48,7 +48,7 @@ def test_every_cited_rule_is_in_that_release(version):
     if not root.is_dir():
         missing(f"vLLM {version}'s source is not unpacked: conformance/setup_vllm_oracle.sh {oracle_venv()} {version} "
                 "source")
-    for quantity, rule in for_engine("vllm", version).provenance().items():
+    for quantity, rule in vllm_release(version).provenance().items():
         path, _, name = rule.split(" ")[0].partition("::")
         function = name.split(".")[-1].split("/")[0]
         assert f"def {function}(" in (Path(root) / path).read_text(), (quantity, rule)

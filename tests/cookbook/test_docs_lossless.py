@@ -16,12 +16,12 @@ import yaml
 from typer.testing import CliRunner
 
 from hybridplan.cli import app
-from hybridplan.cookbook.docs_export import export_jsx
-from hybridplan.cookbook.docs_import import import_evaluation
-from hybridplan.cookbook.docs_keep import PRIVATE
-from hybridplan.cookbook.docs_literal import Refused
-from hybridplan.cookbook.docs_view import DocsPage
-from hybridplan.cookbook.node_eval import evaluate_file, evaluate_source
+from hybridplan.cookbook.docs.export import export_jsx
+from hybridplan.cookbook.docs.importer import import_evaluation
+from hybridplan.cookbook.docs.keep import PRIVATE
+from hybridplan.cookbook.docs.literal import Refused
+from hybridplan.cookbook.docs.node_eval import evaluate_file, evaluate_source
+from hybridplan.cookbook.docs.view import DocsPage
 from hybridplan.cookbook.pages import load_page, read_page_text
 from hybridplan.cookbook.render import render
 from hybridplan.cookbook.validate import Finding, Report, check_paths

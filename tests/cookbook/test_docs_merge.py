@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from hybridplan import __version__
-from hybridplan.cookbook.docs_import import import_evaluation
-from hybridplan.cookbook.docs_merge import provenance
-from hybridplan.cookbook.node_eval import evaluate_file
+from hybridplan.cookbook.docs.importer import import_evaluation
+from hybridplan.cookbook.docs.merge import provenance
+from hybridplan.cookbook.docs.node_eval import evaluate_file
 from hybridplan.cookbook.pages import load_page
 
 TOY = Path(__file__).parent / "docs_pages" / "toy_hybrid.jsx"

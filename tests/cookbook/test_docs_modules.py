@@ -10,12 +10,12 @@ import pytest
 from typer.testing import CliRunner
 
 from hybridplan.cli import app
-from hybridplan.cookbook.docs_export import export_jsx
-from hybridplan.cookbook.docs_import import import_evaluation
-from hybridplan.cookbook.docs_rules import docs_rules, literal_rules
-from hybridplan.cookbook.docs_view import DocsPage
+from hybridplan.cookbook.docs.export import export_jsx
+from hybridplan.cookbook.docs.importer import import_evaluation
+from hybridplan.cookbook.docs.node_eval import evaluate_file, evaluate_source
+from hybridplan.cookbook.docs.rules import docs_rules, literal_rules
+from hybridplan.cookbook.docs.view import DocsPage
 from hybridplan.cookbook.matrix import selection_space
-from hybridplan.cookbook.node_eval import evaluate_file, evaluate_source
 from hybridplan.cookbook.pages import bundled_ids, load_page
 from hybridplan.cookbook.render import render
 from hybridplan.cookbook.validate import check_paths
@@ -119,7 +119,7 @@ def test_literal_rules_allow_code_inside_functions():
     ("export const notconfig = {};", "no `export const config`"),
 ])
 def test_the_sandbox_refuses(text, words, monkeypatch):
-    from hybridplan.cookbook import node_eval
+    from hybridplan.cookbook.docs import node_eval
 
     monkeypatch.setattr(node_eval, "EVAL_MS", 500)  # the vm's time limit, shortened so the endless loop ends soon
     node_eval.node_command.cache_clear()

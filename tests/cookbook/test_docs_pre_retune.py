@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from hybridplan.cookbook import fit
-from hybridplan.cookbook.docs_import import import_evaluation
-from hybridplan.cookbook.node_eval import evaluate_file, evaluate_source
+from hybridplan.cookbook.docs.importer import import_evaluation
+from hybridplan.cookbook.docs.node_eval import evaluate_file, evaluate_source
 from hybridplan.cookbook.pages import at_version
 from hybridplan.cookbook.render import render
 from hybridplan.cookbook.validate import check_paths

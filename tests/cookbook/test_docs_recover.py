@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from hybridplan.cookbook.recover import Space, condition, expand, holds, items
+from hybridplan.cookbook.docs.recover import Space, condition, expand, holds, items
 
 SPACE = Space(dims=("hw", "quant", "spec"), options=(("h200", "rtx5090", "b200"),
                                                      ("bf16", "nvfp4-a", "nvfp4-b"), ("none", "eagle")))

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hybridplan.cookbook.docs_import import import_evaluation
+from hybridplan.cookbook.docs.importer import import_evaluation
+from hybridplan.cookbook.docs.node_eval import evaluate_file
 from hybridplan.cookbook.engine_view import argv_of
-from hybridplan.cookbook.node_eval import evaluate_file
 from hybridplan.cookbook.pages import bundled_path, load_page
 from hybridplan.cookbook.validate import check_text
 

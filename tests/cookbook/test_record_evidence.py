@@ -6,7 +6,7 @@ from __future__ import annotations
 from hybridplan.cookbook.pages import bundled_ids, load_page
 from hybridplan.cookbook.record_evidence import _points, _recorded, page_evidence
 from hybridplan.hardware.catalog import catalog, lookup
-from hybridplan.planner.evidence import same_class
+from hybridplan.evidence import same_class
 
 
 def test_the_index_names_every_card_a_page_records_on():

@@ -7,7 +7,7 @@ import yaml
 
 from hybridplan.errors import BadInput
 from hybridplan.hardware.catalog import catalog
-from hybridplan.verify.public_logs import PHASES, load, parse
+from hybridplan.calibration.public_logs import PHASES, load, parse
 
 LOGS = load()
 CARD_IDS = {g.id for g in catalog()}

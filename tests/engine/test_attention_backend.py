@@ -15,7 +15,7 @@ import pytest
 
 from hybridplan.engine.sglang.args import Platform
 from hybridplan.engine.sglang.attention import default_backend
-from hybridplan.explain import explain
+from hybridplan.engine.sglang.serving.explain import explain
 from hybridplan.hardware.catalog import lookup
 from tests.conftest import FIXTURES, resolve_cmd
 

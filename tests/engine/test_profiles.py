@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from hybridplan.engine import for_version
+from hybridplan.engine.api import for_version
 from hybridplan.engine.sglang.behaviours import (PROFILES, SWITCH_NAMES, VERSIONS, base_release, check_version, profile,
                                           switches)
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import lookup
-from hybridplan.loading import load
+from hybridplan.engine.sglang.serving.loading import load
 
 QWEN_5090 = ("python -m sglang.launch_server --model-path RadixArk/Qwen3.8-27B-NVFP4 --kv-cache-dtype fp8_e4m3 "
              "--attention-backend flashinfer --max-running-requests 1 --mamba-ssm-dtype bfloat16")

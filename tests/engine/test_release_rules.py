@@ -8,11 +8,11 @@ import json
 import pytest
 
 from hybridplan.conformance.sglang.fixtures import SYNTHETIC
-from hybridplan.engine import for_version
+from hybridplan.engine.api import for_version
 from hybridplan.engine.sglang.args import Platform
 from hybridplan.errors import EngineRefusal
 from hybridplan.hardware.catalog import lookup
-from hybridplan.loading import load
+from hybridplan.engine.sglang.serving.loading import load
 from hybridplan.models.loader import load_draft
 
 QWEN_FP8 = "--model-path Qwen/Qwen3.8-27B-FP8 "

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hybridplan.engine import for_version
+from hybridplan.engine.api import for_version
 from hybridplan.engine.sglang.sizing import draft_states_per_request, mamba_ratio
 from hybridplan.errors import EngineRefusal
 from tests.conftest import resolve_cmd

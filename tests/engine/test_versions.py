@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from hybridplan.engine import DEFAULT, SUPPORTED, for_version
+from hybridplan.engine.api import DEFAULT, SUPPORTED, for_version
 from hybridplan.engine.sglang.behaviours import VERSIONS
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import lookup
-from hybridplan.loading import load
+from hybridplan.engine.sglang.serving.loading import load
 
 LAUNCH = "python -m sglang.launch_server --model-path"
 QWEN38_TEXT = f"{LAUNCH} Qwen/Qwen3.8-2.4T-A95B --tp 8"  # Qwen3_5MoeForCausalLM: text-only Qwen3.5-family
@@ -137,7 +137,7 @@ def test_dflash_with_attention_dp_is_accepted_on_cuda_from_0_5_23(version, refus
 def test_for_engine_names_each_engine_and_its_release():
     """`for_engine` answers every engine through one base protocol: its name, release and the release's own flags
     (sglang's --mamba-full-memory-ratio, vLLM's --mamba-cache-mode, each absent from the other's registry)."""
-    from hybridplan.engine import for_engine
+    from hybridplan.engine.api import for_engine
 
     sgl, vllm = for_engine("sglang", "0.5.21"), for_engine("vllm", "0.24.0")
     assert (sgl.name, sgl.version, vllm.name, vllm.version) == ("sglang", "0.5.21", "vllm", "0.24.0")

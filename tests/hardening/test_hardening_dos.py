@@ -36,7 +36,7 @@ def test_oversized_flag_is_refused_naming_it(refused, flags, field):
 
 
 def test_oversized_flag_costs_little_memory():
-    from hybridplan.explain import explain
+    from hybridplan.engine.sglang.serving.explain import explain
 
     for flags in (["--pp-size", "100000"], ["--chunked-prefill-size", "99999999999999"],
                   ["--cuda-graph-bs-decode", *map(str, range(1, 5000))]):
@@ -52,7 +52,7 @@ def test_more_pipeline_stages_than_layers_is_the_engines_refusal(cli_json):
 
 
 def test_pipeline_stages_up_to_the_layer_count_are_sized():
-    from hybridplan.explain import explain
+    from hybridplan.engine.sglang.serving.explain import explain
 
     peak, raised = measure(lambda: explain("--model-path Qwen/Qwen3.8-27B --pp-size 64", budget=60.0))
     assert raised is None and peak < PEAK_BOUND
@@ -91,7 +91,7 @@ def test_long_command_is_refused_before_splitting(refused):
 
 
 def test_many_unknown_arguments_give_a_short_message():
-    from hybridplan.loading import load
+    from hybridplan.engine.sglang.serving.loading import load
 
     with pytest.raises(BadInput) as exc:
         load("--model-path Qwen/Qwen3.8-27B " + "--zz " * 50_000)

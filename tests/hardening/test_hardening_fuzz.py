@@ -17,7 +17,7 @@ FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 
 
 def _flags() -> list[str]:
-    from hybridplan.engine import for_version
+    from hybridplan.engine.api import for_version
 
     reg = for_version("0.5.23").registry()
     return sorted(o for o in reg.by_option if o.startswith("--") and o not in ("--model-path", "--model"))
@@ -55,7 +55,7 @@ def _answer_or_clean_error(fn) -> None:
 @given(tokens=launch_tokens(), budget=st.one_of(st.none(), st.floats(-100, 200)))
 def test_command_parser_and_explain(tokens, budget):
     from hybridplan.engine.sglang.command import parse_command
-    from hybridplan.explain import explain
+    from hybridplan.engine.sglang.serving.explain import explain
 
     _answer_or_clean_error(lambda: explain(parse_command(tokens), budget=budget))
 
@@ -64,7 +64,7 @@ def test_command_parser_and_explain(tokens, budget):
 @given(tokens=st.lists(st.text(max_size=20), max_size=30))
 def test_command_parser_on_random_tokens(tokens):
     from hybridplan.engine.sglang.command import parse_command
-    from hybridplan.loading import load
+    from hybridplan.engine.sglang.serving.loading import load
 
     _answer_or_clean_error(lambda: load(" ".join(tokens)))
     _answer_or_clean_error(lambda: load(parse_command(tokens)))
@@ -88,7 +88,7 @@ json_values = st.recursive(
 @given(patch=st.dictionaries(st.sampled_from(GEOMETRY_KEYS), json_values, max_size=4),
        nested=st.booleans(), budget=st.floats(0, 120))
 def test_config_loader_on_mutated_configs(tmp_path_factory, patch, nested, budget):
-    from hybridplan.explain import explain
+    from hybridplan.engine.sglang.serving.explain import explain
 
     cfg = bundled_config()
     (cfg["text_config"] if nested else cfg).update(patch)
@@ -111,7 +111,7 @@ def test_config_loader_on_random_bytes(tmp_path_factory, data):
 @given(layers=st.integers(1, 1 << 40), heads=st.integers(-(1 << 20), 1 << 40), pp=st.integers(-8, 1 << 40),
        chunk=st.integers(-(1 << 40), 1 << 40), bs=st.integers(0, 5000))
 def test_adversarial_sizes_stay_within_the_memory_bound(tmp_path_factory, layers, heads, pp, chunk, bs):
-    from hybridplan.explain import explain
+    from hybridplan.engine.sglang.serving.explain import explain
 
     cfg = bundled_config()
     cfg["text_config"].update(num_hidden_layers=layers, linear_num_value_heads=heads)

@@ -33,7 +33,7 @@ def test_plan_on_a_generic_card(cli_json):
 
 
 def test_plan_on_a_small_generic_card_says_why(cli_json):
-    from hybridplan.planner.constants import constants_for
+    from hybridplan.engine.sglang.serving.constants import constants_for
 
     code, d = cli_json(*PLAN, "40")
     free = 40 - _reserve_gib() - constants_for("custom").context_gib_single  # one GPU: no NCCL

@@ -82,7 +82,7 @@ def test_a_card_is_its_file_entry():
 
 
 @pytest.mark.parametrize("data,message", [
-    ([CARD], "gpus.yaml: must be a mapping with one key"),
+    ([CARD], "gpus.yaml: must be a mapping with `gpus`"),
     ({"gpus": [{**CARD, "memory": 1}]}, "gpus.yaml: gpus.0.memory: not a field of a card"),
     ({"gpus": [{k: v for k, v in CARD.items() if k != "memory_mib"}]}, "gpus.yaml: gpus.0.memory_mib: missing"),
     ({"gpus": [{**CARD, "memory_mib": 0}]}, "gpus.yaml: gpus.0.memory_mib: must be a positive integer, got 0"),

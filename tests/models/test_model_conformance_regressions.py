@@ -33,7 +33,7 @@ def test_modelopt_mixed_config_without_kv_metadata_reads_the_sidecar():
     # through to hf_quant_config.json, which declares FP8 KV; the engine's cell at TP4 is 5120 B
     assert load_model("nvidia/Qwen3.6-35B-A3B-NVFP4").kv_cache_quant_algo == "FP8"
     args, geo, draft = resolve_cmd("python -m sglang.launch_server --model-path nvidia/Qwen3.6-35B-A3B-NVFP4 --tp 4")
-    from hybridplan.engine import for_version
+    from hybridplan.engine.api import for_version
 
     assert args["kv_cache_torch_dtype"] == "float8_e4m3fn"
     assert for_version(args.version).kv_cell(args, geo, draft).total == 5120

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from hybridplan.errors import BadInput
-from hybridplan.loading import load
+from hybridplan.engine.sglang.serving.loading import load
 from hybridplan.hardware.catalog import lookup
-from hybridplan.planner import constants as pc
-from hybridplan.planner.timeline import context_estimate_gib, for_loaded
+from hybridplan.engine.sglang.serving import constants as pc
+from hybridplan.engine.sglang.serving.timeline import context_estimate_gib, for_loaded
 
 CELL = ("python -m sglang.launch_server --model-path RadixArk/Qwen3.8-27B-NVFP4 --kv-cache-dtype fp8_e4m3 "
         "--mem-fraction-static 0.9 --attention-backend flashinfer --max-running-requests 1 --cuda-graph-max-bs-decode 1")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from hybridplan.evidence_sources import all_evidence
+from hybridplan.calibration.sources import all_evidence
 from hybridplan.hardware.catalog import lookup
-from hybridplan.loading import load
-from hybridplan.planner import evidence as ev
+from hybridplan.engine.sglang.serving.loading import load
+from hybridplan import evidence as ev
 
 SEED = ("--model-path RadixArk/Qwen3.8-27B-NVFP4 --speculative-algorithm DFLASH --speculative-draft-model-path "
         "incoai/Qwen3.8-27B-DFlash2 --max-running-requests 1 --mamba-ssm-dtype bfloat16")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from hybridplan.planner.constants import constants_for
-from hybridplan.verify.public_compare import compare
-from hybridplan.verify.public_logs import load
+from hybridplan.engine.sglang.serving.constants import constants_for
+from hybridplan.calibration.public_compare import compare
+from hybridplan.calibration.public_logs import load
 
 CELLS = [r for r in load().records if r.id.startswith("qwen38-27b-cookbook-dspark-fp32-")]
 

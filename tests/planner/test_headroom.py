@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hybridplan.explain import explain
-from hybridplan.loading import load
+from hybridplan.engine.sglang.serving.explain import explain
+from hybridplan.engine.sglang.serving.loading import load
 from hybridplan.hardware.catalog import lookup
-from hybridplan.planner import headroom as hr
-from hybridplan.planner.constants import constants_for
-from hybridplan.planner.timeline import for_loaded
-from hybridplan.planner.widths import command_widths
+from hybridplan.engine.sglang.serving import headroom as hr
+from hybridplan.engine.sglang.serving.constants import constants_for
+from hybridplan.engine.sglang.serving.timeline import for_loaded
+from hybridplan.models.widths import command_widths
 from hybridplan.provenance import Source
 from tests.conftest import FIXTURES
 

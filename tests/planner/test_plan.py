@@ -10,11 +10,12 @@ from hypothesis import strategies as st
 
 from hybridplan.cookbook.record_checks import measured_failure
 from hybridplan.errors import BadInput
-from hybridplan.explain import explain
-from hybridplan.evidence_sources import all_evidence
+from hybridplan.engine.sglang.serving.explain import explain
+from hybridplan.calibration.sources import all_evidence
 from hybridplan.hardware.catalog import lookup
-from hybridplan.planner.evidence import NO_EVIDENCE_FLOOR, NO_EVIDENCE_STEP
-from hybridplan.planner.plan import Target, candidates, knobs, plan
+from hybridplan.evidence import NO_EVIDENCE_FLOOR, NO_EVIDENCE_STEP
+from hybridplan.engine.search import candidates
+from hybridplan.engine.sglang.serving.plan import Target, knobs, plan
 
 EVIDENCE = all_evidence  # what the CLI and the web hand in
 
@@ -151,21 +152,21 @@ def test_unknown_quant_without_a_checkpoint_is_estimated_and_said():
 
 
 def _registry():
-    from hybridplan.engine import for_version
+    from hybridplan.engine.api import for_version
 
     return for_version(None).registry()
 
 
 def _unoffered(base: dict, C: int) -> int:
     """Candidates the catalog command does not offer (knobs that would change nothing there)."""
-    from hybridplan.planner.plan import Planner
+    from hybridplan.engine.sglang.serving.plan import Planner
 
     pl = Planner(Target(**base, concurrency=C))
     return len(candidates(knobs(None, pl.reg, C))) - len(candidates(knobs(pl.base_args(), pl.reg, C)))
 
 
 def test_candidates_are_ordered_by_what_they_give_up():
-    from hybridplan.planner.plan import Planner
+    from hybridplan.engine.sglang.serving.plan import Planner
 
     pl = Planner(Target(model="Qwen/Qwen3.8-27B", quant="nvfp4", gpu=lookup("rtx5090"), request_length=9216,
                         concurrency=1, spec="dflash"))
@@ -218,7 +219,7 @@ def _options(**over):
 
 def test_target_from_options_reads_pasted_text_and_tokens_alike():
     """The web's pasted extra and the CLI's tokens after `--` give one Target; blank text adds nothing."""
-    from hybridplan.planner.plan import target_from_options
+    from hybridplan.engine.sglang.serving.plan import target_from_options
 
     text = target_from_options(**_options(extra="SGLANG_X=1 --kv-cache-dtype fp8_e4m3"))
     tokens = target_from_options(**_options(extra=["SGLANG_X=1", "--kv-cache-dtype", "fp8_e4m3"]))
@@ -231,7 +232,7 @@ def test_target_from_options_reads_pasted_text_and_tokens_alike():
 
 
 def test_target_from_options_needs_a_card():
-    from hybridplan.planner.plan import target_from_options
+    from hybridplan.engine.sglang.serving.plan import target_from_options
 
     with pytest.raises(BadInput, match="plan needs a GPU"):
         target_from_options(**_options(gpu=None))
@@ -240,7 +241,7 @@ def test_target_from_options_needs_a_card():
 def test_a_measured_failure_handed_in_keeps_plan_below_it():
     """The caller's lookup of measured failures (the CLI and web hand in the cookbook records) bounds the fraction: a
     first-request OOM recorded 0.01 below what the plan would pick sends the search to the step below it."""
-    from hybridplan.planner.plan import MeasuredFailure
+    from hybridplan.engine.sglang.serving.plan import MeasuredFailure
 
     base = dict(model="Qwen/Qwen3.8-27B", quant="nvfp4", gpu=lookup("rtx5090"), request_length=9216, concurrency=1,
                 spec="dflash")
@@ -311,7 +312,7 @@ H200_CELL = ("python -m sglang.launch_server --trust-remote-code --model-path Qw
 
 
 def _from_command(command: str, **over) -> dict:
-    from hybridplan.planner.plan import target_from_options
+    from hybridplan.engine.sglang.serving.plan import target_from_options
 
     opts = dict(model=None, gpu="h200", gpu_memory_gib=None, request_length=5120, concurrency=64, quant=None,
                 spec=None, draft=None, tp=1, extra=command, max_mem_fraction=None, pin=False, weights_gib=None,

@@ -9,10 +9,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hybridplan.engine.sglang.command import parse_command
-from hybridplan.engine import for_version
+from hybridplan.engine.api import for_version
 from hybridplan.errors import BadInput, EngineRefusal
-from hybridplan.explain import explain
-from hybridplan.planner.ratio import balanced_ratio, ratio_text
+from hybridplan.engine.sglang.serving.explain import explain
+from hybridplan.engine.sglang.serving.ratio import balanced_ratio, ratio_text
 from tests.conftest import resolve_cmd
 
 Q = "python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B --kv-cache-dtype fp8_e4m3"
@@ -172,8 +172,8 @@ def test_ratio_for_k_is_the_smallest_ratio_with_k_slots_under_each_releases_ring
     """The ReplaySSM ring is charged on every slot before 0.5.20 and as a fixed mrr/dp + 1 reservation after; the
     inverse the planner searches with follows the release (engine.ring_charges), so the ratio it finds is minimal."""
     from hybridplan.engine.sglang.types import PoolBudget
-    from hybridplan.loading import load
-    from hybridplan.planner.ratio import Search, sizes_of
+    from hybridplan.engine.sglang.serving.loading import load
+    from hybridplan.engine.sglang.serving.ratio import Search, sizes_of
 
     loaded = load(Q + EAGLE + " --enable-linear-replayssm-spec --max-running-requests 8", version=version)
     engine = for_version(version)

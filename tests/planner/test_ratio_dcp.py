@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hybridplan.engine.sglang.command import parse_command
-from hybridplan.planner.ratio import balanced_ratio
+from hybridplan.engine.sglang.serving.ratio import balanced_ratio
 from tests.conftest import resolve_cmd
 
 K3 = "--model-path moonshotai/Kimi-K3 --tp-size 8 --kv-cache-dtype bf16"
@@ -19,7 +19,7 @@ def test_kimi_k3_docs_worked_values_with_and_without_dcp():
 
 
 def test_pp_reports_the_binding_stage_cell():
-    from hybridplan.engine import for_version
+    from hybridplan.engine.api import for_version
 
     # Nemotron Nano 9B v2: attention layers 14, 21, 30, 39 of 56 -> PP3 stages [0,18) [18,37) [37,56) hold 1, 2, 1
     args, geo, draft = resolve_cmd("--model-path nvidia/NVIDIA-Nemotron-Nano-9B-v2 --pp-size 3")

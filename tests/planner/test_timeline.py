@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from hybridplan.errors import BadInput
-from hybridplan.explain import explain
+from hybridplan.engine.sglang.serving.explain import explain
 from hybridplan.hardware.catalog import lookup
-from hybridplan.planner.timeline import build
+from hybridplan.engine.sglang.serving.timeline import build
 from hybridplan.provenance import Source
+from hybridplan.engine.api import weights_query
 from hybridplan.weights.report import model_weights
 from tests.conftest import resolve_cmd
 
@@ -28,7 +29,7 @@ def test_boot_log_numbers_reproduce_engine_example_e3():
 def test_gpu_timeline_steps_add_up():
     gpu = lookup("h200")
     args, geo, _ = resolve_cmd(Q27, platform=gpu.platform())
-    w = model_weights(args, geo)
+    w = model_weights(weights_query(args, geo), geo)
     tl = build(args, geo, gpu=gpu, weights=w)
     assert tl.capacity_gib.value == pytest.approx(143771 / 1024)
     # the H200's torch total was measured on a lent card (benchmarks/device/h200-2026-12-04.json: 143155.94 MiB)
@@ -57,7 +58,7 @@ def test_visible_memory_without_an_observed_torch_total():
     # no torch total is observed for the B200: memory.total less the driver reserve the RTX 5090 shows (494 MiB)
     gpu = lookup("b200")
     args, geo, _ = resolve_cmd(Q27, platform=gpu.platform())
-    tl = build(args, geo, gpu=gpu, weights=model_weights(args, geo))
+    tl = build(args, geo, gpu=gpu, weights=model_weights(weights_query(args, geo), geo))
     assert tl.visible_gib.value == pytest.approx((gpu.memory_mib - 494) / 1024)
     assert tl.visible_gib.source is Source.ESTIMATE
 
@@ -81,7 +82,7 @@ def test_weights_that_do_not_fit_are_an_engine_refusal_not_a_crash():
 def test_unified_memory_box_leaves_the_host_its_share():
     spark = lookup("dgx-spark")
     args, geo, _ = resolve_cmd(Q27, platform=spark.platform())
-    tl = build(args, geo, gpu=spark, weights=model_weights(args, geo))
+    tl = build(args, geo, gpu=spark, weights=model_weights(weights_query(args, geo), geo))
     assert tl.context_gib.value > 8 and "unified" in tl.context_gib.note
 
 
@@ -99,7 +100,7 @@ def test_missing_inputs_are_bad_input():
 
 
 def test_pool_budget_for_a_command_and_card_matches_explain():
-    from hybridplan.planner.timeline import pool_budget_for
+    from hybridplan.engine.sglang.serving.timeline import pool_budget_for
 
     gpu = lookup("h200")
     budget, memory = pool_budget_for(Q27, gpu)

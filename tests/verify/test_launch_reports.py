@@ -9,9 +9,10 @@ import pytest
 
 from hybridplan.errors import BadInput
 from hybridplan.hardware.catalog import lookup
-from hybridplan.loading import load as load_command
-from hybridplan.verify.launch_reports import check, load, parse, report_evidence
+from hybridplan.engine.sglang.serving.loading import load as load_command
+from hybridplan.calibration.launch_reports import check, load, parse, report_evidence
 from hybridplan.weights.quant import method_policy, policy_from_config, scheme_bytes
+from hybridplan.engine.api import weights_query
 from hybridplan.weights.report import model_weights
 
 REPORTS = load()
@@ -52,8 +53,8 @@ def test_auto_round_on_the_bf16_geometry_sizes_the_int4_export_not_the_bf16_chec
     card = lookup("rtx3090")
     bf16 = load_command(INT4_3090.replace(" --quantization auto-round", ""), platform=card.platform())
     int4 = load_command(INT4_3090, platform=card.platform())
-    w16 = model_weights(bf16.args, bf16.geometry).target_per_rank.value / GIB
-    w4 = model_weights(int4.args, int4.geometry).target_per_rank
+    w16 = model_weights(weights_query(bf16.args, bf16.geometry), bf16.geometry).target_per_rank.value / GIB
+    w4 = model_weights(weights_query(int4.args, int4.geometry), int4.geometry).target_per_rank
     # 4-bit linears in groups of 128 (+ fp16 scales, packed zeros); embeddings, lm_head and the vision tower in bf16
     assert w16 > 50 and 16 < w4.value / GIB < 19 and "auto-round INT4 (group 128)" in w4.note
 
@@ -70,7 +71,10 @@ def test_integer_formats_count_values_scales_and_zero_points():
     assert (ct.linear, ct.block) == ("int4_sym", 32)
     # a config that states its own quantization is read as it says; --quantization only fills in a missing one
     assert method_policy("gptq", {"quantization_config": {"quant_method": "fp8"}}, None) is None
-    assert method_policy("fp8", {}, None) is None and method_policy("awq", {}, None).linear == "int4"
+    assert method_policy("fp8", {"quantization_config": {"quant_method": "gptq"}}, None) is None
+    assert method_policy("awq", {}, None).linear == "int4"
+    # fp8 quantizes an unquantized checkpoint as it loads: FP8 linears and experts, one scale per tensor
+    assert (method_policy("fp8", {}, None).linear, method_policy("fp8", {}, None).lm_head) == ("fp8", "bf16")
     with pytest.raises(BadInput, match="quantization_config.bits"):
         policy_from_config({"quantization_config": {"quant_method": "gptq", "bits": "four"}}, None)
 
@@ -81,7 +85,7 @@ def test_an_mtp_head_holds_its_own_embedding_and_lm_head_while_the_pools_are_siz
     cmd = (INT4_3090 + f" --tp-size {tp} --speculative-algorithm EAGLE --speculative-num-steps 4 "
            "--speculative-eagle-topk 1 --speculative-num-draft-tokens 5")
     loaded = load_command(cmd, platform=card.platform())
-    w = model_weights(loaded.args, loaded.geometry)
+    w = model_weights(weights_query(loaded.args, loaded.geometry), loaded.geometry)
     # Qwen3.8-27B: vocab 248,320 x hidden 5,120 in bf16, the embedding and the lm_head, vocab split over TP
     assert w.draft_released_per_rank == 2 * 2 * 5120 * (248_320 // tp)
     assert w.draft_per_rank.value > w.draft_released_per_rank and "set_embed_and_head" in w.draft_per_rank.note

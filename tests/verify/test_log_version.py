@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from hybridplan.engine import DEFAULT
+from hybridplan.engine.api import DEFAULT
 from hybridplan.engine.sglang.command import parse_command
 from hybridplan.errors import BadInput
-from hybridplan.loading import load
-from hybridplan.verify.check import EngineView, check_log
-from hybridplan.engine import release_of
-from hybridplan.verify.log_version import choose, stated, stated_in_log
-from hybridplan.verify.logparse import parse_log
-from hybridplan.verify.public_logs import load as public_logs
+from hybridplan.engine.sglang.serving.loading import load
+from hybridplan.engine.sglang.serving.logcheck import EngineView, check_log
+from hybridplan.engine.api import release_of
+from hybridplan.engine.sglang.log_version import choose, stated, stated_in_log
+from hybridplan.engine.sglang.logparse import parse_log
+from hybridplan.calibration.public_logs import load as public_logs
 from tests.conftest import FIXTURES
 
 LOGS = FIXTURES / "logs"

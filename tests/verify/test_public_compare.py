@@ -11,8 +11,8 @@ import pytest
 
 from hybridplan.cookbook.pages import load_page
 from hybridplan.cookbook.record_checks import check, margin_interval
-from hybridplan.planner.constants import constants_for
-from hybridplan.verify.public_compare import compare_all
+from hybridplan.engine.sglang.serving.constants import constants_for
+from hybridplan.calibration.public_compare import compare_all
 
 ROOT = Path(__file__).resolve().parents[2]
 

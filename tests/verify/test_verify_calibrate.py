@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 
 from hybridplan.hardware.catalog import lookup
-from hybridplan.planner.constants import constants_for
-from hybridplan.verify.calibrate import STRICT_GIB, calibrate
-from hybridplan.verify.logparse import parse_log
+from hybridplan.engine.sglang.serving.constants import constants_for
+from hybridplan.calibration.calibrate import STRICT_GIB, calibrate
+from hybridplan.engine.sglang.logparse import parse_log
 from hybridplan.verify.store import Store
 from tests.conftest import FIXTURES
 from tests.verify.conftest import make_run

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from hybridplan.engine.sglang.command import parse_command
-from hybridplan.verify.check import check_log
-from hybridplan.verify.logparse import parse_log
+from hybridplan.engine.sglang.serving.logcheck import check_log
+from hybridplan.engine.sglang.logparse import parse_log
 from tests.conftest import FIXTURES
 
 LOGS = FIXTURES / "logs"

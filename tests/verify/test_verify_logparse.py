@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hybridplan.verify.logparse import KEYS, parse_log
+from hybridplan.engine.sglang.logparse import KEYS, parse_log
 from tests.conftest import FIXTURES
 
 LOGS = FIXTURES / "logs"

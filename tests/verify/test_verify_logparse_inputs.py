@@ -11,9 +11,13 @@ import pytest
 
 from hybridplan.engine.sglang.command import parse_command
 from hybridplan.errors import BadInput
-from hybridplan.verify import failures, fields, logparse, records
-from hybridplan.verify.check import check_log
-from hybridplan.verify.logparse import MAX_LINE_CHARS, MAX_LOG_BYTES, WEB_MAX_LOG_CHARS, parse_log
+from hybridplan.engine.sglang import failures
+from hybridplan.engine.sglang import log_fields as fields
+from hybridplan.engine.sglang import logparse
+from hybridplan.engine.sglang import log_records as records
+from hybridplan.engine.sglang.serving.logcheck import check_log
+from hybridplan.engine.sglang.logparse import MAX_LINE_CHARS, parse_log
+from hybridplan.limits import MAX_LOG_BYTES, WEB_MAX_LOG_CHARS
 from tests.conftest import FIXTURES
 
 SYNTH = FIXTURES / "logs" / "synthetic"

@@ -1,7 +1,7 @@
 """split_records: which lines continue the record before them. A continuation joins only an open record: none at
 the start of the log, none right after a blank line (mypy found the old dict-or-None list indexed without proof)."""
 
-from hybridplan.verify.records import Record, split_records
+from hybridplan.engine.sglang.log_records import Record, split_records
 
 LOG = """\
 [2025-06-01 10:00:00 TP0] Load weight end. avail mem=60.12

@@ -11,7 +11,7 @@ import time
 import pytest
 import yaml
 
-from hybridplan.verify.failures import PHASES
+from hybridplan.engine.sglang.failures import PHASES
 from hybridplan.verify.store import OUTCOMES, Store
 from tests.verify.conftest import BENCH, alive, synth, wait_gone
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hybridplan.verify.vllm_memory_log import AVAILABLE_RULE, exact_checks, parse_memory
+from hybridplan.engine.vllm.serving.memory_log import AVAILABLE_RULE, exact_checks, parse_memory
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vllm"
 # noonghunna/club-3090#1087: the two workers' startup summaries and one graph-pool line, as posted (no args line)

@@ -88,8 +88,16 @@ def test_vllm_explain_is_the_cli_object(client, cli_json, command, memory, gpu):
         (["--gpu", gpu] if gpu else []) + ["--", *shlex.split(command)]
     code, expected = cli_json(*args)
     res = client.post("/api/explain", json={"command": command, "engine": "vllm", "kv_memory_gib": memory, "gpu": gpu})
-    assert code == 0 and res.status_code == 200
+    # a launch vLLM refuses (more max_num_seqs than Mamba cache blocks under full CUDA graphs) is the CLI's exit 3
+    # and the web's 422, the same object on both
+    refused = expected.get("verdict") is not None and not expected["verdict"]["serves"]
+    assert (code, res.status_code) == ((3, 422) if refused else (0, 200))
     assert res.json() == expected
+    if refused:
+        v = expected["verdict"]
+        assert v["phase"] == "cuda_graph" and v["message"] == expected["error"]["message"]
+        assert f"max_num_seqs ({v['max_num_seqs']}) exceeds available Mamba cache blocks ({v['num_blocks']})" \
+            in v["message"] and v["num_blocks"] == expected["num_blocks"] < v["max_num_seqs"]
     got = res.json()
     assert got["engine"]["name"] == "vllm"
     if memory is None and gpu is None:
@@ -201,8 +209,8 @@ def test_logs_check_with_engine_vllm_is_the_cli_object(client, cli_json, tmp_pat
 @pytest.mark.parametrize("body,needle", [
     ({"log": "INFO GPU KV cache size: 1,000 tokens\n", "engine": "vllm"}, "non-default args"),
     ({"log": LOG_652, "engine": "vllm", "log_version": "0.5.23"}, "log_version: an sglang build"),
-    ({"log": "x", "command": "--model-path Qwen/Qwen3.5-9B", "gpu": "h200"}, "gpu: taken with `engine: vllm` only"),
-    ({"log": "x"}, "command: the command the server ran is required for an sglang log"),
+    ({"log": "x", "command": "--model-path Qwen/Qwen3.5-9B", "gpu": "h200"}, "gpu: not taken with `engine: sglang` (only with `engine: vllm`)"),
+    ({"log": "x"}, "command: the launch command that wrote the log is required for an sglang log"),
     ({"log": LOG_652, "engine": "tgi"}, "engine: Input should be 'sglang' or 'vllm'"),
 ])
 def test_logs_check_bad_engine_input_is_a_400_naming_the_field(client, body, needle):

@@ -59,7 +59,7 @@ def test_vllm_plan_nothing_fits_is_still_an_answer(client: Any, cli_json: Any) -
     ({"command": None}, "command: the vLLM launch to plan"),
     ({"engine_version": "0.1.0"}, "--engine-version: vLLM 0.1.0 is not modelled"),
     ({"max_util": 1.5}, "max_util: Input should be less than or equal to 1"),
-    ({"engine": "sglang", "kv_memory_gib": 40}, "kv_memory_gib: taken with `engine: vllm` only"),
+    ({"engine": "sglang", "kv_memory_gib": 40}, "kv_memory_gib: not taken with `engine: sglang` (only with `engine: vllm`)"),
 ])
 def test_vllm_plan_refuses_what_it_does_not_take(client: Any, extra: dict[str, Any], needle: str) -> None:
     body = {"engine": "vllm", **TARGETS[0][0], **extra}

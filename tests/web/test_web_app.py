@@ -22,7 +22,7 @@ def test_page_loads_only_its_own_assets(client):
 
 def test_the_header_names_both_engines_modelled(client):
     """The page explains SGLang and vLLM commands: its header names the release of each it models by default."""
-    from hybridplan.engine import DEFAULT
+    from hybridplan.engine.api import DEFAULT
     from hybridplan.engine.api import for_engine
 
     html = client.get("/").text
@@ -73,13 +73,13 @@ def test_streamed_body_over_the_limit_is_413(client):
 
 
 def test_unexpected_error_is_one_generic_line_and_a_logged_traceback(client, monkeypatch, caplog):
-    import hybridplan.explain
+    import hybridplan.engine.sglang.serving.explain
     from hybridplan.web.errors import UNPROCESSABLE
 
     def boom(*a, **k):
         raise ZeroDivisionError("secret internals")
 
-    monkeypatch.setattr(hybridplan.explain, "explain", boom)
+    monkeypatch.setattr(hybridplan.engine.sglang.serving.explain, "explain", boom)
     with caplog.at_level("ERROR", logger="hybridplan.web"):
         res = client.post("/api/explain", json={"command": "--model-path Qwen/Qwen3.8-27B"})
     assert res.status_code == 400
@@ -100,15 +100,21 @@ def test_server_timing_header_reports_the_handler_time(client):
 
 
 def test_assets_are_covered_by_the_package_data_globs():
-    """pyproject ships web/templates/* and web/static/* (one level): an asset in a subfolder would be missing from an
-    installed package while the checkout still works."""
+    """Every template and static asset (the page's modules under static/lib/ and static/panels/ included) matches a
+    package-data glob of pyproject as setuptools expands it: a file no glob names would be missing from an installed
+    package while the checkout still works."""
+    import glob
+    import tomllib
     from pathlib import Path
 
     import hybridplan.web
 
     root = Path(hybridplan.web.__file__).parent
+    package = root.parent
+    pyproject = tomllib.loads((package.parents[1] / "pyproject.toml").read_text())
+    shipped = {Path(package, p) for pattern in pyproject["tool"]["setuptools"]["package-data"]["hybridplan"]
+               for p in glob.glob(pattern, root_dir=package, recursive=True)}
     for folder in ("templates", "static"):
-        entries = list((root / folder).iterdir())
-        assert entries and all(p.is_file() for p in entries), folder
-    pyproject = (root.parents[2] / "pyproject.toml").read_text()
-    assert '"web/templates/*"' in pyproject and '"web/static/*"' in pyproject
+        files = {p for p in (root / folder).rglob("*") if p.is_file()}
+        assert files and files <= shipped, sorted(map(str, files - shipped))
+    assert any(p.parent.name == "panels" for p in shipped)  # the subfolders are there, and shipped

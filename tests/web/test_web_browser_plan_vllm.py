@@ -86,3 +86,7 @@ def test_plan_on_vllm_shows_the_cli_plan(page: Any, cli_json: Any, screenshot: A
     page.click("#plan-command-explain")
     page.wait_for_selector(f'#explain-vllm-pool [data-key="kv_cache_tokens"][data-value="{tokens}"]')
     assert page.input_value("#explain-vllm-version") == "0.24.0" and "vver=0.24.0" in page.url
+    # and the link reproduces it: the release is one of the page's own keys, not a dropped pick
+    page.goto(page.url)
+    page.wait_for_function("document.getElementById('explain-vllm-version').value === '0.24.0'")
+    assert "vver" not in page.inner_text("#link-notes") and "vver=0.24.0" in page.url

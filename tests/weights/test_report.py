@@ -9,6 +9,7 @@ import pytest
 
 from hybridplan.models.catalog import read_text
 from hybridplan.provenance import Source
+from hybridplan.engine.api import weights_query
 from hybridplan.weights.report import model_weights
 from tests.conftest import resolve_cmd
 from tests.weights.test_headers import write_safetensors
@@ -18,7 +19,7 @@ GIB = 1 << 30
 
 def weights(flags: str, **kw):
     args, geo, _ = resolve_cmd(f"python -m sglang.launch_server {flags}")
-    return model_weights(args, geo, **kw)
+    return model_weights(weights_query(args, geo), geo, **kw)
 
 
 def test_catalog_total_size_is_a_headers_grade_fact():

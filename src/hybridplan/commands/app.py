@@ -5,17 +5,13 @@ launch command after `--`). `hybridplan.cli` imports the command modules; they i
 from __future__ import annotations
 
 import json
-import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence
 
 import typer
 from typer.core import TyperGroup
 
 from hybridplan.commands.coercion import install as install_plain_coercion
-
-if TYPE_CHECKING:
-    from hybridplan.engine.api import LaunchCommand
 
 try:  # typer >= 0.20 vendors click
     from typer._click import exceptions as click_errors
@@ -72,7 +68,12 @@ COMMAND_HELP = "The launch command, after `--` (env assignments, program, flags)
 
 
 def emit_json(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
+    emit_text(json.dumps(obj, indent=2, default=str))
+
+
+def emit_text(text: str) -> None:
+    """One answer on stdout (a result's `to_json()`)."""
+    sys.stdout.write(text + "\n")
 
 
 def run_guarded(fn: Callable[[], Optional[int]], as_json: bool) -> None:
@@ -99,22 +100,27 @@ def run_guarded(fn: Callable[[], Optional[int]], as_json: bool) -> None:
     raise typer.Exit(code)
 
 
-def command_tokens(command: Optional[List[str]]) -> LaunchCommand:
-    """The launch command after `--`: a token list, or one quoted string."""
-    from hybridplan.engine.api import parse_command
-    from hybridplan.errors import BadInput
-
+def launch_words(command: Optional[List[str]]) -> str | tuple[str, ...]:
+    """The launch command after `--` as the engines take it: one quoted string as typed, else the shell's tokens
+    ("" when none was given: the engine names what it needs)."""
     if not command:
-        raise BadInput("no launch command given; put it after `--`, e.g. "
-                       "`hybridplan explain -- python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B`")
-    if len(command) == 1 and " " in command[0]:  # one quoted string: expand `~` as the shell would have
-        from dataclasses import replace
-
-        cmd = parse_command(command[0])
-        return replace(cmd, argv=tuple(_expand_tilde(a) for a in cmd.argv))
-    return parse_command(list(command))
+        return ""
+    return command[0] if len(command) == 1 and " " in command[0] else tuple(command)
 
 
-def _expand_tilde(word: str) -> str:
-    """`~` or `~/...` at the start of a word, as a shell expands it (the loaders never do)."""
-    return os.path.expanduser(word) if word == "~" or word.startswith("~/") else word
+def flag_name(field: str) -> str:
+    """A request field as the CLI spells it (what a refusal of an option the engine does not take names)."""
+    spelled = {"command": "the launch after `--`", "request_length": "--request-length",
+               "concurrency": "--concurrency"}
+    return spelled.get(field, "--" + field.replace("_", "-"))
+
+
+def emit_result(result: dict[str, Any], as_json: bool, printer: str) -> None:
+    """`--json`: the dict itself; otherwise the printer `module.function` of hybridplan.render (imported only here)."""
+    if as_json:
+        emit_json(result)
+        return
+    from importlib import import_module
+
+    module, _, name = printer.rpartition(".")
+    getattr(import_module(f"hybridplan.render.{module}"), name)(result)

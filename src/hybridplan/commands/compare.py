@@ -1,4 +1,4 @@
-"""`hybridplan compare`: one model on SGLang and on vLLM from the same cache memory, side by side."""
+"""`hybridplan compare`: one model on every modelled engine from the same cache memory, side by side."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from hybridplan.commands import options as opt
-from hybridplan.commands.app import app, emit_json, run_guarded
+from hybridplan.commands.app import app, emit_text, run_guarded
 
 
 @app.command()
@@ -21,6 +21,8 @@ def compare(
     tp: int = opt.TP,
     kv_cache_dtype: str = typer.Option("auto", "--kv-cache-dtype", help="auto or fp8 (each engine's spelling)."),
     gpu: Optional[str] = opt.GPU,
+    sglang_version: Optional[str] = typer.Option(None, "--sglang-version",
+                                                 help="The SGLang release to model (default: the newest modelled)."),
     vllm_version: Optional[str] = typer.Option(None, "--vllm-version",
                                                help="The vLLM release to model (default: the newest modelled)."),
     as_json: bool = opt.JSON,
@@ -30,16 +32,19 @@ def compare(
     at its own defaults."""
 
     def body() -> int:
-        from hybridplan.engines_compare import compare_engines
+        from hybridplan.api.calls import run_compare
+        from hybridplan.engine.requests import CompareRequest
 
-        result = compare_engines(model, memory_gib=memory_gib, request_length=request_length, tp=tp,
-                                 kv_cache_dtype=kv_cache_dtype, gpu=gpu, vllm_version=vllm_version)
+        versions = {"sglang": sglang_version, "vllm": vllm_version}  # the --<engine>-version options, by engine
+        result = run_compare(CompareRequest(model=model, request_length=request_length, memory_gib=memory_gib, tp=tp,
+                                            kv_cache_dtype=kv_cache_dtype, gpu=gpu), versions)
         if as_json:
-            emit_json(result)
+            emit_text(result.to_json())
         else:
-            from hybridplan.render.vllm import print_compare
+            from hybridplan.engine.api import for_engine
+            from hybridplan.render.compare import print_compare
 
-            print_compare(result)
-        return 0
+            print_compare(result.payload, {name: for_engine(name).layout for name in result.engines})
+        return result.exit_code
 
     run_guarded(body, as_json)

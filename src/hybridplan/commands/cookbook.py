@@ -208,7 +208,7 @@ def export(
         import json
         import sys
 
-        from hybridplan.cookbook.docs_export import export_jsx
+        from hybridplan.cookbook.docs.export import export_jsx
         from hybridplan.cookbook.export import export_json, export_markdown
         from hybridplan.cookbook.pages import load_page
         from hybridplan.errors import BadInput
@@ -256,8 +256,8 @@ def import_(
     (what cannot be expressed, listed), 2 unreadable."""
 
     def body() -> int:
-        from hybridplan.cookbook.docs_import import import_evaluation
-        from hybridplan.cookbook.node_eval import evaluate_file
+        from hybridplan.cookbook.docs.importer import import_evaluation
+        from hybridplan.cookbook.docs.node_eval import evaluate_file
 
         imp = import_evaluation(evaluate_file(module), page_id, merge=merge, origin=origin,
                                 workload=_workload(workload))

@@ -1,52 +1,39 @@
-"""`hybridplan logs parse|check`: read an SGLang boot log, and hold it against the engine model."""
+"""`hybridplan logs parse|check`: read an engine's boot log, and hold it against the engine model."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, List, Optional
+from typing import List, Optional
 
 import typer
 
-from hybridplan.commands.app import COMMAND_HELP, app, command_tokens, emit_json, run_guarded
+from hybridplan.commands.app import COMMAND_HELP, app, emit_json, emit_text, flag_name, launch_words, run_guarded
 from hybridplan.commands import options as opt
 
-if TYPE_CHECKING:
-    from hybridplan.verify.logparse import BootLog
-
-logs_app = typer.Typer(no_args_is_help=True, help="SGLang boot logs: what the server allocated, and why.")
+logs_app = typer.Typer(no_args_is_help=True, help="Engine boot logs: what the server allocated, and why.")
 app.add_typer(logs_app, name="logs")
-
-
-def emit_result(result: dict[str, Any], as_json: bool, printer: str) -> None:
-    """`--json`: the dict itself; otherwise the printer `module.function` of hybridplan.render (imported only here)."""
-    if as_json:
-        emit_json(result)
-        return
-    from importlib import import_module
-
-    module, _, name = printer.rpartition(".")
-    getattr(import_module(f"hybridplan.render.{module}"), name)(result)
-
-
-def read_log(path: Path) -> BootLog:
-    """The parsed log, or a one-line BadInput (not a regular file, unreadable, or over the size bound: all checked
-    before reading). Bytes that are not UTF-8 are replaced: logs mix encodings."""
-    from hybridplan.textfile import read_bytes
-    from hybridplan.verify.logparse import MAX_LOG_BYTES, parse_log
-
-    data = read_bytes(path, limit=MAX_LOG_BYTES)
-    return parse_log(data.decode(errors="replace"), name=str(path))
 
 
 @logs_app.command("parse")
 def parse(
-    log: Path = typer.Argument(..., help="The server's boot log (stdout/stderr of launch_server)."),
+    log: Path = typer.Argument(..., help="The server's boot log (stdout/stderr of the server)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (rank 0; `ranks` when several)."),
+    engine: str = typer.Option("sglang", "--engine", help="The engine that wrote the log: sglang or vllm."),
 ) -> None:
     """Pools, weights, graphs, caps and the failure phase, read off a boot log (GiB where the log says GB)."""
 
     def body() -> int:
-        emit_result(read_log(log).as_dict(), as_json, "logs.print_parse")
+        from hybridplan.api.calls import read_log
+        from hybridplan.engine.api import for_engine
+
+        eng = for_engine(engine)
+        result = eng.parse_log(read_log(log), name=str(log))
+        if as_json:
+            emit_json(result)
+        else:
+            from hybridplan.render.logs import show_parse
+
+            show_parse(result, eng.layout)
         return 0
 
     run_guarded(body, as_json)
@@ -72,29 +59,19 @@ def check(
     or the command after `--`)."""
 
     def body() -> int:
-        if engine == "vllm":
-            return _check_vllm(log, command, engine_version, gpu, as_json)
-        from hybridplan.verify.check import check_log
+        from hybridplan.api.calls import read_log, run_check_log
+        from hybridplan.engine.requests import LogCheckRequest
 
-        boot = read_log(log)
-        result = check_log(boot, command_tokens(command), log_version=log_version, version=engine_version)
-        emit_result(result, as_json, "logs.print_check")
-        return 0 if result["explained"] else 1
+        result = run_check_log(LogCheckRequest(log=read_log(log), command=launch_words(command) or None,
+                                               log_version=log_version, engine_version=engine_version, gpu=gpu,
+                                               expand_home=True), engine, name=str(log), spell=flag_name)
+        if as_json:
+            emit_text(result.to_json())
+        else:
+            from hybridplan.engine.api import for_engine
+            from hybridplan.render.logs import show_check
+
+            show_check(result.payload, for_engine(engine).layout)
+        return result.exit_code
 
     run_guarded(body, as_json)
-
-
-def _check_vllm(log: Path, command: Optional[List[str]], version: Optional[str], gpu: Optional[str],
-                as_json: bool) -> int:
-    """`logs check --engine vllm`: exit 1 when a logged number is not predicted."""
-    import shlex
-
-    from hybridplan.textfile import read_bytes
-    from hybridplan.verify.logparse import MAX_LOG_BYTES
-    from hybridplan.verify.vllm_check import check_vllm_log
-
-    text = read_bytes(log, limit=MAX_LOG_BYTES).decode(errors="replace")
-    launch = (command[0] if len(command) == 1 else shlex.join(command)) if command else None
-    result = check_vllm_log(text, launch, gpu=gpu, version=version)
-    emit_result(result, as_json, "vllm.print_vllm_check")
-    return 0 if result["explained"] else 1

@@ -51,10 +51,12 @@ GPU_MEMORY_GIB = typer.Option(None, "--gpu-memory-gib", callback=bounded(0.0, MA
 WEIGHTS_GIB = typer.Option(None, "--weights-gib", callback=FREE_GIB_CHECK, help="Target weights per GPU in GiB (the "
                            "boot log's 'Load weight end ... mem usage'), instead of an estimate.")
 HUB = typer.Option(False, "--hub", help="Read checkpoint sizes from the Hugging Face Hub (needs network).")
-REQUEST_LENGTH = typer.Option(..., "--request-length", "-L", callback=bounded(1, MAX_CONTEXT, "tokens in one context"),
+LENGTH_CHECK = bounded(1, MAX_CONTEXT, "tokens in one context")
+REQUESTS_CHECK = bounded(1, MAX_REQUESTS, "requests one server holds")
+REQUEST_LENGTH = typer.Option(..., "--request-length", "-L", callback=LENGTH_CHECK,
                               help="Average tokens per request (input + output).")
-CONCURRENCY = typer.Option(..., "--concurrency", "-C", callback=bounded(1, MAX_REQUESTS, "requests one server holds"),
-                           help="Concurrent requests to serve.")
+CONCURRENCY = typer.Option(..., "--concurrency", "-C", callback=REQUESTS_CHECK, help="Concurrent requests to serve.")
 TP = typer.Option(1, "--tp", callback=bounded(1, MAX_PARALLEL, "GPUs in one deployment"), help="Tensor parallel size.")
 MAX_MEM_FRACTION = typer.Option(None, "--max-mem-fraction", callback=bounded(0.0, 1.0, "a fraction", lo_open=True),
                                 help="Use this --mem-fraction-static instead of the highest safe estimate.")
+ENGINE = typer.Option("sglang", "--engine", help="The engine the command launches: sglang or vllm.")

@@ -6,9 +6,8 @@ from typing import List, Optional
 
 import typer
 
-from hybridplan.commands.app import app, emit_json, run_guarded
+from hybridplan.commands.app import app, emit_text, flag_name, launch_words, run_guarded
 from hybridplan.commands import options as opt
-from hybridplan.limits import MAX_UTIL_PROPOSED
 
 DEPRECATED = "{flag} is deprecated and does nothing: the request cap, prefill chunk, CUDA-graph batch size, SSM " \
              "dtype and radix strategy are always searched"
@@ -41,7 +40,8 @@ def plan(
     engine: str = typer.Option("sglang", "--engine", help="The engine the launch is for: sglang or vllm."),
     kv_memory_gib: Optional[float] = typer.Option(None, "--kv-memory-gib", callback=opt.FREE_GIB_CHECK,
                                                   help="vLLM: the measured boot's 'Available KV cache memory', GiB."),
-    max_util: float = typer.Option(MAX_UTIL_PROPOSED, "--max-util", help="vLLM: the highest --gpu-memory-utilization to propose."),
+    max_util: Optional[float] = typer.Option(None, "--max-util", help="vLLM: the highest --gpu-memory-utilization to "
+                                             "propose (default 0.95)."),
 ) -> None:
     """The fewest changes to a launch command (yours after `--`, or the catalog's for --model) that serve C requests
     of L tokens on a GPU: request cap, graph sizes, prefill chunk, SSM dtype, radix strategy, ratio or pin, and a
@@ -50,51 +50,25 @@ def plan(
     (the state's align/none mode) and KV dtype that serve C requests of L tokens."""
 
     def body() -> int:
-        if engine == "vllm":
-            return _plan_vllm(extra, gpu, kv_memory_gib, request_length, concurrency, max_util, engine_version,
-                              as_json)
-        from hybridplan.cookbook.record_checks import measured_failure
-        from hybridplan.evidence_sources import all_evidence
-        from hybridplan.planner.plan import plan as run, target_from_options
+        from hybridplan.api.calls import run_plan
+        from hybridplan.engine.requests import PlanRequest
 
-        target = target_from_options(model=model, gpu=gpu, gpu_memory_gib=gpu_memory_gib,
-                                     request_length=request_length, concurrency=concurrency, quant=quant, spec=spec,
-                                     draft=draft, tp=tp, extra=extra, max_mem_fraction=max_mem_fraction,
-                                     pin=pin, weights_gib=weights_gib, hub=hub, version=engine_version,
-                                     measured=measured_failure, evidence=all_evidence)
-        result = run(target)
-        result["warnings"].extend(
+        result = run_plan(PlanRequest(request_length=request_length, concurrency=concurrency,
+                                      command=launch_words(extra) or None, model=model, gpu=gpu,
+                                      gpu_memory_gib=gpu_memory_gib, quant=quant, spec=spec, draft=draft, tp=tp,
+                                      max_mem_fraction=max_mem_fraction, pin=pin, weights_gib=weights_gib, hub=hub,
+                                      kv_memory_gib=kv_memory_gib, max_util=max_util),
+                          engine, engine_version, spell=flag_name, extra_apart=False)
+        result.payload["warnings"].extend(
             DEPRECATED.format(flag=flag) for flag, on in (("--tune-mrr", tune_mrr),
                                                           ("--tune-chunked-prefill", tune_chunked_prefill)) if on)
         if as_json:
-            emit_json(result)
+            emit_text(result.to_json())
         else:
-            from hybridplan.render.plan import print_plan
+            from hybridplan.engine.api import for_engine
+            from hybridplan.render.plan import show_plan
 
-            print_plan(result)
-        return 0 if result["fits"] else 1
+            show_plan(result.payload, for_engine(engine, engine_version).layout)
+        return result.exit_code
 
     run_guarded(body, as_json)
-
-
-def _plan_vllm(extra: Optional[List[str]], gpu: Optional[str], kv_memory_gib: Optional[float], request_length: int,
-               concurrency: int, max_util: float, version: Optional[str], as_json: bool) -> int:
-    """`plan --engine vllm`: exit 1 when no candidate serves the target."""
-    import shlex
-
-    from hybridplan.errors import BadInput
-    from hybridplan.planner.vllm_plan import VllmTarget, card, plan_vllm
-
-    if not extra:
-        raise BadInput("plan --engine vllm: give the launch after `--` (vllm serve MODEL ...)")
-    text = extra[0] if len(extra) == 1 else shlex.join(extra)
-    result = plan_vllm(VllmTarget(command=text, kv_memory_gib=kv_memory_gib, card=card(gpu),
-                                  request_length=request_length, concurrency=concurrency, max_util=max_util), version,
-                       gpu)
-    if as_json:
-        emit_json(result)
-    else:
-        from hybridplan.render.vllm import print_vllm_plan
-
-        print_vllm_plan(result)
-    return 0 if result["fits"] else 1

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from hybridplan.commands.app import COMMAND_HELP, app, command_tokens, emit_json, run_guarded
+from hybridplan.commands.app import COMMAND_HELP, app, emit_json, launch_words, run_guarded
 from hybridplan.commands import options as opt
 
 
@@ -22,15 +22,17 @@ def ratio(
     gpu_memory_gib: Optional[float] = opt.GPU_MEMORY_GIB,
     as_json: bool = opt.JSON,
     engine_version: Optional[str] = opt.ENGINE_VERSION,
+    engine: str = opt.ENGINE,
 ) -> None:
     """The --mamba-full-memory-ratio that balances state and KV for L-token requests, and the pin for C of them."""
 
     def body() -> int:
-        from hybridplan.hardware.catalog import from_options
-        from hybridplan.planner.ratio import balanced_ratio
+        from hybridplan.engine.api import for_engine
+        from hybridplan.engine.requests import RatioRequest
 
-        result = balanced_ratio(command_tokens(command), request_length=request_length, concurrency=concurrency,
-                                budget=pool_budget_gib, gpu=from_options(gpu, gpu_memory_gib), version=engine_version)
+        result = for_engine(engine, engine_version).ratio(RatioRequest(
+            command=launch_words(command), request_length=request_length, concurrency=concurrency,
+            pool_budget_gib=pool_budget_gib, gpu=gpu, gpu_memory_gib=gpu_memory_gib, expand_home=True))
         if as_json:
             emit_json(result)
         else:

@@ -10,7 +10,7 @@ import typer
 
 from hybridplan.commands.app import app, emit_json, run_guarded
 from hybridplan.commands import options as opt
-from hybridplan.commands.logs import emit_result
+from hybridplan.commands.app import emit_result
 
 if TYPE_CHECKING:
     from hybridplan.verify.store import Store
@@ -142,7 +142,7 @@ def calibrate(
 
     def body() -> int:
         from hybridplan.errors import BadInput
-        from hybridplan.verify.calibrate import calibrate as fit
+        from hybridplan.calibration.calibrate import calibrate as fit
 
         with _open(db) as store:
             runs = store.runs(page=page, gpu=gpu, build=build)

@@ -12,7 +12,7 @@ import typer
 
 from hybridplan.commands.app import app, run_guarded
 from hybridplan.commands import options as opt
-from hybridplan.commands.logs import emit_result
+from hybridplan.commands.app import emit_result
 
 if TYPE_CHECKING:
     import threading
@@ -117,7 +117,7 @@ def verify(
 
 
 def _sweeps(specs: List[str], version: str) -> list[Sweep]:
-    from hybridplan.engine import for_version
+    from hybridplan.engine.api import for_version
     from hybridplan.verify.sweep import parse_sweep
 
     if not specs:

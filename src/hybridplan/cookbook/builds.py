@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional
 
-from hybridplan.engine import DEFAULT, SUPPORTED, release_of
+from hybridplan.engine.api import DEFAULT, SUPPORTED, release_of
 from hybridplan.engine.api import profile as build_profile
 from hybridplan.errors import BadInput
 

@@ -13,8 +13,8 @@ from hybridplan.engine.api import LaunchCommand
 from hybridplan.errors import HybridPlanError
 
 if TYPE_CHECKING:
-    from hybridplan.engine.types import Platform
-    from hybridplan.loading import Loaded
+    from hybridplan.hardware.platform import Platform
+    from hybridplan.engine.api import Loaded
 
 # the Deploy panel's labels for --speculative-algorithm values (cookbook-semantics §3.8)
 SPEC_LABELS = {"EAGLE": "MTP", "EAGLE3": "MTP", "FROZEN_KV_MTP": "MTP", "NEXTN": "MTP", "DSPARK": "DSpark",
@@ -54,8 +54,8 @@ def launch_command(flags: list[str] | tuple[str, ...], env: list[str] | tuple[st
 
 @lru_cache(maxsize=4096)
 def resolve(command: LaunchCommand, version: str, platform: Platform | None = None) -> Loaded | HybridPlanError:
-    """hybridplan.loading.load, memoised (pages render the same commands many times); errors are returned."""
-    from hybridplan.loading import load
+    """hybridplan.engine.sglang.serving.loading.load, memoised (pages render the same commands many times); errors are returned."""
+    from hybridplan.engine.api import load
 
     try:
         return load(command, platform=platform, version=version)

@@ -24,7 +24,7 @@ from hybridplan.engine.api import LaunchCommand
 from hybridplan.errors import EngineRefusal, HybridPlanError
 
 if TYPE_CHECKING:
-    from hybridplan.planner.verdict import Verdict
+    from hybridplan.engine.api import Verdict
 
 GIB = 1 << 30
 
@@ -50,9 +50,9 @@ class Fit:
 def size_on_gpu(command: LaunchCommand, gpu_id: str, version: str, request_tokens: int = 1) -> Fit:
     """Size the pools of a command on a catalog GPU, and predict whether one request of `request_tokens` serves."""
     from hybridplan.hardware.catalog import lookup
-    from hybridplan.planner.timeline import for_loaded
+    from hybridplan.engine.api import for_loaded
     from hybridplan.cookbook.record_evidence import page_evidence
-    from hybridplan.planner.verdict import predict
+    from hybridplan.engine.api import predict
 
     card = lookup(gpu_id)
     loaded = engine_view.resolve(command, version, card.platform())

@@ -1,6 +1,6 @@
 """The calculator's balanced `--mamba-full-memory-ratio` for a composed command and the page's workload.
 
-The number comes from the planner (hybridplan.planner.ratio.balanced_ratio); this module only adapts it to the
+The number comes from the planner (hybridplan.engine.sglang.serving.ratio.balanced_ratio); this module only adapts it to the
 renderer: a frozen result with the docs' display string, memoised per command.
 """
 
@@ -47,7 +47,7 @@ class RatioResult:
 def balanced(command: LaunchCommand, request_length: int, concurrency: int, version: str) -> RatioResult:
     """The planner's balanced ratio for this command, without a pool budget like the docs calculator (the value
     depends on the command and the workload only); errors become a result with `error`."""
-    from hybridplan.planner.ratio import balanced_ratio
+    from hybridplan.engine.api import balanced_ratio
 
     try:
         out = balanced_ratio(command, request_length=request_length, concurrency=concurrency, version=version)

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 from hybridplan.cookbook.engine_view import env_pairs
 from hybridplan.cookbook.records import Record
 from hybridplan.engine.api import LaunchCommand
-from hybridplan.planner.plan import MeasuredFailure
+from hybridplan.engine.api import MeasuredFailure
 
 if TYPE_CHECKING:
     from hybridplan.engine.api import EngineArgs
-    from hybridplan.planner.verdict import Verdict
+    from hybridplan.engine.api import Verdict
 
 # resolved arguments that must be equal for a record to speak for another command (the rest bound it monotonically)
 SAME = ("model_path", "speculative_algorithm", "speculative_draft_model_path", "speculative_num_draft_tokens",
@@ -74,9 +74,9 @@ def check(record: Record, gpu_id: str, version: str) -> list[Check]:
     """Predict every launch of a record on its card."""
     from hybridplan.errors import HybridPlanError
     from hybridplan.hardware.catalog import lookup
-    from hybridplan.loading import load
-    from hybridplan.planner.timeline import for_loaded
-    from hybridplan.planner.verdict import predict
+    from hybridplan.engine.api import load
+    from hybridplan.engine.api import for_loaded
+    from hybridplan.engine.api import predict
 
     card = lookup(gpu_id)
     out: list[Check] = []
@@ -117,7 +117,7 @@ def _failed_launches(gpu_id: str, version: str) -> tuple[tuple[Record, str, Engi
     from hybridplan.cookbook.pages import bundled_ids, load_page
     from hybridplan.errors import HybridPlanError
     from hybridplan.hardware.catalog import lookup
-    from hybridplan.loading import load
+    from hybridplan.engine.api import load
 
     card = lookup(gpu_id)
     out: list[tuple[Record, str, EngineArgs]] = []
@@ -151,9 +151,9 @@ def margin_interval(checks: list[Check], margin_gib: float) -> tuple[float, floa
     lo, hi = float("-inf"), float("inf")
     for c in checks:
         v = c.verdict
-        if v is None or v.serve_need_gib is None or v.slack_gib is None:
+        if v is None or v.figure("serve_need_gib") is None or v.figure("slack_gib") is None:
             continue  # failed before the runtime phases: the margin does not decide it
-        room = v.slack_gib - (v.serve_need_gib - margin_gib)  # slack left beyond the predicted need
+        room = v.figure("slack_gib") - (v.figure("serve_need_gib") - margin_gib)  # slack left beyond the predicted need
         if c.record.outcome == "served":
             hi = min(hi, room)
         elif c.record.phase in ("cuda_graph", "first_request"):

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from hybridplan.hardware.catalog import GPU
 from hybridplan.packaged import plain_yaml
-from hybridplan.planner.evidence import EvidencePoint, match_args, model_key, same_class
+from hybridplan.evidence import EvidencePoint, match_args, model_key, same_class
 
 # a page's top-level `records:` key (bundled pages are block-style YAML; test_record_evidence holds the index to the
 # page model): a page without one is not parsed for the index
@@ -48,7 +48,7 @@ def _points(page_id: str) -> tuple[EvidencePoint, ...]:
     from hybridplan.cookbook.record_checks import commands
     from hybridplan.errors import HybridPlanError
     from hybridplan.hardware.catalog import lookup
-    from hybridplan.loading import load
+    from hybridplan.engine.api import load
 
     page = load_page(page_id)
     version = page.engine_version

@@ -19,7 +19,7 @@ from hybridplan.cookbook.schema import Cell, Hardware, Page, PageWorkload
 
 if TYPE_CHECKING:
     from hybridplan.cookbook.ratio import RatioResult
-    from hybridplan.engine.types import Platform
+    from hybridplan.hardware.platform import Platform
 
 BADGE_LABELS = {"verified": "Verified", "in-progress": "Final Verification In Progress",
                 "unverified": "Not Verified"}

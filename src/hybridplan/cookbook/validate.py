@@ -26,7 +26,7 @@ from hybridplan.cookbook.source import SourceMap, Unreadable, dotted
 from hybridplan.errors import BadInput
 
 if TYPE_CHECKING:
-    from hybridplan.cookbook.docs_keep import ModuleLines
+    from hybridplan.cookbook.docs.keep import ModuleLines
     from hybridplan.cookbook.pages import Loaded as LoadedPage
     from hybridplan.cookbook.schema import Option
     from hybridplan.engine.registry import FlagRegistry
@@ -244,7 +244,7 @@ def _check_cells(page: Page, out: _Collector) -> None:
 
 
 def _registry(page: Page) -> FlagRegistry:
-    from hybridplan.engine import for_version
+    from hybridplan.engine.api import for_version
 
     return for_version(page.engine_version).registry()
 
@@ -544,11 +544,11 @@ def check_text(text: str, origin: str, *, gpu: bool = True) -> list[Finding]:
 def check_docs_module(path: Path, *, gpu: bool = True, version: str | None = None) -> list[Finding]:
     """A docs config module: the docs' structural rules, what the import cannot express, then every check of the
     imported page (the engine model included). Findings carry the module's path; BadInput when it does not load."""
-    from hybridplan.cookbook.docs_import import import_evaluation
-    from hybridplan.cookbook.docs_keep import ModuleLines
-    from hybridplan.cookbook.docs_literal import scan
-    from hybridplan.cookbook.docs_rules import docs_rules
-    from hybridplan.cookbook.node_eval import evaluate_file
+    from hybridplan.cookbook.docs.importer import import_evaluation
+    from hybridplan.cookbook.docs.keep import ModuleLines
+    from hybridplan.cookbook.docs.literal import scan
+    from hybridplan.cookbook.docs.node_eval import evaluate_file
+    from hybridplan.cookbook.docs.rules import docs_rules
 
     ev = evaluate_file(path)
     origin = str(path)

@@ -1,105 +1,112 @@
-"""The one engine API: what every modelled engine release offers the layers above.
+"""The one engine API: what every modelled engine offers the layers above it.
 
-`EngineRelease` is what every engine and release has (its name, version, rules package and flag registry).
-`Engine` is an sglang release (`engine.for_version(v)`, or `for_engine("sglang", v)`): two pools fixed at startup
-(S, D, the state pool, the KV pool). `HybridKVEngine` is a vLLM release (`for_engine("vllm", v)`): one paged pool
-shared by attention KV and state. Callers outside `hybridplan.engine` go through these Protocols and the types of
-`engine.types` (and the vLLM types re-exported here), never through an engine package (an import-linter contract in
-pyproject.toml enforces it).
+`for_engine(name, version)` is the only place an engine's name becomes an engine: a `ServingEngine`, the one
+protocol explain, plan, logs check, ratio, compare and the web ask (each answers in its own terms, as the JSON
+payload its surface prints), with the neutral requests of `engine.requests`. `releases(name)` lists what is
+modelled and `engines()` the engines, in the order they are shown. The engine packages themselves
+(`engine/sglang/`, `engine/vllm/`) are reached only from here (an import-linter contract in pyproject.toml).
+
+The layers that work in sglang's own terms (the SGLang docs cookbook pages, the calibration on its boot logs)
+also find its launch, resolved-argument and pool types and its serving functions re-exported here.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from hybridplan.models.geometry import ModelGeometry
+from hybridplan.engine.release import EngineRelease as EngineRelease, ServingEngine as ServingEngine
+from hybridplan.engine.verdict import Verdict as Verdict
+from hybridplan.errors import BadInput
+from hybridplan.hardware.platform import Platform as Platform
 
-if TYPE_CHECKING:  # re-exported for callers' annotations: outside engine/ the vLLM types are named through this API
-    from hybridplan.engine.vllm.command import VllmCommand as VllmCommand
-    from hybridplan.engine.vllm.engine import VllmEngine
-    from hybridplan.engine.vllm.planning import KVLayout as KVLayout, KVPlan as KVPlan, VllmArgs as VllmArgs
-
-
-from hybridplan.engine.release import EngineRelease as EngineRelease
-from hybridplan.engine.types import Platform as Platform
-
-# sglang's launch, resolved arguments and pool types, for the layers that work in its terms (the SGLang planner and
-# cookbook pages); the neutral surfaces reach an engine through for_engine
+# sglang's launch, resolved arguments, pool types and rules surface, for the layers that work in its terms
 from hybridplan.engine.sglang.args import Arg as Arg, EngineArgs as EngineArgs
 from hybridplan.engine.sglang.behaviours import (Switches as Switches, check_version as check_version,
                                                  profile as profile)
 from hybridplan.engine.sglang.command import LaunchCommand as LaunchCommand, parse_command as parse_command
+from hybridplan.engine.sglang.protocol import Engine as Engine
+from hybridplan.engine.sglang.releases import DEFAULT as DEFAULT, SUPPORTED as SUPPORTED
+from hybridplan.engine.sglang.releases import for_version as for_version, release_of as release_of
 from hybridplan.engine.sglang.types import (KVCell as KVCell, PoolBudget as PoolBudget, PoolSizing as PoolSizing,
                                             RequestCap as RequestCap, StateAllocation as StateAllocation,
                                             StatePlan as StatePlan)
-from hybridplan.engine.sglang.protocol import Engine as Engine
 
 
-class HybridKVEngine(EngineRelease, Protocol):
-    """An engine whose hybrid models share one paged pool between attention KV and state (vLLM): parse its launch,
-    resolve it, plan the pool from the available KV memory. Engine-neutral where `Engine` is sglang-shaped (S, D,
-    the state pool, the ReplaySSM ring); `engine.for_engine("vllm", v)` returns one."""
-
-    @property
-    def prefix_caching_off(self) -> str:
-        """The release's own flag that turns prefix caching off."""
-        ...
-
-    def parse_command(self, text: str) -> "VllmCommand":
-        """A launch command or a boot log's `non-default args: {...}` line, by the release's parser."""
-        ...
-
-    def resolve(self, cmd: "VllmCommand", geo: ModelGeometry, sm: int | None = 90,
-                total_memory_bytes: int | None = None, device_name: str = "",
-                cuda_runtime_major: int = 12) -> "VllmArgs":
-        """The release's resolution on a card (compute capability x10, torch's total memory, its name, the CUDA
-        runtime: they pick the GDN prefill kernel and the batch defaults; None leaves those defaults open)."""
-        ...
-
-    def layout(self, args: "VllmArgs", geo: ModelGeometry) -> "KVLayout":
-        """The block size, pages, groups and blocks per request, before any memory is known."""
-        ...
-
-    def plan(self, args: "VllmArgs", geo: ModelGeometry, available_memory: int) -> "KVPlan":
-        """The groups, blocks, capacity and concurrency from the available KV memory (bytes)."""
-        ...
-
-    def provenance(self) -> dict[str, str]:
-        """The vLLM file::function behind each planned quantity, in this release's own files."""
-        ...
+# each engine: (the module that knows its releases: SUPPORTED, oldest first; its serving factory)
+_ENGINES = {"sglang": ("hybridplan.engine.sglang.releases", "hybridplan.engine.sglang.serving.surface"),
+            "vllm": ("hybridplan.engine.vllm.engine", "hybridplan.engine.vllm.serving.surface")}
 
 
-# each engine's releases module: SUPPORTED (its modelled releases, oldest first) and for_version(v)
-_RELEASES = {"sglang": "hybridplan.engine.sglang.releases", "vllm": "hybridplan.engine.vllm.engine"}
+def engines() -> tuple[str, ...]:
+    """The modelled engines, in the order the surfaces show them."""
+    return tuple(_ENGINES)
 
 
-def _releases_module(name: str) -> Any:
-    """The module that knows engine `name`'s releases; BadInput names the modelled engines."""
-    from importlib import import_module
-
-    if name not in _RELEASES:
-        from hybridplan.errors import BadInput
-
-        raise BadInput(f"--engine: {name!r} is not modelled ({', '.join(_RELEASES)})")
-    return import_module(_RELEASES[name])
+def _known(name: str) -> tuple[str, str]:
+    if name not in _ENGINES:
+        raise BadInput(f"--engine: {name!r} is not modelled ({', '.join(_ENGINES)})")
+    return _ENGINES[name]
 
 
 def releases(name: str) -> tuple[str, ...]:
     """The releases of engine `name` hybridplan models, oldest first (the last is the default)."""
-    return tuple(_releases_module(name).SUPPORTED)
+    return tuple(import_module(_known(name)[0]).SUPPORTED)
 
 
-@overload
-def for_engine(name: Literal["sglang"], version: str | None = None) -> Engine: ...
-@overload
-def for_engine(name: Literal["vllm"], version: str | None = None) -> HybridKVEngine: ...
-@overload
-def for_engine(name: str, version: str | None = None) -> EngineRelease: ...
-def for_engine(name: str, version: str | None = None) -> EngineRelease:
-    """The engine API of `name` ("sglang" or "vllm") at `version` (default its newest modelled release)."""
-    engine: EngineRelease = _releases_module(name).for_version(version)
+def for_engine(name: str, version: str | None = None) -> ServingEngine:
+    """Engine `name` at release `version` (default its newest modelled release)."""
+    engine: ServingEngine = import_module(_known(name)[1]).serving(version)
     return engine
 
 
-if TYPE_CHECKING:  # mypy checks each engine's release class against its Protocol (for_engine returns them untyped)
-    _VLLM: type[HybridKVEngine] = VllmEngine
+def takers(field: str, surface: str) -> list[str]:
+    """The engines whose `surface` takes request field `field` (what a refusal names)."""
+    return [name for name in _ENGINES if field in for_engine(name).takes(surface)]
+
+
+# sglang's serving functions the sglang-shaped layers call (loaded on first use: they read configs and checkpoints)
+if TYPE_CHECKING:
+    from hybridplan.engine.sglang.loads import EAGLE_FAMILY as EAGLE_FAMILY, weights_query as weights_query
+    from hybridplan.engine.sglang.serving.loading import Loaded as Loaded, load as load
+    from hybridplan.engine.sglang.serving.timeline import MemoryTimeline as MemoryTimeline, for_loaded as for_loaded, context_estimate_gib as context_estimate_gib, visible_estimate as visible_estimate
+    from hybridplan.engine.sglang.serving.verdict import predict as predict
+    from hybridplan.engine.sglang.serving.plan import MeasuredFailure as MeasuredFailure
+    from hybridplan.engine.sglang.serving.ratio import balanced_ratio as balanced_ratio
+    from hybridplan.engine.sglang.serving.explain import explain as explain
+    from hybridplan.engine.sglang.serving.logcheck import check_log as check_log
+    from hybridplan.engine.sglang.logparse import BootLog as BootLog, parse_log as parse_log
+    from hybridplan.engine.sglang.failures import Failure as Failure
+
+_SGLANG_SERVING = {
+    "EAGLE_FAMILY": "hybridplan.engine.sglang.loads",
+    "weights_query": "hybridplan.engine.sglang.loads",
+    "Loaded": "hybridplan.engine.sglang.serving.loading",
+    "load": "hybridplan.engine.sglang.serving.loading",
+    "MemoryTimeline": "hybridplan.engine.sglang.serving.timeline",
+    "for_loaded": "hybridplan.engine.sglang.serving.timeline",
+    "context_estimate_gib": "hybridplan.engine.sglang.serving.timeline",
+    "visible_estimate": "hybridplan.engine.sglang.serving.timeline",
+    "predict": "hybridplan.engine.sglang.serving.verdict",
+    "MeasuredFailure": "hybridplan.engine.sglang.serving.plan",
+    "balanced_ratio": "hybridplan.engine.sglang.serving.ratio",
+    "explain": "hybridplan.engine.sglang.serving.explain",
+    "check_log": "hybridplan.engine.sglang.serving.logcheck",
+    "BootLog": "hybridplan.engine.sglang.logparse",
+    "parse_log": "hybridplan.engine.sglang.logparse",
+    "Failure": "hybridplan.engine.sglang.failures",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """sglang's serving functions and types, imported when first asked for (keeps `import engine.api` light)."""
+    if name in _SGLANG_SERVING:
+        return getattr(import_module(_SGLANG_SERVING[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if TYPE_CHECKING:  # mypy holds each engine's surface to the protocol (for_engine builds them by module name)
+    from hybridplan.engine.sglang.serving.surface import SglangServing
+    from hybridplan.engine.vllm.serving.surface import VllmServing
+
+    _SERVING: tuple[type[ServingEngine], ...] = (SglangServing, VllmServing)

@@ -1,10 +1,14 @@
-"""What every modelled engine release offers, whichever way it lays out memory (the base of each engine's protocol)."""
+"""What every modelled engine release offers (EngineRelease), and the one protocol every surface asks of an engine
+(ServingEngine); engine.api hands them out."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from hybridplan.engine.registry import FlagRegistry
+from hybridplan.engine.requests import (CompareLeg, CompareRequest, ExplainRequest, LogCheckRequest, PlanRequest,
+                                        RatioRequest)
 
 
 class EngineRelease(Protocol):
@@ -27,4 +31,69 @@ class EngineRelease(Protocol):
 
     def registry(self) -> FlagRegistry:
         """The release's flag registry (its argparse options, defaults and choices)."""
+        ...
+
+
+class ServingEngine(EngineRelease, Protocol):
+    """One release of one engine, as every surface asks it. Each method answers with the JSON payload of its surface
+    (what `--json` prints and the web returns); bad input raises BadInput, a launch the engine would refuse
+    EngineRefusal (or comes back under `error` where the surface still has numbers to show)."""
+
+    @property
+    def display_name(self) -> str:
+        """The engine's name as its project writes it ("SGLang", "vLLM")."""
+        ...
+
+    @property
+    def layout(self) -> str:
+        """How the engine holds a hybrid model's memory, which the text renderers follow: "state_and_kv_pools" (a
+        state pool of slots and a KV pool of tokens, fixed at startup) or "paged_pool" (attention and state pages in
+        one pool of blocks)."""
+        ...
+
+    def takes(self, surface: str) -> frozenset[str]:
+        """The request fields the engine's `surface` ("explain", "plan", "logs") takes; the edges refuse others."""
+        ...
+
+    def model_refs(self, command: str | tuple[str, ...]) -> tuple[str | None, str | None]:
+        """The model and draft references a launch names, as its parser reads them (the web keys uploads by them)."""
+        ...
+
+    def workload(self, command: str | tuple[str, ...]) -> tuple[int | None, int | None]:
+        """What a launch asks of the engine, by its own parser and resolution: the context length it serves (the
+        launch's flag, else the model's; None where the engine picks it at startup) and the requests it lets run at
+        once where the launch caps them (None where it sets no cap). `guard --fix` plans for them."""
+        ...
+
+    def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """The variables of a process environment the engine's rules read (the guard hands them to explain with the
+        launch, as the engine will see them)."""
+        ...
+
+    def explain(self, req: ExplainRequest) -> dict[str, Any]:
+        """What the engine allocates for the launch, and why; with a card, the memory timeline and the verdict."""
+        ...
+
+    def plan(self, req: PlanRequest) -> dict[str, Any]:
+        """The fewest changes to the launch that serve the target, each with its reason, or why none does."""
+        ...
+
+    def parse_log(self, text: str, name: str = "log") -> dict[str, Any]:
+        """What a boot log of this engine states."""
+        ...
+
+    def check_log(self, req: LogCheckRequest, name: str = "log") -> dict[str, Any]:
+        """Predicted against logged, with the rule behind each difference (`explained`)."""
+        ...
+
+    def ratio(self, req: RatioRequest) -> dict[str, Any]:
+        """The state/KV balance for a workload, where the engine has a knob for it."""
+        ...
+
+    def compare_launch(self, req: CompareRequest) -> str:
+        """The launch `compare` runs on this engine."""
+        ...
+
+    def compare_leg(self, req: CompareRequest) -> CompareLeg:
+        """This engine's side of `compare`."""
         ...

@@ -11,8 +11,9 @@ from dataclasses import MISSING, asdict, dataclass, fields, replace
 from functools import lru_cache
 from typing import Any, Literal, Optional
 
-from hybridplan.engine.types import Platform
+from hybridplan.hardware.platform import Platform
 from hybridplan.errors import BadInput
+from hybridplan.provenance import Source, Sourced
 
 MIB = 1 << 20
 GIB = 1 << 30
@@ -145,8 +146,9 @@ def _load() -> tuple[tuple[GPU, ...], dict[str, GPU]]:
 def parse(data: object) -> tuple[tuple[GPU, ...], dict[str, GPU]]:
     """gpus.yaml's document as the GPUs in file order and an index by id and alias; a malformed one is a BadInput
     naming the entry and the field."""
-    if not isinstance(data, dict) or set(data) != {"gpus"} or not isinstance(data["gpus"], list):
-        raise BadInput("gpus.yaml: must be a mapping with one key, `gpus`, a list of cards")
+    if not isinstance(data, dict) or not set(data) <= {"gpus", "driver_reserve_mib"} \
+            or not isinstance(data.get("gpus"), list):
+        raise BadInput("gpus.yaml: must be a mapping with `gpus`, a list of cards (and `driver_reserve_mib`)")
     gpus = tuple(_card(i, entry) for i, entry in enumerate(data["gpus"]))
     index: dict[str, GPU] = {}
     for gpu in gpus:
@@ -199,3 +201,24 @@ def lookup(name: str, memory_gib: float | None = None) -> GPU:
     if gpu is None:
         raise BadInput(f"unknown GPU {name!r}; known: {', '.join(g.id for g in catalog())}")
     return gpu.with_memory_gib(memory_gib) if memory_gib is not None else gpu
+
+
+@lru_cache(maxsize=1)
+def driver_reserve() -> tuple[float, str]:
+    """(MiB, note): what the driver keeps of memory.total on a card whose torch-visible total was not observed."""
+    from hybridplan.packaged import data_yaml
+
+    entry = (data_yaml("gpus.yaml") or {}).get("driver_reserve_mib")
+    if not isinstance(entry, dict) or not isinstance(entry.get("value"), (int, float)):
+        raise BadInput("gpus.yaml: driver_reserve_mib: expected {value: <MiB>, note: <text>}")
+    return float(entry["value"]), " ".join(str(entry.get("note", "")).split())
+
+
+def visible_estimate(gpu: GPU, reserve: tuple[float, str] | None = None) -> Sourced:
+    """The total torch sees on the card: observed in a public log, else memory.total less the driver's reserve
+    (`reserve`: (MiB, its note), default the catalog's)."""
+    mib, note = reserve or driver_reserve()
+    if gpu.torch_total_known and gpu.torch_total_mib is not None:
+        return Sourced(value=gpu.torch_total_mib / 1024, source=Source.MEASURED, note=gpu.torch_total_source)
+    return Sourced(value=(gpu.memory_mib - mib) / 1024, source=Source.ESTIMATE,
+                   note=f"memory.total - {mib:g} MiB driver reserve ({note})")

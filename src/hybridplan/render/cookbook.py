@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from hybridplan.cookbook.docs_import import Imported
+    from hybridplan.cookbook.docs.importer import Imported
     from hybridplan.cookbook.render import Rendered
     from hybridplan.cookbook.validate import Finding, Report
 

@@ -34,6 +34,17 @@ def _print_resolved(c: Console, args: dict[str, Any]) -> None:
         c.print(f"  {name} = {a['value']!r} ({a['source']}{rule})", markup=False, highlight=False)
 
 
+def print_verdict(v: dict[str, Any], where: str, c: Console) -> None:
+    """The verdict in one line (serves, or the phase it fails in and why), then what it rests on."""
+    if v["serves"]:
+        c.print(f"[green bold]on {where}: boots and serves[/] - {v['why']}", highlight=False)
+    else:
+        c.print(f"[red bold]on {where}: fails ({v['phase']})[/] - {v['why']}", highlight=False)
+    conf = v.get("confidence")
+    if conf:
+        c.print(f"confidence: [bold]{conf['level']}[/] - {conf['note']}", highlight=False)
+
+
 def print_explain(r: dict[str, Any], console: Console | None = None) -> None:
     """The explain result as a compact table, then warnings, predicted log lines and any refusal."""
     c = console or Console()
@@ -67,16 +78,8 @@ def print_explain(r: dict[str, Any], console: Console | None = None) -> None:
         row("KV tokens  max_total_num_tokens", _num(r["max_total_num_tokens"]), note="KV budget // KV/token, page-floored")
         row("max running requests", _num(r["max_running_requests"]), note=f"bound by {r['binding_limit']}")
     c.print(t)
-    v = mem.get("verdict")
-    if v is not None:
-        gpu = (mem.get("timeline") or {}).get("gpu") or "this card"
-        if v["serves"]:
-            c.print(f"[green bold]on {gpu}: boots and serves[/] - {v['why']}", highlight=False)
-        else:
-            c.print(f"[red bold]on {gpu}: fails ({v['phase']})[/] - {v['why']}", highlight=False)
-        conf = v.get("confidence")
-        if conf:
-            c.print(f"confidence: [bold]{conf['level']}[/] - {conf['note']}", highlight=False)
+    if mem.get("verdict") is not None:
+        print_verdict(mem["verdict"], (mem.get("timeline") or {}).get("gpu") or "this card", c)
     if r.get("error"):
         c.print(f"[red bold]engine refuses to start:[/] {r['error']['message']}")
         c.print(f"  rule: {r['error']['rule']}")
@@ -89,3 +92,58 @@ def print_explain(r: dict[str, Any], console: Console | None = None) -> None:
         c.print("[bold]Boot-log lines to expect (rank 0):[/]")
         for line in r["log_lines"]:
             c.print(f"  {line}", markup=False, highlight=False)
+
+
+def print_paged_explain(d: dict[str, Any], console: Console | None = None) -> None:
+    """The resolved cache arguments, the page unification, the groups and the logged capacity."""
+    c = console or Console()
+    r, p = d["resolved"], d["pages"]
+    c.print(f"[bold]vLLM {d['engine']['version']}[/bold]  {d['model']['ref']} ({d['model']['family']}, "
+            f"{d['model']['state_layers']} state + {d['model']['attention_layers']} attention layers)")
+    asked = r["block_size_requested"] or f"{d['platform']['attention_backend']} default {d['block_size_before_alignment']}"
+    c.print(f"prefix caching {'on' if r['enable_prefix_caching'] else 'off'} -> mamba_cache_mode {r['mamba_cache_mode']}"
+            f"; block_size {d['block_size']} (asked {asked}), mamba_block_size {d['mamba_block_size']}")
+    c.print(f"pages: attention {p['attention_before_unification']:,} B -> {p['attention_after_unification']:,} B, "
+            f"state {p['state_unpadded']:,} B padded to {p['unified']:,} B (+{p['state_padding_pct']}%)")
+    t = Table(show_header=True, header_style="bold")
+    for col in ("group", "layers", "block size", "blocks / request"):
+        t.add_column(col)
+    for i, g in enumerate(d["groups"]):
+        t.add_row(f"{i} {g['kind']}", str(g["layers"]), f"{g['block_size']:,}", str(g["blocks_per_request"]))
+    c.print(t)
+    if d.get("memory"):
+        m = Table(show_header=True, header_style="bold", title="available KV memory from the card alone")
+        for col in ("term", "GiB", "source", "from"):
+            m.add_column(col)
+        for name, term in d["memory"]["timeline"].items():
+            m.add_row(name.removesuffix("_gib"), f"{term['value']:.3f}", term["source"], term.get("note", ""))
+        c.print(m)
+    pool = (f"{d['num_blocks']:,} blocks of {d['bytes_per_block']:,} B from {d['available_kv_memory_bytes']:,} B"
+            if d["num_blocks"] is not None else f"blocks of {d['bytes_per_block']:,} B")
+    c.print(f"{pool}; a request at {d['max_model_len']:,} tokens takes {d['blocks_per_request']} blocks, "
+            f"{d['state_pages_per_request']} of them state pages")
+    for line in d["predicted_lines"]:
+        c.print(f"  [dim]predicted log:[/dim] {line}")
+    for note in r["notes"] + d["notes"]:
+        c.print(f"  [yellow]note:[/yellow] {note}")
+    if d.get("verdict") is not None:
+        checks = Table(show_header=True, header_style="bold", title="vLLM's startup checks, in its order")
+        for col in ("phase", "check", "", "detail"):
+            checks.add_column(col)
+        for chk in d["checks"]:
+            mark = {True: "ok", False: "[red]fails[/red]", None: "-"}[chk["passed"]]
+            checks.add_row(chk["phase"], chk["name"], mark, chk["detail"])
+        c.print(checks)
+        print_verdict(d["verdict"], d["platform"]["gpu"] or "this memory", c)
+
+
+def show_explain(r: dict[str, Any], layout: str) -> None:
+    """An explain payload as text, in the terms of the engine's memory layout (engine.api.ServingEngine.layout)."""
+    if layout == "paged_pool":
+        print_paged_explain(r)
+        return
+    from hybridplan.render.timeline import print_timeline
+
+    print_explain(r)
+    if r.get("memory"):
+        print_timeline(r["memory"]["timeline"])

@@ -10,7 +10,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from hybridplan.render.format import cell
-from hybridplan.verify.logparse import KEYS
 
 _LABELS = {
     "pre_load_avail_gib": "free before load (GiB)", "weights_gib": "weights (GiB)",
@@ -30,8 +29,8 @@ def print_parse(d: dict[str, Any], console: Console | None = None) -> None:
     t.add_column("quantity (measured)")
     for tag in ranks:
         t.add_column(tag or "value", justify="right")
-    for key in KEYS:
-        if key == "failure" or all(key not in r for r in ranks.values()):
+    for key in _LABELS:  # the payload's own order
+        if all(key not in r for r in ranks.values()):
             continue
         t.add_row(_LABELS[key], *[cell(r.get(key)) for r in ranks.values()])
     c.print(t)
@@ -81,3 +80,58 @@ def _print_diagnosis(c: Console, diag: dict[str, Any]) -> None:
         flags = " ".join(change["flags"]) or (f"{change['knob']} (value needs P)" if change["knob"] else "none fits")
         c.print(f"{head} ({change['phase']}): [bold]{escape(flags)}[/]")
         c.print(f"    {change['why']}", markup=False)
+
+
+def _plain(x: Any) -> str:
+    return f"{x:,}" if isinstance(x, int) else str(x)
+
+
+def print_paged_check(d: dict[str, Any], console: Console | None = None) -> None:
+    """`logs check --engine vllm`: predicted vs logged, with the rule behind each difference."""
+    c = console or Console()
+    c.print(f"[bold]vLLM log[/bold] (release {d['log_release'] or 'not stated'}), checked by hybridplan's vLLM "
+            f"{d['modelled_release']} model on sm{d['sm']} from {d['available_kv_gib']} GiB of available KV memory")
+    t = Table(show_header=True, header_style="bold")
+    for col in ("quantity", "predicted", "logged", ""):
+        t.add_column(col)
+    for row in d["checks"]:
+        pred = row["predicted"]
+        shown = " / ".join(_plain(x) for x in pred) if isinstance(pred, list) else _plain(pred)
+        t.add_row(row["quantity"], shown, _plain(row["logged"]),
+                  "ok" if row["match"] else f"differs: {row['rule']}")
+    c.print(t)
+    est = (d.get("memory") or {}).get("estimates")
+    if est is not None and est["terms"]:
+        e = Table(title="the card-alone memory timeline against the log (GiB)", show_header=True,
+                  header_style="bold")
+        for col in ("term", "estimate", "logged", "error", "from"):
+            e.add_column(col)
+        for term in est["terms"]:
+            logged = "-" if term["logged_gib"] is None else f"{term['logged_gib']:.2f}"
+            error = "-" if term["error_gib"] is None else f"{term['error_gib']:+.2f}"
+            e.add_row(term["term"], f"{term['estimate_gib']:.2f}", logged, error, term["source"])
+        c.print(e)
+    elif est is not None:
+        c.print(f"  [dim]no card-alone estimate: {est['note']}[/dim]")
+    c.print("explained" if d["explained"] else "[red]not explained[/red]")
+
+
+def show_check(d: dict[str, Any], layout: str) -> None:
+    """A logs-check payload as text, in the terms of the engine's memory layout."""
+    (print_paged_check if layout == "paged_pool" else print_check)(d)
+
+
+def show_parse(d: dict[str, Any], layout: str) -> None:
+    """A logs-parse payload as text: the per-rank table of a pools log, or each stated figure of a paged-pool log."""
+    if layout != "paged_pool":
+        print_parse(d)
+        return
+    c = Console()
+    t = Table(show_header=True, header_style="bold")
+    t.add_column("stated in the log")
+    t.add_column("value", justify="right")
+    for part in d.values():
+        for key, value in (part or {}).items():
+            if value is not None and not isinstance(value, dict):
+                t.add_row(key, cell(value))
+    c.print(t)

@@ -86,3 +86,35 @@ def print_fraction(r: dict[str, Any], c: Console) -> None:
         c.print(f"confidence: [bold]{conf['level']}[/] - {conf['note']}", highlight=False)
         if conf["unknowns"]:
             c.print(f"  unknown: {'; '.join(conf['unknowns'])}", highlight=False)
+
+
+def print_paged_plan(d: dict[str, Any], console: Console | None = None) -> None:
+    """`plan --engine vllm`: the baseline, the candidates (cheapest first) and the launch to run."""
+    c = console or Console()
+    t_ = d["target"]
+    m = d["measured"]
+    source = (f"from the boot measured at gpu_memory_utilization {m['gpu_memory_utilization']:g} "
+              f"({m['available_kv_gib']} GiB KV)" if m["source"] == "boot" else
+              f"from the card alone (no boot log; utilization up to {m['ceiling']:g}: {m['rule']})")
+    c.print(f"[bold]vLLM {d['engine_version']} plan[/bold]: {t_['concurrency']} requests of {t_['request_length']:,} "
+            f"tokens, {source}")
+    t = Table(show_header=True, header_style="bold")
+    for col in ("changes", "util", "KV GiB", "mode", "block", "KV tokens", "concurrency", "fits"):
+        t.add_column(col)
+    rows = ([("baseline", d["baseline"])] if d["baseline"] else []) + [("", r) for r in d["candidates"]]
+    for label, r in rows:
+        changes = label or " ".join(f"{k} {v}".strip() for k, v in r["changes"].items()) or "(as launched)"
+        t.add_row(changes, f"{r['gpu_memory_utilization']:g}", f"{r['available_kv_gib']:.2f}", r["mamba_cache_mode"],
+                  f"{r['block_size']:,}", f"{r['kv_cache_tokens']:,}", f"{r['max_concurrency']:.2f}x",
+                  "yes" if r["fits"] else "no")
+    c.print(t)
+    c.print(d["command"] if d["fits"] else "[red]no candidate serves the target within --max-util[/red]")
+    for flag, why in (d["best"] or {}).get("why", {}).items():
+        c.print(f"  change {flag} {d['best']['changes'][flag]}".rstrip() + f": {why}")
+    for w in d["warnings"]:
+        c.print(f"  [yellow]note:[/yellow] {w}")
+
+
+def show_plan(r: dict[str, Any], layout: str) -> None:
+    """A plan payload as text, in the terms of the engine's memory layout."""
+    (print_paged_plan if layout == "paged_pool" else print_plan)(r)

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from hybridplan.errors import BadInput, HybridPlanError
 from hybridplan.verify.bench import Workload, bench_argv, parse_bench
-from hybridplan.verify.failures import Failure
+from hybridplan.engine.api import Failure
 from hybridplan.verify.launcher import Interrupted, ServerProcess, port_free, run_to_end, wrapped
-from hybridplan.verify.logparse import BootLog, parse_log
+from hybridplan.engine.api import BootLog, parse_log
 from hybridplan.verify.store import Run, RunKey, Store
 from hybridplan.verify.sweep import Sweep, combinations, label
 
@@ -166,7 +166,7 @@ def _outcome(state: str, server_rc: int | None, boot: BootLog, bench: dict[str, 
 def _check(boot: BootLog, point: Point, build: Build, python_program: tuple[str, ...]) -> dict[str, Any]:
     """`logs check` on the point's own command; a command the engine model cannot load is noted, not fatal."""
     from hybridplan.engine.api import LaunchCommand
-    from hybridplan.verify.check import check_log
+    from hybridplan.engine.api import check_log
 
     cmd = LaunchCommand(env=tuple(_env_pairs(point.env).items()), program=python_program,
                         argv=tuple(t for f in point.flags for t in f.split()))

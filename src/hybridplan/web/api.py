@@ -1,4 +1,6 @@
-"""The JSON API: each endpoint calls the function its CLI command calls and returns the same dict as `--json`."""
+"""The JSON API: each endpoint calls the function its CLI command calls (the Python API's `run_*` where there is one,
+hybridplan/api/calls.py) and returns the same dict as `--json`; a payload carrying an engine refusal gets the
+refusal's status, as the CLI exits 3."""
 
 from __future__ import annotations
 
@@ -15,7 +17,6 @@ from hybridplan.web.schemas import (ID_PATTERN, CompareRequest, ExplainRequest, 
 
 if TYPE_CHECKING:
     from hybridplan.cookbook.schema import Page
-    from hybridplan.engine.api import LaunchCommand
     from hybridplan.web.schemas import _WithModel
 
 ERROR_SCHEMA = {"type": "object", "properties": {"error": {"type": "object", "properties": {
@@ -40,11 +41,6 @@ class CliJSON(JSONResponse):
         return json.dumps(content, default=str).encode()
 
 
-def payload(result: dict[str, Any]) -> CliJSON:
-    """A CLI payload; one carrying an engine refusal gets the refusal's status, as the CLI exits 3."""
-    return CliJSON(result, status_code=STATUS_FOR_EXIT[3] if "error" in result else 200)
-
-
 def _uploads(req: _WithModel, model_ref: str | None, draft_ref: str | None) -> dict[str, Any]:
     """The request's `config` / `draft_config`, keyed by the model and draft references they stand for."""
     from hybridplan.errors import BadInput
@@ -63,13 +59,13 @@ def _uploads(req: _WithModel, model_ref: str | None, draft_ref: str | None) -> d
     return out
 
 
-def _command_uploads(req: ExplainRequest | PlanRequest | RatioRequest, command: LaunchCommand) -> dict[str, Any]:
-    """Uploads for a pasted command: its --model-path and draft path name them."""
-    from hybridplan.loading import model_refs
+def _command_uploads(req: ExplainRequest | PlanRequest | RatioRequest, command: str, engine: str) -> dict[str, Any]:
+    """Uploads for a pasted command: the model and draft references its engine's parser reads name them."""
+    from hybridplan.engine.api import for_engine
 
     if req.config is None and req.draft_config is None:
         return {}
-    return _uploads(req, *model_refs(command, req.engine_version))
+    return _uploads(req, *for_engine(engine, req.engine_version).model_refs(command))
 
 
 @contextmanager
@@ -87,55 +83,31 @@ def explain(req: ExplainRequest, request: Request) -> CliJSON:
     boot log's A and P, also the memory timeline and where the card's memory goes (`memory`). With `engine: vllm`,
     the `explain --engine vllm --json` object: block size, pages before and after unification, groups, state pages a
     request takes and, from `kv_memory_gib`, the KV tokens and concurrency vLLM logs."""
-    if req.engine == "vllm":
-        return _explain_vllm(req, request)
-    if req.kv_memory_gib is not None:
-        from hybridplan.errors import BadInput
+    from hybridplan.api.calls import run_explain
+    from hybridplan.engine import requests as rq
 
-        raise BadInput("kv_memory_gib: vLLM's available KV memory; give `engine: vllm` (sglang takes pool_budget_gib)")
-    from hybridplan.engine.api import parse_command
-    from hybridplan.explain import explain as run
-    from hybridplan.hardware.catalog import from_options
-
-    from hybridplan.evidence_sources import all_evidence
-
-    command = parse_command(req.command)
-    with _sources(request, _command_uploads(req, command)):
-        return payload(run(command, budget=req.pool_budget_gib, version=req.engine_version,
-                           gpu=from_options(req.gpu, req.gpu_memory_gib), available_gib=req.available_gib,
-                           pre_load_gib=req.pre_load_gib, weights_gib=req.weights_gib,
-                           evidence=all_evidence))
-
-
-# explain's SGLang-only inputs: `explain --engine vllm` sizes from kv_memory_gib and reads the card's sm from gpu
-_SGLANG_ONLY = ("pool_budget_gib", "available_gib", "pre_load_gib", "weights_gib", "gpu_memory_gib", "config",
-                "draft_config")
-
-
-def _explain_vllm(req: ExplainRequest, request: Request) -> CliJSON:
-    """`explain --engine vllm --json [--kv-memory-gib X] [--gpu G] -- <vllm command>`."""
-    from hybridplan.errors import BadInput
-    from hybridplan.vllm_explain import explain_vllm
-
-    given = [name for name in _SGLANG_ONLY if getattr(req, name) is not None]
-    if given:
-        raise BadInput(f"{given[0]}: not taken with `engine: vllm` (it takes kv_memory_gib and gpu)")
-    with _sources(request):
-        return CliJSON(explain_vllm(req.command, version=req.engine_version, kv_memory_gib=req.kv_memory_gib,
-                                    gpu=req.gpu))
+    ask = rq.ExplainRequest(command=req.command, gpu=req.gpu, gpu_memory_gib=req.gpu_memory_gib,
+                            pool_budget_gib=req.pool_budget_gib, available_gib=req.available_gib,
+                            pre_load_gib=req.pre_load_gib, weights_gib=req.weights_gib,
+                            kv_memory_gib=req.kv_memory_gib)
+    with _sources(request, _command_uploads(req, req.command, req.engine)):
+        result = run_explain(ask, req.engine, req.engine_version)
+    return CliJSON(result.payload, status_code=STATUS_FOR_EXIT[result.exit_code])
 
 
 @router.post("/compare", responses=ERRORS, summary="hybridplan compare --json")
 def compare(req: CompareRequest, request: Request) -> CliJSON:
-    """One model on SGLang and on vLLM at one request length, from the same cache memory or (memory left out) from
-    what each leaves on the card, each at its own defaults (the `compare --json` object): KV tokens, state slots or
-    state pages, the requests of that length each serves, and `why` they differ."""
-    from hybridplan.engines_compare import compare_engines
+    """One model on every modelled engine at one request length, from the same cache memory or (memory left out)
+    from what each leaves on the card, each at its own defaults (the `compare --json` object): KV tokens, state slots
+    or state pages, the requests of that length each serves, and `why` they differ."""
+    from hybridplan.api.calls import run_compare
+    from hybridplan.engine import requests as rq
 
     with _sources(request):
-        return CliJSON(compare_engines(req.model, memory_gib=req.memory_gib, request_length=req.request_length,
-                                       tp=req.tp, kv_cache_dtype=req.kv_cache_dtype, gpu=req.gpu,
-                                       vllm_version=req.vllm_version))
+        return CliJSON(run_compare(rq.CompareRequest(model=req.model, request_length=req.request_length,
+                                                     memory_gib=req.memory_gib, tp=req.tp,
+                                                     kv_cache_dtype=req.kv_cache_dtype, gpu=req.gpu),
+                                   {"vllm": req.vllm_version}).payload)
 
 
 @router.post("/plan", responses=ERRORS, summary="hybridplan plan --json")
@@ -147,52 +119,19 @@ def plan(req: PlanRequest, request: Request) -> CliJSON:
     `plan --engine vllm --json` object: from one measured boot (`kv_memory_gib`) or the card alone, the baseline and
     the candidates (utilization, prefix caching and its mamba cache mode, KV and state dtypes), cheapest first, each
     with `why`, the `best` and its `command`."""
-    from hybridplan.cookbook.record_checks import measured_failure
-    from hybridplan.engine.api import parse_command
-    from hybridplan.errors import BadInput
-    from hybridplan.evidence_sources import all_evidence
-    from hybridplan.planner.plan import plan as run, target_from_options
+    from hybridplan.api.calls import run_plan
+    from hybridplan.engine import requests as rq
 
-    if req.engine == "vllm":
-        return _plan_vllm(req, request)
-    if req.kv_memory_gib is not None or "max_util" in req.model_fields_set:
-        field = "kv_memory_gib" if req.kv_memory_gib is not None else "max_util"
-        raise BadInput(f"{field}: taken with `engine: vllm` only (sglang's plan searches --mem-fraction-static; "
-                       "max_mem_fraction caps it)")
-    if req.command is not None and (req.model is not None or req.extra is not None):
-        raise BadInput("command: give the launch command or `model` (with `extra`), not both")
-    target = target_from_options(model=req.model, gpu=req.gpu, gpu_memory_gib=req.gpu_memory_gib,
-                                 request_length=req.request_length, concurrency=req.concurrency, quant=req.quant,
-                                 spec=req.spec, draft=req.draft, tp=req.tp,
-                                 extra=req.command if req.command is not None else req.extra,
-                                 max_mem_fraction=req.max_mem_fraction, pin=req.pin, weights_gib=req.weights_gib,
-                                 hub=False, version=req.engine_version, measured=measured_failure,
-                                 evidence=all_evidence)
-    uploads = (_command_uploads(req, parse_command(req.command)) if req.command is not None
+    ask = rq.PlanRequest(request_length=req.request_length, concurrency=req.concurrency, command=req.command,
+                         model=req.model, gpu=req.gpu, gpu_memory_gib=req.gpu_memory_gib, quant=req.quant,
+                         spec=req.spec, draft=req.draft, tp=req.tp, extra=req.extra,
+                         max_mem_fraction=req.max_mem_fraction, pin=req.pin, weights_gib=req.weights_gib,
+                         kv_memory_gib=req.kv_memory_gib,
+                         max_util=req.max_util if "max_util" in req.model_fields_set else None)
+    uploads = (_command_uploads(req, req.command, req.engine) if req.command is not None
                else _uploads(req, req.model, req.draft))
     with _sources(request, uploads):
-        return CliJSON(run(target))
-
-
-# plan's SGLang-only inputs: `plan --engine vllm` takes the launch, the card, the measured KV memory and max_util
-_PLAN_SGLANG_ONLY = ("model", "quant", "spec", "draft", "tp", "max_mem_fraction", "pin", "weights_gib", "extra",
-                     "gpu_memory_gib", "config", "draft_config")
-
-
-def _plan_vllm(req: PlanRequest, request: Request) -> CliJSON:
-    """`plan --engine vllm --json --gpu G [--kv-memory-gib A] -L L -C C [--max-util U] -- <vllm command>`."""
-    from hybridplan.errors import BadInput
-    from hybridplan.planner.vllm_plan import VllmTarget, card, plan_vllm
-
-    given = [name for name in _PLAN_SGLANG_ONLY if getattr(req, name) != PlanRequest.model_fields[name].default]
-    if given:
-        raise BadInput(f"{given[0]}: not taken with `engine: vllm` (it takes command, gpu, kv_memory_gib, max_util)")
-    if req.command is None:
-        raise BadInput("command: the vLLM launch to plan (vllm serve MODEL ...) is required with `engine: vllm`")
-    target = VllmTarget(command=req.command, kv_memory_gib=req.kv_memory_gib, card=card(req.gpu),
-                        request_length=req.request_length, concurrency=req.concurrency, max_util=req.max_util)
-    with _sources(request):
-        return CliJSON(plan_vllm(target, req.engine_version, req.gpu))
+        return CliJSON(run_plan(ask, req.engine, req.engine_version).payload)
 
 
 @router.get("/models", responses=READ_ERRORS, summary="hybridplan models --json")
@@ -213,36 +152,24 @@ def gpus() -> CliJSON:
 
 @router.post("/logs/parse", responses=ERRORS, summary="hybridplan logs parse --json")
 def logs_parse(req: LogParseRequest) -> CliJSON:
-    """Pools, weights, graphs, caps and the failure phase read off a boot log (the `logs parse --json` object)."""
-    from hybridplan.verify.logparse import parse_log
+    """What a boot log states: for sglang the pools, weights, graphs, caps and the failure phase (the `logs parse
+    --json` object)."""
+    from hybridplan.engine.api import for_engine
 
-    return CliJSON(parse_log(req.log).as_dict())
+    return CliJSON(for_engine(req.engine).parse_log(req.log))
 
 
 @router.post("/logs/check", responses=ERRORS, summary="hybridplan logs check --json")
 def logs_check(req: LogCheckRequest, request: Request) -> CliJSON:
     """Predicted vs observed for a boot log and the command that wrote it (the `logs check --json` object);
     `explained: false` is the CLI's exit 1 (findings), still a 200 answer."""
-    from hybridplan.errors import BadInput
+    from hybridplan.api.calls import run_check_log
+    from hybridplan.engine import requests as rq
 
-    if req.engine == "vllm":
-        from hybridplan.verify.vllm_check import check_vllm_log
-
-        if req.log_version is not None:
-            raise BadInput("log_version: an sglang build; vLLM's log states its release (use engine_version)")
-        with _sources(request):
-            return CliJSON(check_vllm_log(req.log, req.command, gpu=req.gpu, version=req.engine_version))
-    if req.gpu is not None:
-        raise BadInput("gpu: taken with `engine: vllm` only (an sglang log states its own memory)")
-    if req.command is None:
-        raise BadInput("command: the command the server ran is required for an sglang log")
-    from hybridplan.engine.api import parse_command
-    from hybridplan.verify.check import check_log
-    from hybridplan.verify.logparse import parse_log
-
+    ask = rq.LogCheckRequest(log=req.log, command=req.command, log_version=req.log_version,
+                             engine_version=req.engine_version, gpu=req.gpu)
     with _sources(request):
-        return CliJSON(check_log(parse_log(req.log), parse_command(req.command), log_version=req.log_version,
-                                 version=req.engine_version))
+        return CliJSON(run_check_log(ask, req.engine).payload)
 
 
 def _bundled_page(page_id: str) -> Page:
@@ -325,12 +252,10 @@ def render(req: RenderRequest, request: Request) -> CliJSON:
 def ratio(req: RatioRequest, request: Request) -> CliJSON:
     """The balanced --mamba-full-memory-ratio and the --max-mamba-cache-size pin for L-token requests at
     concurrency C, with S, D, state/slot, KV/token and the formula (the `ratio --json` object)."""
-    from hybridplan.engine.api import parse_command
-    from hybridplan.hardware.catalog import from_options
-    from hybridplan.planner.ratio import balanced_ratio
+    from hybridplan.engine import requests as rq
+    from hybridplan.engine.api import for_engine
 
-    command = parse_command(req.command)
-    with _sources(request, _command_uploads(req, command)):
-        return CliJSON(balanced_ratio(command, request_length=req.request_length, concurrency=req.concurrency,
-                                      budget=req.pool_budget_gib, gpu=from_options(req.gpu, req.gpu_memory_gib),
-                                      version=req.engine_version))
+    with _sources(request, _command_uploads(req, req.command, req.engine)):
+        return CliJSON(for_engine(req.engine, req.engine_version).ratio(rq.RatioRequest(
+            command=req.command, request_length=req.request_length, concurrency=req.concurrency,
+            pool_budget_gib=req.pool_budget_gib, gpu=req.gpu, gpu_memory_gib=req.gpu_memory_gib)))

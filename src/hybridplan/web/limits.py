@@ -7,7 +7,7 @@ import json
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from hybridplan.verify.logparse import WEB_MAX_LOG_CHARS
+from hybridplan.limits import WEB_MAX_LOG_CHARS
 from hybridplan.web.errors import error_body
 
 MAX_BODY_BYTES = 256 * 1024  # a command, a few numbers and up to two uploaded config.json objects

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from hybridplan import __version__
+from hybridplan.version import __version__
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -17,7 +17,7 @@ router = APIRouter(include_in_schema=False)
 
 
 def _context(request: Request, **extra: Any) -> dict[str, Any]:
-    from hybridplan.engine import DEFAULT, SUPPORTED
+    from hybridplan.engine.api import DEFAULT, SUPPORTED
     from hybridplan.engine.api import releases
 
     vllm = releases("vllm")

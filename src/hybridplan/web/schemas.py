@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from hybridplan.limits import MAX_GPU_GIB, MAX_UTIL_PROPOSED
-from hybridplan.verify.logparse import WEB_MAX_LOG_CHARS
+from hybridplan.limits import WEB_MAX_LOG_CHARS
 
 MAX_COMMAND_CHARS = 16_384
 MAX_LOG_CHARS = WEB_MAX_LOG_CHARS
@@ -31,6 +31,7 @@ class LogParseRequest(_Strict):
     """`hybridplan logs parse --json <log>`."""
 
     log: str = Field(min_length=1, max_length=MAX_LOG_CHARS, description="The server's boot log text.")
+    engine: Literal["sglang", "vllm"] = Field("sglang", description="The engine that wrote the log (--engine).")
 
 
 class LogCheckRequest(LogParseRequest):
@@ -42,7 +43,6 @@ class LogCheckRequest(LogParseRequest):
                                 description="The command the server ran (required for sglang).")
     log_version: str | None = Field(None, max_length=120, description="The sglang build that wrote the log.")
     engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
-    engine: Literal["sglang", "vllm"] = Field("sglang", description="The engine that wrote the log (--engine).")
     gpu: str | None = Field(None, pattern=ID_PATTERN, description="vLLM: the card the log is from (its compute "
                             "capability picks the GDN prefill kernel); default an sm90 card.")
 
@@ -193,3 +193,4 @@ class RatioRequest(_WithModel):
     pool_budget_gib: float | None = Field(None, ge=-MAX_BUDGET_GIB, le=MAX_BUDGET_GIB,
                                           description="The engine's total_rest_memory (GiB).")
     engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
+    engine: Literal["sglang", "vllm"] = Field("sglang", description="The engine the command launches (--engine).")

@@ -140,6 +140,25 @@ class Parallel:
     pp_partition: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class WeightsQuery:
+    """What one rank loads, as the engine resolved the launch: the checkpoint and its online quantization, the
+    parallel layout and pipeline stages that shard it, and the draft the speculative setup adds. Each engine builds
+    it from its own resolved arguments (the weights layer knows no engine)."""
+
+    model: str
+    quantization: str | None
+    multimodal: bool
+    parallel: Parallel
+    stages: tuple[tuple[int, int], ...]
+    draft: str = "none"  # none | mtp (the checkpoint's own MTP head) | checkpoint (a separate draft at draft_path)
+    draft_path: str | None = None
+    draft_label: str | None = None  # the speculative algorithm, for the note (None: no speculative decoding)
+    # an MTP head builds its own embedding and lm_head and holds them while the pools are sized (sglang), or shares
+    # the target's (vLLM)
+    mtp_own_ends: bool = True
+
+
 def _divisor(shard: str, par: Parallel) -> float:
     if shard == "attn":
         return par.attn_tp

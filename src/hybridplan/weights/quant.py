@@ -234,12 +234,24 @@ def declares_quantization(config: dict[str, Any], hf_quant_config: dict[str, Any
             or (isinstance(text, dict) and isinstance(text.get("quantization_config"), dict)))
 
 
+# `--quantization` methods an engine applies to an unquantized checkpoint as it loads it: fp8 quantizes every
+# quantizable linear and routed expert to FP8 with one scale per tensor (vLLM's Fp8LinearMethod / Fp8MoEMethod and
+# sglang's w8a8 fp8 path with no checkpoint scales), the embeddings, lm_head, routers and norms staying in bf16
+ONLINE: Mapping[str, QuantPolicy] = MappingProxyType({
+    "fp8": QuantPolicy(linear="fp8", label="fp8 online (per-tensor, the weights quantized as they load)"),
+})
+
+
 def method_policy(method: str | None, config: dict[str, Any],
                   hf_quant_config: dict[str, Any] | None) -> QuantPolicy | None:
-    """The storage a `--quantization` method implies when the config at hand declares none: the method's community
-    export layout (METHOD_DEFAULTS) on this geometry. None when the config states its own, or the method is not an
-    integer weight-only format (the engine then reads the weights as the config says)."""
-    if method is None or method not in METHOD_DEFAULTS or declares_quantization(config, hf_quant_config):
+    """The storage a `--quantization` method implies when the config at hand declares none: the weights quantized as
+    they load (ONLINE), or the method's community export layout (METHOD_DEFAULTS) on this geometry. None when the
+    config states its own, or the method is neither (the engine then reads the weights as the config says)."""
+    if method is None or declares_quantization(config, hf_quant_config):
+        return None
+    if method in ONLINE:
+        return ONLINE[method]
+    if method not in METHOD_DEFAULTS:
         return None
     policy = policy_from_config({"quantization_config": dict(METHOD_DEFAULTS[method])}, None)
     return replace(policy, label=f"{policy.label}: --quantization {method} on a config without quantization_config, "

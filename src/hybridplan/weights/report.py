@@ -11,19 +11,16 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from hybridplan.engine import for_version
-from hybridplan.engine.api import EngineArgs
 from hybridplan.errors import BadInput
 from hybridplan.models.geometry import ModelGeometry
 from hybridplan.models.loader import ConfigSource, bundled_id, catalog_source, resolve_config
 from hybridplan.provenance import Source, Sourced
 from hybridplan.weights.estimate import estimate
 from hybridplan.weights.headers import from_directory
-from hybridplan.weights.inventory import Inventory, Parallel, per_rank_bytes
+from hybridplan.weights.inventory import Inventory, Parallel, WeightsQuery, per_rank_bytes
 from hybridplan.weights.quant import QuantPolicy, method_policy, policy_from_config, with_lm_head
 
 GIB = 1 << 30
-EAGLE_FAMILY = ("EAGLE", "EAGLE3", "STANDALONE", "FROZEN_KV_MTP")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,25 +128,19 @@ def _layer_map_policy(layer_map_file: str, note: str) -> QuantPolicy:
     return replace(policy, label=f"{policy.label} layer map of {layer_map_file} ({note})")
 
 
-def parallel_of(args: EngineArgs, geo: ModelGeometry) -> Parallel:
-    return Parallel(tp=args["tp_size"], attn_tp=args["attn_tp_size"], pp=args["pp_size"], ep=int(args.get("ep_size", 1)),
-                    dp_attention=args["attn_dp_size"] > 1, dp_lm_head=bool(args.get("enable_dp_lm_head", False)),
-                    kv_heads=geo.kv.total_kv_heads, num_layers=geo.num_hidden_layers)
-
-
 def _sourced(nbytes: int, inv: Inventory, what: str) -> Sourced:
     return Sourced(value=nbytes, source=inv.source, note=f"{what}: {inv.note}")
 
 
-def model_weights(args: EngineArgs, geo: ModelGeometry, *, hub: bool = False, target_gib: float | None = None,
+def model_weights(q: WeightsQuery, geo: ModelGeometry, *, hub: bool = False, target_gib: float | None = None,
                   checkpoint_bytes: int | None = None, policy: QuantPolicy | None = None) -> WeightReport:
-    """Target and draft weights per rank for a resolved command.
+    """Target and draft weights per rank for what an engine's resolved launch loads (`q`).
 
     `target_gib` overrides the target's bytes per rank (a boot log's "Load weight end ... mem usage");
     `checkpoint_bytes` gives the whole checkpoint's size (split across modules as estimated).
     """
-    src = resolve_config(args["model_path"])
-    implied = method_policy(args.get("quantization"), src.config, src.hf_quant_config) if policy is None else None
+    src = resolve_config(q.model)
+    implied = method_policy(q.quantization, src.config, src.hf_quant_config) if policy is None else None
     if implied is not None:  # another checkpoint than the config's own: its catalog or index total does not apply
         src, policy = replace(src, entry=None, checkpoint_dir=None), implied
     if checkpoint_bytes is not None:
@@ -161,17 +152,16 @@ def model_weights(args: EngineArgs, geo: ModelGeometry, *, hub: bool = False, ta
     else:
         inv, notes = inventory_of(src, estimator_family(geo), geo.full_attention_layer_ids, hub=hub, policy=policy,
                                   needed=target_gib is None)
-    par = parallel_of(args, geo)
-    stages = for_version(args.version).pp_stages(args, geo)
-    parts = ("target", "vision") if args["is_multimodal"] else ("target",)
+    par, stages = q.parallel, list(q.stages)
+    parts = ("target", "vision") if q.multimodal else ("target",)
     target = per_rank_bytes(inv, par, parts, stages)
     if target_gib is not None:
         target_s = Sourced(value=int(target_gib * GIB), source=Source.INPUT, note="--weights-gib")
     else:
         what = "language model" + (" + vision tower" if "vision" in parts else "")
         target_s = _sourced(target, inv, what)
-    draft_s, kind, dnotes = _draft(args, geo, inv, par, stages, hub)
-    released = _mtp_own_ends(src.config, par) if kind == "mtp" and draft_s.value else 0
+    draft_s, kind, dnotes = _draft(q, inv, par, stages, hub)
+    released = _mtp_own_ends(src.config, par) if kind == "mtp" and draft_s.value and q.mtp_own_ends else 0
     if released:
         draft_s = Sourced(value=int(draft_s.value) + released, source=draft_s.source, note=(
             f"{draft_s.note}; + its own embedding and lm_head as constructed ({released / GIB:.2f} GiB, bf16, "
@@ -194,18 +184,19 @@ def _mtp_own_ends(config: dict[str, Any], par: Parallel) -> int:
     return 2 * hidden * (-(-vocab // par.tp) + -(-vocab // head_tp))
 
 
-def _draft(args: EngineArgs, geo: ModelGeometry, inv: Inventory, par: Parallel, stages: list[tuple[int, int]],
+def _draft(q: WeightsQuery, inv: Inventory, par: Parallel, stages: list[tuple[int, int]],
            hub: bool) -> tuple[Sourced, str, list[str]]:
     """The draft runner's weights: the in-checkpoint MTP head, or a separate draft checkpoint."""
-    algo = args["speculative_algorithm"]
-    if algo is None or algo in ("NGRAM", "UNO"):
-        return Sourced(value=0, source=Source.ENGINE_RULE, note=f"{algo or 'no speculative decoding'}: no draft weights"), \
-            "none", []
-    path = args["speculative_draft_model_path"]
-    if algo in EAGLE_FAMILY and (path is None or path == args["model_path"]):
+    if q.draft == "none":
+        return Sourced(value=0, source=Source.ENGINE_RULE,
+                       note=f"{q.draft_label or 'no speculative decoding'}: no draft weights"), "none", []
+    path = q.draft_path
+    if q.draft == "mtp":
         mtp = per_rank_bytes(inv, par, ("mtp",), stages)
         notes = [] if mtp else ["the target checkpoint shows no MTP tensors; the draft's weights are not counted"]
         return _sourced(mtp, inv, "in-checkpoint MTP head (embeddings and lm_head shared with the target)"), "mtp", notes
+    if path is None:
+        raise BadInput(f"{q.draft_label}: the draft checkpoint is not named (--speculative-draft-model-path)")
     src = resolve_config(path)
     dinv, notes = inventory_of(src, "draft", (), hub=hub)
     one_stage = [(0, 1 << 30)]

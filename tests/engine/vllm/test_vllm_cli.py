@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hybridplan.engine.vllm.engine import for_version as vllm_release
+
 from pathlib import Path
 
 
@@ -89,10 +91,9 @@ def test_plan_names_a_request_cap_below_the_target(cli_json):
 
 
 def test_resolution_takes_the_cards_batch_defaults():
-    from hybridplan.engine import for_engine
     from hybridplan.models.loader import load_model
 
-    engine, geo = for_engine("vllm"), load_model("Qwen/Qwen3.5-27B")
+    engine, geo = vllm_release(), load_model("Qwen/Qwen3.5-27B")
     cmd = engine.parse_command("vllm serve Qwen/Qwen3.5-27B --max-model-len 4096")
     # engine/arg_utils.py::get_batch_defaults: H200 (>= 70 GiB, not A100) 1024 / 8192; RTX 5090 256 / 2048
     h200 = engine.resolve(cmd, geo, 90, 143771 << 20, "NVIDIA H200")

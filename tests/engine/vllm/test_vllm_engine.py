@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hybridplan.engine import for_engine
+from hybridplan.engine.vllm.engine import for_version as vllm_release
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.models.loader import load_model
 
-ENGINE = for_engine("vllm", "0.33.0")
+ENGINE = vllm_release("0.33.0")
 GIB = 1 << 30
 
 

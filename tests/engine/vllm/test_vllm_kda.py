@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hybridplan.engine import for_engine
+from hybridplan.engine.vllm.engine import for_version as vllm_release
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.models.loader import load_model
 
@@ -19,7 +19,7 @@ GIB = 1 << 30
 
 
 def _args(version: str, flags: str = "", sm: int = 90):
-    engine = for_engine("vllm", version)
+    engine = vllm_release(version)
     return engine, engine.resolve(engine.parse_command(f"vllm serve {KIMI} {flags}"), GEO, sm)
 
 
@@ -92,7 +92,7 @@ def test_prefix_caching_on_0_24_runs_align_with_two_state_pages():
 
 def test_kimi_k3_is_refused_by_name():
     geo = load_model("moonshotai/Kimi-K3")
-    engine = for_engine("vllm", "0.33.0")
+    engine = vllm_release("0.33.0")
     with pytest.raises(BadInput, match="KimiK3ForConditionalGeneration is not modelled yet"):
         engine.resolve(engine.parse_command("vllm serve moonshotai/Kimi-K3"), geo)
 

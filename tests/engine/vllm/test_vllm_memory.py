@@ -1,10 +1,12 @@
-"""planner/vllm_memory.py: the card-alone terms of vLLM's determine_available_memory."""
+"""engine/vllm/serving/memory.py: the card-alone terms of vLLM's determine_available_memory."""
 
 from __future__ import annotations
 
 import pytest
 
-from hybridplan.planner.vllm_memory import capture_sizes, weights_per_rank
+from hybridplan.engine.vllm.engine import for_version as vllm_release
+from hybridplan.models.loader import load_model
+from hybridplan.engine.vllm.serving.memory import capture_sizes, weights_per_rank
 from hybridplan.weights.quant import QuantPolicy
 
 
@@ -22,7 +24,7 @@ def test_capture_sizes_follow_the_default_grid(seqs, spec, batched, sm, count):
 def test_modelopt_layer_entry_prices_that_layers_experts():
     """nvidia/Qwen3.6-35B-A3B-NVFP4's hf_quant_config lists each layer's routed experts as one module
     ('...layers.0.mlp.experts': W4A16_NVFP4); they are priced as NVFP4, not bf16 (63.35 GiB before)."""
-    w = weights_per_rank("nvidia/Qwen3.6-35B-A3B-NVFP4", 1, None, False)
+    w = weights_per_rank(load_model("nvidia/Qwen3.6-35B-A3B-NVFP4"), "nvidia/Qwen3.6-35B-A3B-NVFP4", 1, None, False)
     assert 19 * 2**30 < w.value < 22 * 2**30
     policy = QuantPolicy(per_name={"m.layers.0.mlp.experts": "w4a16_nvfp4"})
     assert policy.scheme("m.layers.0.mlp.experts.gate_proj", "expert") == "w4a16_nvfp4"
@@ -34,13 +36,12 @@ def test_only_the_requested_memory_moves_with_the_utilization():
     two utilizations differ in available KV memory by exactly the difference of their requests."""
     from dataclasses import replace
 
-    from hybridplan.engine import for_engine
     from hybridplan.hardware.catalog import from_options
     from hybridplan.models.loader import load_model
-    from hybridplan.planner.vllm_memory import from_card
-    from hybridplan.planner.vllm_plan import card, resolve_on
+    from hybridplan.engine.vllm.serving.memory import from_card
+    from hybridplan.engine.vllm.serving.launch import card, resolve_on
 
-    engine = for_engine("vllm", None)
+    engine = vllm_release(None)
     cmd = engine.parse_command("vllm serve Qwen/Qwen3.8-27B-FP8 -tp 2 --max-model-len 131072")
     args = resolve_on(engine, cmd, load_model("Qwen/Qwen3.8-27B-FP8"), card("rtx5090"))
     gpu = from_options("rtx5090", None)
@@ -70,14 +71,13 @@ def test_dual_max_terms_against_the_startup_summary(gpu, consumed, peak, graph_e
     cards and the timeline's activation term is it; weights (with the MTP layers) + the TP overhead are the 3090
     pair's consumed memory and 0.20 GiB over the 5090 pair's, which carries that pair's available estimate 0.23 under
     (one startup summary per card class so far, so the TP overhead stays one value, not one per card)."""
-    from hybridplan.engine import for_engine
     from hybridplan.hardware.catalog import from_options
     from hybridplan.models.loader import load_model
-    from hybridplan.planner.vllm_memory import from_card
-    from hybridplan.planner.vllm_plan import card, resolve_on
+    from hybridplan.engine.vllm.serving.memory import from_card
+    from hybridplan.engine.vllm.serving.launch import card, resolve_on
 
     gib = 2**30
-    engine = for_engine("vllm", None)
+    engine = vllm_release(None)
     args = resolve_on(engine, engine.parse_command(DUAL_MAX), load_model("Qwen/Qwen3.8-27B-FP8"), card(gpu))
     m = from_card(args, from_options(gpu, None), "fp8")
     assert round(m.activation.value / gib - (peak - graph_estimate), 2) == 0.0

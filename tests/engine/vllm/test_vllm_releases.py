@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from hybridplan.engine import for_engine
+from hybridplan.engine.vllm.engine import for_version as vllm_release
 from hybridplan.engine.vllm.behaviours import RELEASES
-from hybridplan.errors import BadInput, EngineRefusal
-from hybridplan.vllm_explain import explain_vllm
+from hybridplan.errors import BadInput
+from hybridplan.engine.vllm.serving.explain import explain_vllm
 
 QWEN = "vllm serve Qwen/Qwen3.5-27B --max-model-len 32768"
 
@@ -56,11 +56,11 @@ def test_all_mode_keeps_a_state_page_for_every_block_on_0_24():
 
 def test_each_release_parses_with_its_own_flags():
     """0.24.0 turns prefix caching off with --no-enable-prefix-caching; --disable-prefix-caching is 0.33.0's."""
-    assert for_engine("vllm", "0.24.0").parse_command(QWEN + " --no-enable-prefix-caching").values[
+    assert vllm_release("0.24.0").parse_command(QWEN + " --no-enable-prefix-caching").values[
         "enable_prefix_caching"] is False
     with pytest.raises(BadInput, match="unrecognized arguments: --disable-prefix-caching"):
-        for_engine("vllm", "0.24.0").parse_command(QWEN + " --disable-prefix-caching")
-    assert for_engine("vllm", "0.33.0").parse_command(QWEN + " --disable-prefix-caching").values[
+        vllm_release("0.24.0").parse_command(QWEN + " --disable-prefix-caching")
+    assert vllm_release("0.33.0").parse_command(QWEN + " --disable-prefix-caching").values[
         "enable_prefix_caching"] is False
 
 
@@ -92,7 +92,7 @@ that attention page size is >= mamba page size.
 def test_0_20_0_logs_blocks_per_group_and_0_20_1_concurrency_times_length():
     """The v0.20.0 boot logs 75,456 tokens from 2.95 GiB: 147 blocks of 10 layers x 2096-token fp8 pages, // 4 groups
     x 2096 (0.20.0's _report_kv_cache_config); from 0.20.1 on the same pool logs 3.87 x 65,536 = 253,520."""
-    from hybridplan.verify.vllm_check import check_vllm_log
+    from hybridplan.engine.vllm.serving.logcheck import check_vllm_log
 
     d = check_vllm_log(BOOT_0_20_0, None, gpu="rtx5090")
     assert d["explained"] and d["log_release"] == d["modelled_release"] == "0.20.0"
@@ -108,11 +108,11 @@ def test_0_20_refusals_keep_their_wording_and_parser_has_no_bfloat16_state():
     offers no bfloat16 Mamba cache dtype (config/cache.py::MambaDType), 0.24.0's does."""
     cmd = "vllm serve Qwen/Qwen3.5-27B --max-model-len 262144"
     for version, wording in (("0.20.1", "the models's max seq len"), ("0.24.0", "the model's max seq len")):
-        with pytest.raises(EngineRefusal) as exc:
-            explain_vllm(cmd, version=version, kv_memory_gib=1, gpu="h200")
-        assert wording in exc.value.message
-        assert ("CPU backend" in exc.value.message) == (version == "0.24.0")
+        d = explain_vllm(cmd, version=version, kv_memory_gib=1, gpu="h200")
+        assert d["verdict"]["phase"] == "kv_cache" and d["verdict"]["message"] == d["error"]["message"]
+        assert wording in d["error"]["message"]
+        assert ("CPU backend" in d["error"]["message"]) == (version == "0.24.0")
     with pytest.raises(BadInput, match="invalid choice: 'bfloat16'"):
-        for_engine("vllm", "0.20.1").parse_command(cmd + " --mamba-ssm-cache-dtype bfloat16")
-    assert for_engine("vllm", "0.24.0").parse_command(cmd + " --mamba-ssm-cache-dtype bfloat16").values[
+        vllm_release("0.20.1").parse_command(cmd + " --mamba-ssm-cache-dtype bfloat16")
+    assert vllm_release("0.24.0").parse_command(cmd + " --mamba-ssm-cache-dtype bfloat16").values[
         "mamba_ssm_cache_dtype"] == "bfloat16"

@@ -12,7 +12,7 @@ from hybridplan.conformance.sglang.model_side import predict
 from hybridplan.conformance.sglang.oracle import ORACLE
 from hybridplan.conformance.sglang.scenarios import Scenario
 from hybridplan.conformance.sglang.schema import Result
-from hybridplan.engine import SUPPORTED, release_of
+from hybridplan.engine.api import SUPPORTED, release_of
 
 Predictor = Callable[[Scenario, str], Result]
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from hybridplan.conformance.sglang.scenarios import Scenario
 from hybridplan.conformance.sglang.schema import OracleError, Result
-from hybridplan.engine import for_version
-from hybridplan.engine.api import LaunchCommand, Platform
+from hybridplan.engine.api import LaunchCommand, Platform, for_version
 from hybridplan.errors import BadInput, EngineRefusal
 
 E = for_version().rules_package  # the modelled release's rules, as conformance reports name them
@@ -72,7 +71,7 @@ def _refusal(stage: str, exc: EngineRefusal) -> OracleError:
 def predict(sc: Scenario, version: str | None = None) -> Result:
     """What hybridplan's model of release `version` (default the newest) says the engine holds and allocates for this
     scenario (the driver's result schema)."""
-    from hybridplan.loading import load
+    from hybridplan.engine.api import load
 
     out: Result = {"id": sc.id}
     cmd = LaunchCommand(env=sc.env, argv=sc.argv)

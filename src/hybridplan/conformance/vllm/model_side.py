@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from hybridplan.conformance.compare import Answer
-from hybridplan.engine import for_engine
+from hybridplan.engine.vllm.engine import for_version as vllm_release
 from hybridplan.errors import EngineRefusal
 
-P = for_engine("vllm").rules_package  # the modelled releases' rules, as conformance reports name them
+P = vllm_release(None).rules_package  # the modelled releases' rules, as conformance reports name them
 
 # the compared fields of a plan (the parse first: nothing after a parse drift compares)
 FIELDS = ("parsed", "attention_backend", "block_size", "mamba_block_size", "mamba_cache_mode",

@@ -11,7 +11,7 @@ from typing import Any
 from hybridplan.conformance.compare import Case
 from hybridplan.conformance.vllm.model_side import non_default, predict
 from hybridplan.conformance.vllm.schema import GdnMixer, KdaMixer, Mamba2Mixer, Scenario
-from hybridplan.engine import for_engine
+from hybridplan.engine.vllm.engine import for_version as vllm_release
 
 # bundled checkpoints per family the vLLM model covers (GDN: Qwen3-Next / Qwen3.5; Mamba2: Nemotron-H; KDA: KDA_MODEL)
 MODELS = ("Qwen/Qwen3.5-27B", "Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3.5-35B-A3B",
@@ -21,7 +21,7 @@ CARDS = (("h200", 12), ("rtx5090", 12), ("b200", 13), ("a100-80gb", 12))
 
 
 def _engine(version: str) -> Any:
-    return for_engine("vllm", version)
+    return vllm_release(version)
 
 
 _KEEP = (0, 21, 46, 71)  # grid residues kept of every 120 points: every value of every axis, 308 scenarios
@@ -55,7 +55,7 @@ def _scenario(engine: Any, sid: str, argv: list[str], gpu: tuple[str, int], gib:
     """One launch on a card with `gib` GiB of available KV memory: the driver's payload and hybridplan's prediction."""
     from hybridplan.models.loader import load_model
 
-    from hybridplan.planner.vllm_plan import card, resolve_on
+    from hybridplan.engine.vllm.serving.launch import card, resolve_on
 
     text = "vllm serve " + shlex.join(argv)
     geo = load_model(argv[0])

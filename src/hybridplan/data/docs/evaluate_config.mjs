@@ -1,7 +1,7 @@
 // Evaluates one SGLang docs cookbook config module (read from stdin) inside a fresh vm context that has only the
 // JavaScript builtins (no require, no process, no fetch, no import), then prints JSON: the literal data (functions
 // replaced by their source), the selection space, and the value of every selection-dependent function on every
-// selection. Run by hybridplan.cookbook.node_eval under Node's permission model with a wall-time and heap limit.
+// selection. Run by hybridplan.cookbook.docs.node_eval under Node's permission model with a wall-time and heap limit.
 import vm from "node:vm";
 
 const [maxSelections, timeoutMs] = process.argv.slice(2).map(Number);

@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from hybridplan.engine.sglang.behaviours import Switches, switches
-from hybridplan.engine.types import Platform as Platform
+from hybridplan.hardware.platform import Platform as Platform
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_INT
 from hybridplan.provenance import Source

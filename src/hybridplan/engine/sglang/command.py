@@ -46,10 +46,12 @@ class LaunchCommand:
         return LaunchCommand(env=self.env, program=self.program, argv=tuple(argv), positional_model=False)
 
     def text(self) -> str:
-        """The command as one shell line (env, program, flags), quoted where needed."""
+        """The command as one shell line (env, program, flags), quoted where needed; a model typed positionally
+        (`sglang serve MODEL`) stays positional while it leads the flags."""
+        argv = self.argv[1:] if self.positional_model and self.argv[:1] == ("--model-path",) else self.argv
         parts = [f"{k}={shlex.quote(v)}" for k, v in self.env]
         parts += list(self.program)
-        parts += [shlex.quote(a) for a in self.argv]
+        parts += [shlex.quote(a) for a in argv]
         return " ".join(parts)
 
 

@@ -1,4 +1,4 @@
-"""The modelled vLLM releases (0.33.0, 0.24.0, 0.20.1, 0.20.0) behind the engine API (`engine.for_engine("vllm", version)`)."""
+"""The modelled vLLM releases (0.33.0, 0.24.0, 0.20.1, 0.20.0) behind the engine API (`engine.for_version(version)`)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from hybridplan.engine.registry import FlagRegistry
 from hybridplan.engine.vllm import command, planning
 from hybridplan.engine.vllm.behaviours import RELEASES
+from hybridplan.engine.vllm.startup import ModelLength
 from hybridplan.errors import BadInput
 from hybridplan.models.geometry import ModelGeometry
 
@@ -41,10 +42,12 @@ class VllmEngine:
 
     def resolve(self, cmd: command.VllmCommand, geo: ModelGeometry, sm: int | None = 90,
                 total_memory_bytes: int | None = None, device_name: str = "",
-                cuda_runtime_major: int = 12) -> planning.VllmArgs:
+                cuda_runtime_major: int = 12, model_length: ModelLength | None = None) -> planning.VllmArgs:
+        """The release's resolution on a card; `model_length` is the config's derived limit (startup.model_length;
+        without it the geometry's context length stands in, unchecked)."""
         return planning.resolve(cmd.values, geo, sm=sm, total_memory_bytes=total_memory_bytes,
                                 device_name=device_name, cuda_runtime_major=cuda_runtime_major,
-                                release=RELEASES[self.version])
+                                release=RELEASES[self.version], model_length=model_length, env=dict(cmd.env))
 
     def layout(self, args: planning.VllmArgs, geo: ModelGeometry) -> planning.KVLayout:
         return planning.layout(args, geo)
@@ -74,7 +77,7 @@ class VllmEngine:
         }
 
 
-def for_version(version: str | None) -> VllmEngine:
+def for_version(version: str | None = None) -> VllmEngine:
     """The modelled vLLM release; BadInput names the supported ones."""
     v = version or SUPPORTED[-1]
     if v not in SUPPORTED:

@@ -9,7 +9,7 @@ engine/vllm/mla.py). Every function mirrors the vLLM function it cites.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from math import lcm
 from typing import Any
@@ -18,6 +18,7 @@ from hybridplan.dtypes import itemsize, model_dtype
 from hybridplan.engine.vllm.behaviours import NEWEST, Release
 from hybridplan.engine.vllm.kda import kda_class_dtypes, kda_layer_dtypes
 from hybridplan.engine.vllm.mla import FLASH_ATTN, AttentionBackend, select_mla_backend
+from hybridplan.engine.vllm.startup import ModelLength, check_model_length, cudagraph_mode
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.models.geometry import KdaMixer, Mamba2Mixer, ModelGeometry
 from hybridplan.monotone import largest_true
@@ -70,6 +71,10 @@ class VllmArgs:
     attn_backend: AttentionBackend = FLASH_ATTN  # the full-attention layers' backend (its kernel-block contract)
     mla_block_alignment: int = 1  # behaviours.Release.mla_hybrid_block_alignment for an MLA hybrid
     kda_ssm_cache_dtype_flag: bool = True  # behaviours.Release.kda_ssm_cache_dtype_flag
+    # the CUDA-graph mode the launch resolves to and why (engine/vllm/startup.py::cudagraph_mode): full graphs need
+    # one Mamba cache block per decode sequence
+    cudagraph_mode: str = "FULL_AND_PIECEWISE"
+    cudagraph_reason: str = "optimization level 2 (config/vllm.py::OPTIMIZATION_LEVEL_02)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -188,7 +193,8 @@ def gdn_prefill_flashinfer(geo: ModelGeometry, sm: int | None, cuda_runtime_majo
 
 
 def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, total_memory_bytes: int | None = None,
-            device_name: str = "", cuda_runtime_major: int = 12, release: Release = NEWEST) -> VllmArgs:
+            device_name: str = "", cuda_runtime_major: int = 12, release: Release = NEWEST,
+            model_length: ModelLength | None = None, env: Mapping[str, str] | None = None) -> VllmArgs:
     """EngineArgs.create_engine_config's cache fields: prefix caching on by default for generative hybrids
     (config/model.py::is_prefix_caching_supported), the cache mode derived from it
     (model_executor/models/config.py::MambaModelConfig.verify_and_update_config; --mamba-cache-mode has no effect)."""
@@ -210,9 +216,12 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
     mode = _cache_mode(values, geo, pc, release)
     mml = values.get("max_model_len")
     auto_fit = mml == -1
-    length = geo.context_length if mml is None or auto_fit else int(mml)
+    derived = model_length.derived if model_length is not None else geo.context_length
+    length = derived if mml is None or auto_fit else int(mml)
     if length < 1:
         raise BadInput("--max-model-len: must be a positive length or -1/auto")
+    if mml is not None and not auto_fit:
+        check_model_length(length, model_length, env or {})
     n_spec, draft_layers = _speculative(values.get("speculative_config"), geo)
     seqs, batched = batch_defaults(values, length, total_memory_bytes, device_name, sm, release.large_card_batch_tier)
     m_dtype = model_dtype(geo.config_dtype, str(values.get("dtype", "auto")), geo.model_type)
@@ -221,6 +230,7 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
         raise BadInput(f"--dtype: the MLA attention backends run float16 or bfloat16, not {m_dtype}")
     backend = select_mla_backend(sm, kv, values.get("block_size"), values.get("attention_backend")) if mla \
         else FLASH_ATTN
+    graphs, graph_why = cudagraph_mode(values)
     notes = ("--mamba-cache-mode is deprecated in 0.33.0 and has no effect "
              "(engine/arg_utils.py::_MAMBA_CACHE_MODE_DEPRECATION_MESSAGE)",) \
         if "mamba_cache_mode" in values and not release.mamba_cache_mode_flag else ()
@@ -242,7 +252,7 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
         tokens_from_blocks=release.tokens_from_blocks, cpu_backend_wording=release.cpu_backend_wording,
         planning_module=release.planning_module,
         notes=notes, attn_backend=backend, mla_block_alignment=release.mla_hybrid_block_alignment if mla else 1,
-        kda_ssm_cache_dtype_flag=release.kda_ssm_cache_dtype_flag)
+        kda_ssm_cache_dtype_flag=release.kda_ssm_cache_dtype_flag, cudagraph_mode=graphs, cudagraph_reason=graph_why)
 
 
 def _cache_mode(values: dict[str, Any], geo: ModelGeometry, pc: bool, release: Release) -> str:

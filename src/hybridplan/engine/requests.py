@@ -1,0 +1,132 @@
+"""What a surface asks an engine (explain, plan, logs check, compare), engine-neutral: every option any engine takes,
+None where the user gave none. Each engine lists the options it takes (ServingEngine.takes); the edges refuse the
+others by name before the engine runs (`unused`), so a flag one engine ignores is never silently dropped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from hybridplan.errors import BadInput
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExplainRequest:
+    """`explain`: a launch command and what sizes its memory (a card, a budget, a boot log's figures)."""
+
+    command: str | tuple[str, ...]  # the launch as text or as the shell's tokens
+    gpu: str | None = None
+    gpu_memory_gib: float | None = None
+    pool_budget_gib: float | None = None
+    available_gib: float | None = None
+    pre_load_gib: float | None = None
+    weights_gib: float | None = None
+    kv_memory_gib: float | None = None
+    others_gib: float | None = None  # what other processes hold on the card (nvidia-smi), which a startup check counts
+    hub: bool = False
+    evidence: Callable[..., Any] | None = None  # evidence.EvidenceSource: the measured launches on a card
+    expand_home: bool = False  # a `~` word expanded as a shell would (the CLI's one quoted string; never the web)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanRequest:
+    """`plan`: the fewest changes to a launch (or the catalog's command for `model`) that serve C requests of L."""
+
+    request_length: int
+    concurrency: int
+    command: str | tuple[str, ...] | None = None
+    model: str | None = None
+    gpu: str | None = None
+    gpu_memory_gib: float | None = None
+    quant: str | None = None
+    spec: str | None = None
+    draft: str | None = None
+    tp: int = 1
+    extra: str | tuple[str, ...] | None = None  # with `model`: extra env and flags for the catalog command
+    max_mem_fraction: float | None = None
+    pin: bool = False
+    weights_gib: float | None = None
+    hub: bool = False
+    kv_memory_gib: float | None = None
+    max_util: float | None = None
+    measured: Callable[..., Any] | None = None  # evidence.FailureLookup: measured launches that failed
+    evidence: Callable[..., Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LogCheckRequest:
+    """`logs check`: a boot log, the launch that wrote it (or what the log states of it), and the card."""
+
+    log: str
+    command: str | tuple[str, ...] | None = None
+    log_version: str | None = None
+    engine_version: str | None = None  # the release to model, over the one the log states
+    gpu: str | None = None
+    expand_home: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class RatioRequest:
+    """`ratio`: the state/KV balance for L-token requests and the pin for C of them."""
+
+    command: str | tuple[str, ...]
+    request_length: int
+    concurrency: int
+    pool_budget_gib: float | None = None
+    gpu: str | None = None
+    gpu_memory_gib: float | None = None
+    expand_home: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareRequest:
+    """`compare`: one model at one request length, from the same cache memory or from what each engine leaves on a
+    card, each engine at its own defaults."""
+
+    model: str
+    request_length: int
+    memory_gib: float | None = None
+    tp: int = 1
+    kv_cache_dtype: str = "auto"
+    gpu: str | None = None
+
+
+_DEFAULTS: dict[type, Mapping[str, Any]] = {}  # each request type's field defaults (read once)
+
+
+def given(request: object, ignore: Iterable[str] = ()) -> list[str]:
+    """The options a request sets away from their defaults (what the user gave), in field order."""
+    cls = type(request)
+    if cls not in _DEFAULTS:
+        _DEFAULTS[cls] = {f.name: f.default for f in fields(request)}  # type: ignore[arg-type]
+    skip = set(ignore)
+    return [name for name, default in _DEFAULTS[cls].items()
+            if name not in skip and getattr(request, name) != default]
+
+
+def unused(request: object, takes: frozenset[str], engine: str, takers: Callable[[str], list[str]],
+           spell: Callable[[str], str] = str) -> None:
+    """Refuse the first option `engine` does not take, by the name the edge spells it with, naming the engines that
+    do take it (BadInput: the CLI's exit 2, the web's 400)."""
+    for name in given(request, ignore=("evidence", "measured", "expand_home")):
+        if name not in takes:
+            others = [e for e in takers(name) if e != engine]
+            only = f" (only with {', '.join(f'`engine: {e}`' for e in others)})" if others else ""
+            raise BadInput(f"{spell(name)}: not taken with `engine: {engine}`{only}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareLeg:
+    """One engine's answer to `compare`, in its own terms (`leg`, the JSON under the engine's name) and in the terms
+    the comparison lines share: its cache memory and where it came from, why it serves what it serves, and what one
+    request holds on one rank."""
+
+    leg: dict[str, Any]
+    cache_memory_gib: float
+    pools: str  # how its cache memory is held ("its two pools", "its one pool")
+    memory_source: str
+    why: str
+    request_bytes: int  # one request at the length on one rank
+    state_bytes: int  # of it, the recurrent state
+    state_words: str  # what the state is held in ("state", "state pages")
