@@ -20,8 +20,8 @@ BOOT_PHASES = ("weights", "kv_pool", "state_pool")
 MAX_REPORTS = 512
 MAX_SWEEP = 32
 _FIELDS = {"id", "url", "gpu", "gpu_count", "sglang_version", "command", "sweep", "outcome", "phase",
-           "request_tokens", "source", "note"}
-_REQUIRED = _FIELDS - {"sweep", "phase", "note"}
+           "request_tokens", "source", "note", "host"}
+_REQUIRED = _FIELDS - {"sweep", "phase", "note", "host"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,6 +41,7 @@ class Report:
     sweep_flag: Optional[str] = None
     sweep_values: tuple[str, ...] = ()
     note: str = ""
+    host: Optional[str] = None  # a named unified-memory host (data/planner_constants.yaml hosts); None: the stock host
 
     @property
     def version(self) -> str:
@@ -61,6 +62,13 @@ def _modelled(version: str) -> str | None:
     from hybridplan.engine.api import profile
 
     return version if profile(version) is not None else release_of(version)[0]
+
+
+def _host_names() -> tuple[str, ...]:
+    """The named hosts a report can run on (the engine's host overlays)."""
+    from hybridplan.engine.api import host_names
+
+    return tuple(host_names())
 
 
 def _field(raw: dict[str, Any], key: str, kind: type, where: str) -> Any:
@@ -119,13 +127,17 @@ def parse(data: Any) -> tuple[Report, ...]:
         tokens = _field(raw, "request_tokens", int, where)
         if not 0 < tokens <= 1 << 24:
             raise BadInput(f"{DATA_FILE}: {where}.request_tokens: 1 to {1 << 24}, got {tokens}")
+        host = raw.get("host")
+        if host is not None and host not in _host_names():
+            raise BadInput(f"{DATA_FILE}: {where}.host: one of {', '.join(_host_names())} (data/planner_constants.yaml "
+                           f"hosts), got {host!r}")
         count = _field(raw, "gpu_count", int, where)
         if not 0 < count <= 1024:
             raise BadInput(f"{DATA_FILE}: {where}.gpu_count: 1 to 1024, got {count}")
         out.append(Report(id=rid, url=url, gpu=gpu, gpu_count=count, sglang_version=version,
                           command=_field(raw, "command", str, where), outcome=outcome, phase=phase,
                           request_tokens=tokens, source=_field(raw, "source", str, where), sweep_flag=flag,
-                          sweep_values=values, note=str(raw.get("note") or "")))
+                          sweep_values=values, note=str(raw.get("note") or ""), host=host))
     return tuple(out)
 
 
@@ -169,19 +181,21 @@ class ReportCheck:
 
 
 def check(report: Report) -> list[ReportCheck]:
-    """Predict every launch of a report on its card, under its release (explain --gpu's verdict)."""
+    """Predict every launch of a report on its card, under its release and on its host (explain --gpu's verdict; a
+    named host's constants where the report names one)."""
     from hybridplan.errors import HybridPlanError
     from hybridplan.hardware.catalog import lookup
     from hybridplan.engine.api import load as load_command
-    from hybridplan.engine.api import for_loaded
+    from hybridplan.engine.api import constants_for, for_loaded
     from hybridplan.engine.api import predict
 
     card = lookup(report.gpu)
+    consts = constants_for(card.id, report.host)
     out = []
     for label, command in report.launches():
         try:
             loaded = load_command(command, platform=card.platform(), version=report.version)
-            tl, _ = for_loaded(loaded, gpu=card)
+            tl, _ = for_loaded(loaded, gpu=card, constants=consts)
             running = loaded.args["max_running_requests"] or 1
             v = predict(loaded, tl, request_tokens=report.request_tokens, concurrency=min(running, 2))
             out.append(ReportCheck(report=report, label=label, verdict=v))
@@ -206,7 +220,7 @@ def _points(report_id: str) -> tuple[EvidencePoint, ...]:
         except HybridPlanError:
             continue
         out.append(EvidencePoint(
-            kind="launch report", label=label, source=r.url, gpu=r.gpu, model=model_key(args),
+            kind="launch report", label=label + (f" on the {r.host} host" if r.host else ""), source=r.url, gpu=r.gpu, model=model_key(args),
             outcome="served" if r.outcome == "served" else "failed", phase=r.phase,
             mem_fraction_static=float(args["mem_fraction_static"]), chunked_prefill_size=args.get("chunked_prefill_size"),
             max_running_requests=args.get("max_running_requests"), cuda_graph_max_bs=args.get("cuda_graph_decode_max_bs"),

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from hybridplan.engine.sglang.serving.loading import Loaded as Loaded, load as load
     from hybridplan.engine.sglang.serving.timeline import MemoryTimeline as MemoryTimeline, for_loaded as for_loaded, context_estimate_gib as context_estimate_gib, visible_estimate as visible_estimate
     from hybridplan.engine.sglang.serving.verdict import predict as predict
+    from hybridplan.engine.sglang.serving.constants import constants_for as constants_for, host_names as host_names
     from hybridplan.engine.sglang.serving.plan import MeasuredFailure as MeasuredFailure
     from hybridplan.engine.sglang.serving.ratio import balanced_ratio as balanced_ratio
     from hybridplan.engine.sglang.serving.explain import explain as explain
@@ -88,6 +89,8 @@ _SGLANG_SERVING = {
     "context_estimate_gib": "hybridplan.engine.sglang.serving.timeline",
     "visible_estimate": "hybridplan.engine.sglang.serving.timeline",
     "predict": "hybridplan.engine.sglang.serving.verdict",
+    "constants_for": "hybridplan.engine.sglang.serving.constants",
+    "host_names": "hybridplan.engine.sglang.serving.constants",
     "MeasuredFailure": "hybridplan.engine.sglang.serving.plan",
     "balanced_ratio": "hybridplan.engine.sglang.serving.ratio",
     "explain": "hybridplan.engine.sglang.serving.explain",

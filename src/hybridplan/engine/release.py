@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import (CompareLeg, CompareRequest, ExplainRequest, LogCheckRequest, PlanRequest,
-                                        RatioRequest)
+from hybridplan.engine.requests import (CompareLeg, CompareRequest, ExplainRequest, FleetLaunch, FleetLayout,
+                                        FleetRequest, LogCheckRequest, PlanRequest, RatioRequest)
 
 
 class EngineRelease(Protocol):
@@ -96,4 +96,14 @@ class ServingEngine(EngineRelease, Protocol):
 
     def compare_leg(self, req: CompareRequest) -> CompareLeg:
         """This engine's side of `compare`."""
+        ...
+
+    def fleet_layouts(self, req: FleetRequest) -> list[FleetLayout]:
+        """Every layout the engine can run the model in on the card (or why not), each role sized for sessions of
+        L tokens by the engine model and the evidence-bound planner: what one server holds and what binds it."""
+        ...
+
+    def fleet_launch(self, req: FleetRequest, layout: FleetLayout, servers: Mapping[str, int]) -> FleetLaunch:
+        """One of its layouts at a scale (`servers`: servers per role): the launch of every role and node, each fed
+        back through the engine's verdict on the card."""
         ...

@@ -12,8 +12,8 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
 
 from hybridplan.web.errors import STATUS_FOR_EXIT, GuardedRoute
-from hybridplan.web.schemas import (ID_PATTERN, CompareRequest, ExplainRequest, LogCheckRequest, LogParseRequest,
-                                   PlanRequest, RatioRequest, RenderRequest)
+from hybridplan.web.schemas import (ID_PATTERN, CompareRequest, ExplainRequest, FleetRequest, LogCheckRequest,
+                                   LogParseRequest, PlanRequest, RatioRequest, RenderRequest)
 
 if TYPE_CHECKING:
     from hybridplan.cookbook.schema import Page
@@ -108,6 +108,28 @@ def compare(req: CompareRequest, request: Request) -> CliJSON:
                                                      memory_gib=req.memory_gib, tp=req.tp,
                                                      kv_cache_dtype=req.kv_cache_dtype, gpu=req.gpu),
                                    {"vllm": req.vllm_version}).payload)
+
+
+@router.post("/fleet", responses=ERRORS, summary="hybridplan fleet --json")
+def fleet(req: FleetRequest, request: Request) -> CliJSON:
+    """The layouts each engine runs the model in on the card (TP, PP, attention DP, replicas, servers across nodes,
+    prefill/decode disaggregation), each server sized by the engine model and the evidence-bound planner, ranked by
+    the GPUs needed for `concurrency` sessions of `request_length` tokens, then by headroom (the `fleet --json`
+    object): `rows`, the `chosen` row's `launch` (every role and node, each with the engine's verdict) and its
+    `manifests` (Kubernetes, and compose where one host holds the fleet). No layout chosen is still a 200 answer."""
+    from hybridplan.calibration.sources import all_evidence
+    from hybridplan.cookbook.record_checks import measured_failure
+    from hybridplan.engine import requests as rq
+    from hybridplan.engine.api import engines, for_engine
+    from hybridplan.planner.fleet import plan_fleet
+
+    names = engines() if req.engine == "both" else (req.engine,)
+    versions = {"sglang": req.sglang_version, "vllm": req.vllm_version}
+    ask = rq.FleetRequest(model=req.model, gpu=req.gpu, request_length=req.request_length,
+                          concurrency=req.concurrency, gpus_available=req.gpus_available,
+                          gpus_per_node=req.gpus_per_node, evidence=all_evidence, measured=measured_failure)
+    with _sources(request):
+        return CliJSON(plan_fleet(ask, [for_engine(n, versions.get(n)) for n in names], pick=req.pick))
 
 
 @router.post("/plan", responses=ERRORS, summary="hybridplan plan --json")
@@ -233,7 +255,9 @@ def render(req: RenderRequest, request: Request) -> CliJSON:
     reseat notes, flags, env, command, badge, warnings, greyed options with reasons, and the calculator's ratio;
     with `set_flags` / `set_env`, also the `effective` command (those flags in place of their families, that env)
     and its own ratio; `calculator` holds the `ratio --json` object for the base and the effective command, each
-    read with its own env; `install`, `build_warnings`, `examples` and `accuracy` are the rest of the docs page."""
+    read with its own env; `install`, `build_warnings`, `examples` and `accuracy` are the rest of the docs page;
+    `badge_evidence` whether the measured launches back the badge (the confidence the Memory picture shows)."""
+    from hybridplan.calibration.sources import all_evidence
     from hybridplan.cookbook.pages import at_version
     from hybridplan.cookbook.render import Delta, render as run
     from hybridplan.cookbook.selection import check_picks
@@ -244,7 +268,7 @@ def render(req: RenderRequest, request: Request) -> CliJSON:
         out = run(_with_workload(page, req.request_length, req.concurrency), picks, docker=req.docker,
                   placeholders=dict(req.placeholders), pin_ratio=not req.no_ratio,
                   delta=Delta(flags=tuple(req.set_flags), env=tuple(req.set_env))
-                  if req.set_flags or req.set_env else None)
+                  if req.set_flags or req.set_env else None, evidence=all_evidence)
     return CliJSON(out.as_dict())
 
 

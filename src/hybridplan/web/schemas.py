@@ -194,3 +194,23 @@ class RatioRequest(_WithModel):
                                           description="The engine's total_rest_memory (GiB).")
     engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
     engine: Literal["sglang", "vllm"] = Field("sglang", description="The engine the command launches (--engine).")
+
+
+MAX_WEB_GPUS_PER_NODE = 16  # bounds the layouts one request enumerates (servers up to 4 nodes of this many cards)
+
+
+class FleetRequest(_Strict):
+    """`hybridplan fleet --json --model M --gpu G -L L -C C [--gpus-available N] [--gpus-per-node K] [--engine E]
+    [--sglang-version V] [--vllm-version V] [--pick R]`."""
+
+    model: str = Field(min_length=1, max_length=256, description="Model id (catalog, HF cache) or an allowed path.")
+    gpu: Id = Field(description="A GPU catalog id: every server's card.")
+    request_length: int = Field(ge=1, le=MAX_TOKENS, description="Tokens per session (L).")
+    concurrency: int = Field(ge=1, le=MAX_CONCURRENCY, description="Concurrent sessions to serve (C).")
+    gpus_available: int | None = Field(None, ge=1, le=1024, description="GPUs the fleet may take (--gpus-available).")
+    gpus_per_node: int = Field(8, ge=1, le=MAX_WEB_GPUS_PER_NODE, description="Cards in one node: a larger server "
+                               "spans nodes (--gpus-per-node).")
+    engine: Literal["sglang", "vllm", "both"] = Field("both", description="Which engines' layouts to rank (--engine).")
+    sglang_version: str | None = Field(None, pattern=VERSION_PATTERN, description="The SGLang release to model.")
+    vllm_version: str | None = Field(None, pattern=VERSION_PATTERN, description="The vLLM release to model.")
+    pick: int | None = Field(None, ge=1, le=10_000, description="Launch this row instead of the first that serves.")

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import CompareLeg, CompareRequest, ExplainRequest, LogCheckRequest, PlanRequest, RatioRequest
+from hybridplan.engine.requests import (CompareLeg, CompareRequest, ExplainRequest, FleetLaunch, FleetLayout,
+                                        FleetRequest, LogCheckRequest, PlanRequest, RatioRequest)
 from hybridplan.engine.sglang.serving.loading import launch
 from hybridplan.engine.sglang.releases import for_version
 from hybridplan.errors import BadInput
@@ -135,6 +136,16 @@ class SglangServing:
 
         return leg(self, req)
 
+
+    def fleet_layouts(self, req: FleetRequest) -> list[FleetLayout]:
+        from hybridplan.engine.sglang.serving.fleet import layouts
+
+        return layouts(req, self.version)
+
+    def fleet_launch(self, req: FleetRequest, layout: FleetLayout, servers: Mapping[str, int]) -> FleetLaunch:
+        from hybridplan.engine.sglang.serving.fleet_launch import launch
+
+        return launch(req, layout, servers, self.version)
 
 def serving(version: str | None = None) -> SglangServing:
     """The release `version` (the newest modelled when None); BadInput names the modelled ones."""

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import CompareLeg, CompareRequest, ExplainRequest, LogCheckRequest, PlanRequest, RatioRequest
+from hybridplan.engine.requests import (CompareLeg, CompareRequest, ExplainRequest, FleetLaunch, FleetLayout,
+                                        FleetRequest, LogCheckRequest, PlanRequest, RatioRequest)
 from hybridplan.engine.vllm.engine import for_version
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_UTIL_PROPOSED
@@ -128,6 +129,16 @@ class VllmServing:
 
         return leg(self, req)
 
+
+    def fleet_layouts(self, req: FleetRequest) -> list[FleetLayout]:
+        from hybridplan.engine.vllm.serving.fleet import layouts
+
+        return layouts(req, self.version)
+
+    def fleet_launch(self, req: FleetRequest, layout: FleetLayout, servers: Mapping[str, int]) -> FleetLaunch:
+        from hybridplan.engine.vllm.serving.fleet_launch import launch
+
+        return launch(req, layout, servers, self.version)
 
 def serving(version: str | None = None) -> VllmServing:
     """The release `version` (the newest modelled when None); BadInput names the modelled ones."""

@@ -83,6 +83,16 @@ function drawRows(d) {
   }
 }
 
+// the evidence behind the badge (cookbook.badge): its confidence on hover, and beside it when it does not back it
+function drawBadgeEvidence(badge, ev) {
+  badge.title = ev && ev.level ? "Evidence: " + ev.level + " - " + ev.note : "";
+  var note = $("deploy-badge-evidence");
+  var unbacked = !!ev && !ev.backs_badge;
+  note.textContent = unbacked ? ev.says : "";
+  note.setAttribute("data-level", ev && ev.level ? ev.level : "none");
+  note.hidden = !unbacked;
+}
+
 function drawDeploy(d) {
   drawRows(d);
   var res = clear($("deploy-reseated"));
@@ -96,6 +106,7 @@ function drawDeploy(d) {
   badge.textContent = d.badge_label;
   badge.setAttribute("data-badge", d.badge);
   badge.hidden = false;
+  drawBadgeEvidence(badge, d.badge_evidence);
   var changed = changedFlags(d);
   markedLines(clear($("deploy-command")), d.redirect ? "" : commandOf(d), changed);
   $("deploy-copy").disabled = d.redirect || !d.cell;
