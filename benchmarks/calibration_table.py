@@ -123,7 +123,7 @@ def reports_table() -> list[str]:
         reported = r.outcome + (f" ({r.phase})" if r.phase else "")
         out.append(f"| {c.label} {_link(r.url)} | {r.gpu}" + (f" x{r.gpu_count}" if r.gpu_count > 1 else "")
                    + (f" ({r.host} host)" if r.host else "")
-                   + f" | {r.sglang_version} | {mfs} | {reported} | {c.predicted} | "
+                   + f" | {r.version} | {mfs} | {reported} | {c.predicted} | "
                    + ("yes" if c.agrees else "**no**") + " |")
     out += ["", f"{agree} of {len(checks)} launches agree; {unsafe} that failed are predicted to serve.", ""]
     return out

@@ -1,58 +1,62 @@
-"""Write src/hybridplan/engine/vllm/flags.json: vLLM's `vllm serve` parser (make_arg_parser) recorded flag by flag.
+"""Write src/hybridplan/engine/vllm/flags.json and flag_history.json: every modelled vLLM release's `vllm serve`
+parser (make_arg_parser), the newest recorded flag by flag, the others as the flag history.
 
-Maintainer script, run by the vLLM oracle interpreter (conformance/setup_vllm_oracle.sh prints its command):
-the release's own parser is built with the oracle driver's stand-ins (no GPU) and every action is recorded exactly
-as scripts/gen_flag_registry.py records sglang's. vLLM's argument types are named by what they parse:
-`optional_type(int)` -> "int", `human_readable_int_or_auto` -> "human_readable_int" (the engine model maps
-`auto` to -1 first).
-Usage: PYTHONPATH=<release>:<deps> <oracle python> scripts/gen_vllm_flag_registry.py > src/hybridplan/engine/vllm/flags.json
-(an older release: > src/hybridplan/engine/vllm/flags-<version>.json)
+Maintainer script, run by the project's interpreter: for each release of engine/vllm/behaviours.py it asks the
+parser oracle's driver (conformance/vllm/parse_driver.py, in the oracle interpreter with that release beside it:
+conformance/setup_vllm_oracle.sh unpacks it) for the release's flag records: each action recorded as sglang's are
+(conformance/flag_record.py), plus the hidden `aliases` and a boolean's `negatives`, vLLM's own argument types with a
+`vllm_` prefix (engine/vllm/flexible.py converts them). The history is scripts/gen_flag_history.py's shape: for each
+release a -> b, the records b added, the ones a had that b removed, and a's records of flags whose parsing changed
+(help text ignored), so a release whose parser is its predecessor's costs an empty step and
+engine/registry.py::rewind gives any release's registry back. scripts/record_oracles.py records the same flag records
+(conformance/recorded/vllm-parser-<version>.json.gz), which tests/conformance/test_vllm_parser_conformance.py compares
+with the registry written here.
+Usage: python scripts/gen_vllm_flag_registry.py [--python PYTHON]
+(PYTHON: the oracle interpreter, $HYBRIDPLAN_ORACLE_PYTHON, else .oracle-venv/bin/python)
 """
 
-import importlib.util
+import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
+from hybridplan.conformance.oracle import oracle
+from hybridplan.conformance.runner import run_oracle
+from hybridplan.conformance.vllm.parser import FLAGS
+
 ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "src/hybridplan/engine/vllm"
+GENERATOR = "scripts/gen_vllm_flag_registry.py"
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import gen_flag_registry as g  # noqa: E402
+
+def dump(python: str, version: str) -> dict:
+    """The release's registry, from its own parser in the oracle interpreter."""
+    header, answers = run_oracle(oracle("vllm-parser"), python, [{"id": FLAGS, "flags": True}], version=version)
+    return {"engine": "vllm", "version": header["version"], "prog": "vllm serve",
+            "allow_abbrev": answers[FLAGS]["allow_abbrev"], "generator": GENERATOR, "flags": answers[FLAGS]["flags"]}
 
 
-def _driver():
-    """conformance/vllm/driver.py as the oracle interpreter runs it (launch.py: no hybridplan package there)."""
-    spec = importlib.util.spec_from_file_location("launch", ROOT / "src/hybridplan/conformance/launch.py")
-    launch = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(launch)
-    return launch.load("vllm.driver")
+def main(argv: list[str] | None = None) -> None:
+    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cli.add_argument("--python", default=os.environ.get("HYBRIDPLAN_ORACLE_PYTHON")
+                     or str(ROOT / ".oracle-venv" / "bin" / "python"))
+    args = cli.parse_args(argv)
+    import gen_flag_history as h
 
+    from hybridplan.engine.vllm.behaviours import RELEASES
 
-def _type_name(fn):
-    inner = getattr(fn, "__closure__", None)
-    if getattr(fn, "__name__", "") == "_optional_type" and inner:
-        return g._type_name(inner[0].cell_contents)
-    if getattr(fn, "__name__", "") == "human_readable_int_or_auto":
-        return "human_readable_int"
-    return g._type_name(fn)
-
-
-def main():
-    driver = _driver()
-    vllm = driver.prepare()
-    parser = driver.serve_parser()
-    flags = []
-    for action in parser._actions:
-        if not action.option_strings and action.dest != "model_tag":
-            continue
-        rec = g.record(action)
-        rec["type"] = _type_name(action.type)
-        flags.append(rec)
-    flags.sort(key=lambda f: (f["dest"], f["options"][0] if f["options"] else ""))
-    out = {"engine": "vllm", "version": vllm.__version__, "prog": "vllm serve", "allow_abbrev": parser.allow_abbrev,
-           "generator": "scripts/gen_vllm_flag_registry.py", "flags": flags}
-    json.dump(out, sys.stdout, indent=0, ensure_ascii=False)
-    sys.stdout.write("\n")
+    regs = [dump(args.python, v) for v in RELEASES]
+    if any(r["allow_abbrev"] != regs[-1]["allow_abbrev"] for r in regs):
+        raise SystemExit("allow_abbrev differs between releases: the history does not record it")
+    (OUT / "flags.json").write_text(json.dumps(regs[-1], indent=0, ensure_ascii=False) + "\n")
+    history = {"engine": "vllm", "base": regs[-1]["version"], "generator": GENERATOR,
+               "releases": [h.delta(a, b) for a, b in zip(regs, regs[1:])]}
+    (OUT / "flag_history.json").write_text(h.render(history))
+    sizes = ", ".join(f"{d['to']}: +{len(d['added'])} -{len(d['removed'])} ~{len(d['changed'])}"
+                      for d in history["releases"])
+    print(f"wrote flags.json ({regs[-1]['version']}) and flag_history.json ({sizes})", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-"""Record each modelled release's own answers: its oracle driver run on the release's scenarios, written to
-conformance/recorded/<engine>-<version>.json.gz (the scenario as the driver read it and the engine's answer, with the
-driver's header). The conformance tests compare hybridplan with these; re-run this after changing a scenario, a
-bundled config or an oracle driver, or on adding a release (the tests name the command).
+"""Record each modelled release's own answers: each oracle driver of its engine run on the release's scenarios,
+written to conformance/recorded/<oracle>-<version>.json.gz (vllm- for vLLM's planning, vllm-parser- for its parser):
+the scenario as the driver read it and the engine's answer, with the driver's header. The conformance tests compare
+hybridplan with these; re-run this after changing a scenario, a bundled config or an oracle driver, or on adding a
+release (the tests name the command).
 
 Maintainer script; needs each release runnable beside the oracle interpreter: conformance/setup_oracle.sh (CPU torch
 and the newest sglang), conformance/setup_releases.sh (the older sglang releases), conformance/setup_vllm_oracle.sh
@@ -21,7 +22,7 @@ import time
 from pathlib import Path
 
 from hybridplan.conformance import recorded
-from hybridplan.conformance.oracle import ENGINES, Oracle, oracle
+from hybridplan.conformance.oracle import ENGINES, Oracle, of_engine
 from hybridplan.conformance.runner import NoEngine, run_oracle
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +37,7 @@ def record(described: Oracle, version: str, python: str, workers: int) -> Path:
         cases = described.cases(version, root)
         header, answers = run_oracle(described, python, [c.payload for c in cases], version=version,
                                      workers=workers)
-        file = recorded.path(RECORDED, described.engine, version)
+        file = recorded.path(RECORDED, described.name, version)
         recorded.write(file, header, cases, answers, root)
     return file
 
@@ -50,21 +51,23 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="driver processes per release")
     args = parser.parse_args()
     for engine in args.engine or ENGINES:
-        described = oracle(engine)
-        releases = args.release or described.releases
-        unknown = [v for v in releases if v not in described.releases]
+        oracles = of_engine(engine)
+        modelled = oracles[0].releases
+        releases = args.release or modelled
+        unknown = [v for v in releases if v not in modelled]
         if unknown:
-            print(f"{engine} {', '.join(unknown)}: not modelled ({', '.join(described.releases)})", file=sys.stderr)
+            print(f"{engine} {', '.join(unknown)}: not modelled ({', '.join(modelled)})", file=sys.stderr)
             return 2
         for version in releases:
-            start = time.monotonic()
-            try:
-                file = record(described, version, args.python, args.workers)
-            except NoEngine as exc:
-                print(f"{engine} {version}: {exc}", file=sys.stderr)
-                return 2
-            print(f"{engine} {version}: {file.relative_to(ROOT)} ({file.stat().st_size:,} B, "
-                  f"{time.monotonic() - start:.0f} s)")
+            for described in oracles:
+                start = time.monotonic()
+                try:
+                    file = record(described, version, args.python, args.workers)
+                except NoEngine as exc:
+                    print(f"{described.name} {version}: {exc}", file=sys.stderr)
+                    return 2
+                print(f"{described.name} {version}: {file.relative_to(ROOT)} ({file.stat().st_size:,} B, "
+                      f"{time.monotonic() - start:.0f} s)")
     return 0
 
 

@@ -1,7 +1,8 @@
 """Static checks CI enforces, configured in pyproject.toml: the import contracts (only hybridplan.engine reaches a
 version package, the layers, no cycles), ruff, and mypy: strict on all of src/hybridplan except the SGLang oracle
 driver (it runs inside the engine's own interpreter, on its untyped modules: default checks, with
-conformance/sglang/schema.py as its typed boundary; the vLLM driver is strict behind conformance/vllm/schema.py)."""
+conformance/sglang/schema.py as its typed boundary; the vLLM drivers are strict behind conformance/vllm/schema.py
+and parse_schema.py)."""
 
 from __future__ import annotations
 

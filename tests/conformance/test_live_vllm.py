@@ -1,6 +1,6 @@
 """The vLLM recordings are the engine's own answers: its newest release re-run live (HYBRIDPLAN_ORACLE_PYTHON; CI sets it
-and installs the release) answers every scenario as recorded. A file of its own, so pytest-xdist runs the two live
-engines on different workers."""
+and installs the release) answers every scenario as recorded, its planning and its parser (readings and flags). A
+file of its own, so pytest-xdist runs the two live engines on different workers."""
 
 from __future__ import annotations
 

@@ -8,9 +8,10 @@ import dataclasses
 import gzip
 
 import pytest
+from oracle_setup import RECORDED
 
 from hybridplan.conformance import recorded
-from hybridplan.conformance.oracle import oracle
+from hybridplan.conformance.oracle import ORACLES, oracle
 from hybridplan.conformance.sglang.fixtures import materialize
 from hybridplan.conformance.sglang.oracle import as_cases
 from hybridplan.conformance.sglang.scenarios import release_scenarios
@@ -74,3 +75,10 @@ def test_replay_reports_an_answer_the_engine_recorded_differently(tmp_path):
     assert (drift.scenario, drift.field, drift.engine - drift.hybridplan) == (sized, "sizing.K", 1)
     assert drift.rule.endswith("sizing.handle_max_mamba_cache")
     assert sum(report.counts["outcome"].values()) == 6
+
+
+def test_every_modelled_release_of_every_oracle_is_recorded_and_nothing_else():
+    """One recording a modelled release an oracle (the conformance tests compare with them): none missing, none for a
+    release no longer modelled."""
+    want = {recorded.path(RECORDED, name, v).name for name in ORACLES for v in oracle(name).releases}
+    assert {f.name for f in RECORDED.glob("*.json.gz")} == want

@@ -13,7 +13,7 @@ from hybridplan.commands.app import app, emit_text, run_guarded
 @app.command()
 def compare(
     model: str = typer.Option(..., "--model", help="Model id or path (the catalog resolves offline)."),
-    memory_gib: Optional[float] = typer.Option(None, "--memory-gib", callback=opt.FREE_GIB_CHECK,
+    memory_gib: Optional[float] = typer.Option(None, "--memory-gib", callback=opt.from_bound("memory_gib"),
                                                help="Cache memory per rank, GiB: SGLang's pool budget and vLLM's "
                                                "available KV memory. Without it, --gpu sizes each engine from the "
                                                "card's memory timeline."),
@@ -24,7 +24,7 @@ def compare(
     sglang_version: Optional[str] = typer.Option(None, "--sglang-version",
                                                  help="The SGLang release to model (default: the newest modelled)."),
     vllm_version: Optional[str] = typer.Option(None, "--vllm-version",
-                                               help="The vLLM release to model (default: the newest modelled)."),
+                                               help="The vLLM release to model (default: 0.33.0)."),
     as_json: bool = opt.JSON,
 ) -> None:
     """What SGLang and vLLM serve at L tokens (KV tokens, state slots or pages, concurrent requests) and why they

@@ -1,4 +1,5 @@
-"""Start an engine's oracle driver in the oracle interpreter: `python launch.py <engine> < scenarios > answers`.
+"""Start an oracle driver in the oracle interpreter: `python launch.py <driver> < scenarios > answers`, the driver
+named as a module of this directory (`vllm.driver`, `vllm.parse_driver`: conformance/oracle.py's Oracle.driver).
 
 The oracle interpreter has no hybridplan package (the engine's code must answer alone), so this directory is
 loaded by path as the private package `hybridplan_oracle`: a driver imports its schema and the engine-neutral
@@ -34,11 +35,11 @@ def load(module: str) -> ModuleType:
 
 def main() -> int:
     if len(sys.argv) != 2:
-        sys.stderr.write("usage: python launch.py <engine> < scenarios.jsonl > answers.jsonl\n")
+        sys.stderr.write("usage: python launch.py <driver module> < scenarios.jsonl > answers.jsonl\n")
         return 2
     # run as a script, this directory heads sys.path: its sglang/ and vllm/ would shadow the engines themselves
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-    code: int | None = load(f"{sys.argv[1]}.driver").main()
+    code: int | None = load(sys.argv[1]).main()
     return code or 0
 
 

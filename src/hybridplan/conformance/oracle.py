@@ -1,8 +1,8 @@
-"""What the conformance suite knows about one engine, so one runner, one comparison and one recording serve every
+"""What the conformance suite knows about one oracle, so one runner, one comparison and one recording serve every
 engine: its driver and schema, the scenarios a release is checked on with hybridplan's answers, where a release
-runs beside the oracle interpreter, and which hybridplan rule computes each field. Each engine's description is
-`conformance/<engine>/oracle.py::ORACLE`; the releases are the engine API's (adding one there asks for its
-recording)."""
+runs beside the oracle interpreter, and which hybridplan rule computes each field. An engine has one oracle or more
+(vLLM: its planning, `conformance/vllm/oracle.py::ORACLE`, and its parser, `conformance/vllm/parser.py::ORACLE`),
+each named in ORACLES; the releases are the engine API's (adding one there asks for its recordings)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,18 @@ from typing import Any
 
 from hybridplan.conformance.compare import Answer, Case, Comparison, KeyOf
 
-ENGINES = ("sglang", "vllm")  # the engines with an oracle (each a package here: driver.py, schema.py, oracle.py)
+# oracle name -> the module of this package whose ORACLE describes it (each engine's package holds its drivers)
+ORACLES: dict[str, str] = {"sglang": "sglang.oracle", "vllm": "vllm.oracle", "vllm-parser": "vllm.parser"}
+ENGINES = ("sglang", "vllm")  # the engines with an oracle
 
 
 @dataclass(frozen=True, kw_only=True)
 class Oracle:
-    """One engine's side of the conformance suite."""
+    """One oracle of an engine: a driver run in the engine's interpreter and how its answers compare."""
 
-    engine: str  # the engine API's name; its driver is <engine>/driver.py, started by launch.py
+    name: str  # one of ORACLES: its recordings are conformance/recorded/<name>-<version>.json.gz
+    engine: str  # the engine API's name (its releases are the ones recorded)
+    driver: str  # the driver module of this package launch.py starts in the oracle interpreter ("vllm.driver")
     setup: str  # the script that makes a release runnable beside the oracle interpreter
     header: Callable[[object], Mapping[str, Any]]  # the schema's check of the driver's first line
     result: Callable[[object], Answer]  # the schema's check of each answer
@@ -41,9 +45,17 @@ class Oracle:
         return releases(self.engine)
 
 
-def oracle(engine: str) -> Oracle:
-    """The description of `engine` (one of ENGINES)."""
-    if engine not in ENGINES:
-        raise ValueError(f"no oracle for {engine!r} (one of {', '.join(ENGINES)})")
-    described: Oracle = import_module(f"hybridplan.conformance.{engine}.oracle").ORACLE
+def oracle(name: str) -> Oracle:
+    """The oracle called `name` (one of ORACLES; an engine's name is its main oracle's)."""
+    if name not in ORACLES:
+        raise ValueError(f"no oracle {name!r} (one of {', '.join(ORACLES)})")
+    described: Oracle = import_module(f"hybridplan.conformance.{ORACLES[name]}").ORACLE
     return described
+
+
+def of_engine(engine: str) -> tuple[Oracle, ...]:
+    """Every oracle of `engine` (one of ENGINES)."""
+    found = tuple(o for o in map(oracle, ORACLES) if o.engine == engine)
+    if not found:
+        raise ValueError(f"no oracle for {engine!r} (one of {', '.join(ENGINES)})")
+    return found

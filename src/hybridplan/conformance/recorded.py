@@ -1,8 +1,9 @@
-"""The engines' recorded answers: conformance/recorded/<engine>-<version>.json.gz, written by
+"""The oracles' recorded answers: conformance/recorded/<oracle>-<version>.json.gz, written by
 scripts/record_oracles.py, holds every scenario as the driver read it and the engine's answer, with the driver's
 header and a digest of each file the driver read besides (the materialized model configs). The conformance tests
 compare hybridplan with the recording (no oracle interpreter needed) after checking it is for today's scenarios;
-one opt-in test re-runs the newest release of each engine live and checks its answers equal the recording.
+an opt-in test per engine re-runs its newest release live through each of its oracles and checks the answers equal
+the recording.
 
 The scenario files live in a temporary directory, so its path is written as $MODELS: a recording does not depend on
 where it was made. The output is deterministic (sorted keys, no gzip timestamp): re-recording an unchanged engine on
@@ -31,8 +32,9 @@ class Stale(Exception):
     """The recording is missing, or is not for today's scenarios: it names the command that records it again."""
 
 
-def path(directory: Path, engine: str, version: str) -> Path:
-    return directory / f"{engine}-{version}.json.gz"
+def path(directory: Path, name: str, version: str) -> Path:
+    """Where the oracle called `name` has release `version` recorded."""
+    return directory / f"{name}-{version}.json.gz"
 
 
 def rerecord(engine: str, version: str) -> str:
@@ -86,10 +88,10 @@ def read(file: Path) -> Recording:
 def load(oracle: Oracle, version: str, directory: Path, cases: list[Case], root: Path) -> Recording:
     """The recording of `version`, checked to be for `cases` (made under `root`); Stale names what differs and the
     command that records it again."""
-    file = path(directory, oracle.engine, version)
+    file = path(directory, oracle.name, version)
     again = rerecord(oracle.engine, version)
     if not file.exists():
-        raise Stale(f"no recording of {oracle.engine} {version} ({file.name}): run {again}")
+        raise Stale(f"no recording of {oracle.name} {version} ({file.name}): run {again}")
     rec = read(file)
     want = {c.id: portable(c.payload, root) for c in cases}
     new = [sid for sid in want if sid not in rec.scenarios]

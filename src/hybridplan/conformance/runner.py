@@ -50,7 +50,7 @@ def run_oracle(oracle: Oracle, python: str, payloads: Sequence[Mapping[str, Any]
                 base.with_suffix(".in").write_text("".join(json.dumps(p) + "\n" for p in payloads[w::n]))
                 with open(base.with_suffix(".in")) as fin, open(base.with_suffix(".out"), "w") as fout, \
                         open(base.with_suffix(".err"), "w") as ferr:
-                    procs.append((base, subprocess.Popen([python, str(launcher()), oracle.engine], stdin=fin,
+                    procs.append((base, subprocess.Popen([python, str(launcher()), oracle.driver], stdin=fin,
                                                          stdout=fout, stderr=ferr, text=True, env=env)))
             for _, proc in procs:
                 proc.wait(timeout=timeout)
@@ -58,7 +58,7 @@ def run_oracle(oracle: Oracle, python: str, payloads: Sequence[Mapping[str, Any]
             for _, proc in procs:
                 proc.kill()
                 proc.wait()
-            raise NoEngine(f"cannot run the {oracle.engine} oracle with {python}: {exc}") from None
+            raise NoEngine(f"cannot run the {oracle.name} oracle with {python}: {exc}") from None
         read = [read_answer(oracle, base.with_suffix(".out").read_text(), base.with_suffix(".err").read_text(),
                             returncode=proc.returncode, python=python) for base, proc in procs]
     header = read[0][0]  # every worker runs the same interpreter
@@ -66,7 +66,7 @@ def run_oracle(oracle: Oracle, python: str, payloads: Sequence[Mapping[str, Any]
         raise NoEngine(f"{python} runs {oracle.engine} {header.get('version')}, not {version}: run {oracle.setup}")
     results = {sid: r for _, part in read for sid, r in part.items()}
     if any(p["id"] not in results for p in payloads):
-        raise NoEngine(f"the {oracle.engine} oracle stopped after {len(results)} of {len(payloads)} scenarios")
+        raise NoEngine(f"the {oracle.name} oracle stopped after {len(results)} of {len(payloads)} scenarios")
     return header, results
 
 
@@ -77,15 +77,15 @@ def read_answer(oracle: Oracle, stdout: str, stderr: str = "", *, returncode: in
     try:  # JSON lines only: an older release's logger also writes to stdout (vLLM 0.24.0's version warning)
         lines = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     except ValueError as exc:
-        raise SchemaError(f"{oracle.engine} oracle answer: not JSON ({exc})") from None
+        raise SchemaError(f"{oracle.name} oracle answer: not JSON ({exc})") from None
     tail = " | ".join(stderr.strip().splitlines()[-3:])
     if not lines or not lines[0].get("header"):
-        raise NoEngine(f"{python} did not run the {oracle.engine} oracle driver (exit {returncode}): {tail}")
+        raise NoEngine(f"{python} did not run the {oracle.name} oracle driver (exit {returncode}): {tail}")
     header = oracle.header(lines[0])
     if header["engine"] is None:
         raise NoEngine(f"no usable {oracle.engine} in {python}: {header.get('error')} (run {oracle.setup})")
     if returncode != 0:
-        raise NoEngine(f"the {oracle.engine} oracle stopped after {len(lines) - 1} scenarios (exit {returncode}): "
+        raise NoEngine(f"the {oracle.name} oracle stopped after {len(lines) - 1} scenarios (exit {returncode}): "
                        f"{tail}")
     answers = [oracle.result(line) for line in lines[1:]]
     return header, {str(a["id"]): a for a in answers}

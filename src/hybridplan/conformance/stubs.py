@@ -23,14 +23,19 @@ class _StubMeta(type):
         return _StubMeta(name, (object,), {})
 
 
+def _takes_anything(self: object, *args: Any, **kwargs: Any) -> None:
+    """A stub class's constructor."""
+
+
 class StubModule(types.ModuleType):
-    """Any attribute is another stub; a CamelCase one is a class; calling it passes a decorated function through."""
+    """Any attribute is another stub; a CamelCase one is a class (built with any arguments); calling it passes a
+    decorated function through."""
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        if name[:1].isupper():
-            cls = _StubMeta(name, (object,), {"__module__": self.__name__})
+        if name[:1].isupper():  # a class that takes any arguments (vLLM 0.30.0 builds an xgrammar one at import)
+            cls = _StubMeta(name, (object,), {"__module__": self.__name__, "__init__": _takes_anything})
             setattr(self, name, cls)
             return cls
         child = StubModule(f"{self.__name__}.{name}")

@@ -50,14 +50,32 @@ def _known(name: str) -> tuple[str, str]:
 
 
 def releases(name: str) -> tuple[str, ...]:
-    """The releases of engine `name` hybridplan models, oldest first (the last is the default)."""
+    """The releases of engine `name` hybridplan models, oldest first."""
     return tuple(import_module(_known(name)[0]).SUPPORTED)
 
 
+def default_release(name: str) -> str:
+    """The release of engine `name` a launch is modelled by when none is named."""
+    return str(import_module(_known(name)[0]).DEFAULT)
+
+
 def for_engine(name: str, version: str | None = None) -> ServingEngine:
-    """Engine `name` at release `version` (default its newest modelled release)."""
+    """Engine `name` at release `version` (default: default_release(name); a version string the engine does not
+    model is modelled by a release of its own choosing, with a note)."""
     engine: ServingEngine = import_module(_known(name)[1]).serving(version)
     return engine
+
+
+def refuse_foreign_log(name: str, text: str, what: str = "log") -> None:
+    """BadInput (before any parsing) when `text` holds none of engine `name`'s boot-log lines but another engine's:
+    the log was written by that one, which the refusal names."""
+    engine = for_engine(name)
+    if engine.writes(text):
+        return
+    other = next((for_engine(e) for e in _ENGINES if e != name and for_engine(e).writes(text)), None)
+    if other is not None:
+        raise BadInput(f"{what}: holds none of {engine.display_name}'s boot-log lines but {other.display_name}'s: "
+                       f"check it with --engine {other.name} (`engine: {other.name}`)")
 
 
 def takers(field: str, surface: str) -> list[str]:

@@ -78,12 +78,20 @@ class ServingEngine(EngineRelease, Protocol):
         """The fewest changes to the launch that serve the target, each with its reason, or why none does."""
         ...
 
+    def writes(self, text: str) -> bool:
+        """Whether `text` holds a line this engine's boot log writes (the surfaces name the engine that wrote a log
+        handed to another one)."""
+        ...
+
     def parse_log(self, text: str, name: str = "log") -> dict[str, Any]:
-        """What a boot log of this engine states."""
+        """What a boot log of this engine states, and `missing`: the lines a check needs that it lacks (none when
+        a failure says where it stopped). BadInput when it holds none of the engine's lines."""
         ...
 
     def check_log(self, req: LogCheckRequest, name: str = "log") -> dict[str, Any]:
-        """Predicted against logged, with the rule behind each difference (`explained`)."""
+        """Predicted against logged, with the rule behind each difference; `explained` only when something was
+        compared and every difference is explained; `missing` as parse_log's. BadInput when the log holds none of
+        the engine's lines."""
         ...
 
     def ratio(self, req: RatioRequest) -> dict[str, Any]:

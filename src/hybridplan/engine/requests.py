@@ -8,7 +8,30 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from hybridplan.engine import numbers
+from hybridplan.engine.numbers import Bound
 from hybridplan.errors import BadInput
+from hybridplan.limits import MAX_GPU_GIB
+
+_GIB = Bound(0, MAX_GPU_GIB, "GiB on one GPU", lo_open=True)
+# The valid values of the request fields, defined once: the CLI's options (commands/options.py), the web's schemas
+# (web/schemas.py) and the requests themselves (so an engine never sees another) all read them
+FIELD_BOUNDS: dict[str, Bound] = {
+    "kv_memory_gib": _GIB,  # a boot log's `Available KV cache memory`: vLLM refuses to start with none
+    "memory_gib": _GIB,  # compare's cache memory per rank
+    "max_util": Bound(0, 1, "a fraction of GPU memory", lo_open=True),  # vLLM's gpu_memory_utilization
+    "others_gib": Bound(0, MAX_GPU_GIB, "GiB on one GPU"),  # the guard's reading of other processes' memory
+}
+FIELD_OPTIONS = {"kv_memory_gib": "--kv-memory-gib", "memory_gib": "--memory-gib", "max_util": "--max-util",
+                 "others_gib": "others_gib"}
+
+
+def _check_fields(request: object) -> None:
+    """Each bounded field of a request finite and inside FIELD_BOUNDS (BadInput names it as the CLI spells it)."""
+    for name, bound in FIELD_BOUNDS.items():
+        value = getattr(request, name, None)
+        if value is not None:
+            numbers.check(value, FIELD_OPTIONS[name], bound, integer=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,6 +50,9 @@ class ExplainRequest:
     hub: bool = False
     evidence: Callable[..., Any] | None = None  # evidence.EvidenceSource: the measured launches on a card
     expand_home: bool = False  # a `~` word expanded as a shell would (the CLI's one quoted string; never the web)
+
+    def __post_init__(self) -> None:
+        _check_fields(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,6 +78,9 @@ class PlanRequest:
     max_util: float | None = None
     measured: Callable[..., Any] | None = None  # evidence.FailureLookup: measured launches that failed
     evidence: Callable[..., Any] | None = None
+
+    def __post_init__(self) -> None:
+        _check_fields(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,6 +119,9 @@ class CompareRequest:
     tp: int = 1
     kv_cache_dtype: str = "auto"
     gpu: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_fields(self)
 
 
 _DEFAULTS: dict[type, Mapping[str, Any]] = {}  # each request type's field defaults (read once)

@@ -4,7 +4,6 @@ refusal's status, as the CLI exits 3."""
 
 from __future__ import annotations
 
-import json
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -35,10 +34,13 @@ router = APIRouter(prefix="/api", tags=["api"], route_class=GuardedRoute)
 
 
 class CliJSON(JSONResponse):
-    """JSON encoded exactly as the CLI's `emit_json` encodes it (non-JSON values as strings)."""
+    """JSON encoded exactly as the CLI's `emit_json` encodes it (non-JSON values as strings; a NaN or infinity is
+    a 400 naming its field, never `NaN` in the body)."""
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, default=str).encode()
+        from hybridplan.jsontext import dumps
+
+        return dumps(content).encode()
 
 
 def _uploads(req: _WithModel, model_ref: str | None, draft_ref: str | None) -> dict[str, Any]:
@@ -175,16 +177,19 @@ def gpus() -> CliJSON:
 @router.post("/logs/parse", responses=ERRORS, summary="hybridplan logs parse --json")
 def logs_parse(req: LogParseRequest) -> CliJSON:
     """What a boot log states: for sglang the pools, weights, graphs, caps and the failure phase (the `logs parse
-    --json` object)."""
-    from hybridplan.engine.api import for_engine
+    --json` object); `missing` names the lines a check needs that it lacks (the CLI's exit 1, still a 200 answer).
+    A log holding none of the engine's lines is a 400 (naming the engine that wrote it, when one did)."""
+    from hybridplan.engine.api import for_engine, refuse_foreign_log
 
+    refuse_foreign_log(req.engine, req.log)
     return CliJSON(for_engine(req.engine).parse_log(req.log))
 
 
 @router.post("/logs/check", responses=ERRORS, summary="hybridplan logs check --json")
 def logs_check(req: LogCheckRequest, request: Request) -> CliJSON:
     """Predicted vs observed for a boot log and the command that wrote it (the `logs check --json` object);
-    `explained: false` is the CLI's exit 1 (findings), still a 200 answer."""
+    `explained: false` (a difference unexplained, or nothing compared: `missing`, `failure`) is the CLI's exit 1
+    (findings), still a 200 answer; a log holding none of the engine's lines is a 400."""
     from hybridplan.api.calls import run_check_log
     from hybridplan.engine import requests as rq
 

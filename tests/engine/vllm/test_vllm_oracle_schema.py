@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 
@@ -86,3 +87,27 @@ def test_the_driver_refuses_a_malformed_scenario_before_it_reaches_vllm(grid):
     assert out == {"id": payload["id"], "error": {"type": "SchemaError",
                                                   "message": "vLLM oracle scenario: tp: expected int, got str"}}
     assert driver.answer("{not json")["error"]["type"] == "JSONDecodeError"
+
+
+def test_the_parser_driver_answers_are_checked_as_the_planning_drivers_are():
+    """vllm/parse_schema.py: a parse, a refusal and the flag records pass; a malformed one is refused naming the field,
+    and every request hybridplan sends is one the parser driver reads."""
+    from hybridplan.conformance.vllm import parse_schema
+    from hybridplan.conformance.vllm.parser import cases
+
+    parser = oracle("vllm-parser")
+    flags = {"id": "flags", "allow_abbrev": True, "flags": [{"dest": "seed", "options": ["--seed"]}]}
+    header, answers = read_answer(parser, _stdout(HEADER, {"id": "a", "parsed": {"seed": 7}},
+                                                  {"id": "b", "error": {"type": "argparse", "message": "no"}}, flags))
+    assert header["version"] == "0.33.0" and answers["flags"] == flags and answers["b"]["error"]["type"] == "argparse"
+    with pytest.raises(SchemaError) as exc:
+        read_answer(parser, _stdout(HEADER, {"id": "b", "error": "unrecognized arguments: --x"}))
+    assert _one_line_error(exc) == "vLLM parser result 'b': error: expected an object (ParseError), got str"
+    with pytest.raises(SchemaError) as exc:
+        read_answer(parser, _stdout(HEADER, {**flags, "allow_abbrev": "yes"}))
+    assert _one_line_error(exc).endswith("allow_abbrev: expected bool, got str")
+    for case in cases("0.33.0", Path(".")):
+        parse_schema.request(case.payload)
+    with pytest.raises(SchemaError) as exc:
+        parse_schema.request({"id": "a", "argv": "--seed 7"})
+    assert _one_line_error(exc) == "vLLM parser request: argv: expected a list, got str"

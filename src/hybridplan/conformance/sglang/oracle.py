@@ -79,7 +79,7 @@ def default_mfs(case: Case, answer: Answer) -> str | None:
 
 
 ORACLE = Oracle(
-    engine="sglang", setup="conformance/setup_oracle.sh, then conformance/setup_releases.sh",
-    header=schema.header, result=schema.result, cases=cases, pythonpath=release_pythonpath, env_prefix="SGLANG_",
+    name="sglang", engine="sglang", driver="sglang.driver",
+    setup="conformance/setup_oracle.sh, then conformance/setup_releases.sh", header=schema.header, result=schema.result, cases=cases, pythonpath=release_pythonpath, env_prefix="SGLANG_",
     comparison=Comparison(fields=fields, rules=RULES, same_refusal=same_refusal), outcome=outcome,
     counters={"default_mfs": default_mfs})

@@ -35,6 +35,6 @@ def outcome(answer: Answer) -> str:
 
 
 ORACLE = Oracle(
-    engine="vllm", setup="conformance/setup_vllm_oracle.sh VENV VERSION", header=schema.header,
-    result=schema.result, cases=cases, pythonpath=release_pythonpath, env_prefix="VLLM_",
+    name="vllm", engine="vllm", driver="vllm.driver", setup="conformance/setup_vllm_oracle.sh VENV VERSION",
+    header=schema.header, result=schema.result, cases=cases, pythonpath=release_pythonpath, env_prefix="VLLM_",
     comparison=Comparison(fields=fields, rules=RULES, same_refusal=same_refusal, gate=("parsed",)), outcome=outcome)

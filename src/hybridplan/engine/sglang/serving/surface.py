@@ -99,19 +99,29 @@ class SglangServing:
                                      hub=req.hub, version=self.version, measured=req.measured, evidence=req.evidence)
         return plan(target)
 
-    def parse_log(self, text: str, name: str = "log") -> dict[str, Any]:
-        from hybridplan.engine.sglang.logparse import parse_log
+    def writes(self, text: str) -> bool:
+        from hybridplan.engine.sglang.logparse import OWN_LINES
 
-        return parse_log(text, name=name).as_dict()
+        return any(line in text for line in OWN_LINES)
+
+    def parse_log(self, text: str, name: str = "log") -> dict[str, Any]:
+        from hybridplan.engine.sglang.logparse import nothing_found, parse_log
+
+        boot = parse_log(text, name=name)
+        if boot.found_nothing():
+            raise nothing_found(name)
+        return boot.as_dict() | {"missing": boot.missing()}
 
     def check_log(self, req: LogCheckRequest, name: str = "log") -> dict[str, Any]:
-        from hybridplan.engine.sglang.logparse import parse_log
+        from hybridplan.engine.sglang.logparse import nothing_found, parse_log
         from hybridplan.engine.sglang.serving.logcheck import check_log
 
         if not req.command:
             raise BadInput("command: the launch command that wrote the log is required for an sglang log (on the "
                            "command line: after `--`)")
         boot = parse_log(req.log, name=name)
+        if boot.found_nothing():
+            raise nothing_found(name)
         return check_log(boot, launch(req.command, req.expand_home), log_version=req.log_version,
                          version=req.engine_version)
 

@@ -51,8 +51,6 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
 
     if "non-default args:" in t.command:
         raise BadInput("plan --engine vllm: give the launch command after `--` (it is rewritten), not the log line")
-    if not 0 < t.max_util <= 1:
-        raise BadInput(f"--max-util: {t.max_util:g} is outside 0..1")
     if t.card.total_memory_bytes is None:
         raise BadInput("plan --engine vllm: --gpu is required (gpu_memory_utilization is a share of its memory)")
     engine = for_version(version)
