@@ -8,6 +8,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from hybridplan.render.explain import print_verdict
+
 
 def print_plan(r: dict[str, Any], console: Console | None = None) -> None:
     """The command (or why nothing fits and the cheapest change), the memory breakdown, K, KV tokens and the margin."""
@@ -111,6 +113,8 @@ def print_paged_plan(d: dict[str, Any], console: Console | None = None) -> None:
     c.print(d["command"] if d["fits"] else "[red]no candidate serves the target within --max-util[/red]")
     for flag, why in (d["best"] or {}).get("why", {}).items():
         c.print(f"  change {flag} {d['best']['changes'][flag]}".rstrip() + f": {why}")
+    if d.get("verdict"):
+        print_verdict(d["verdict"], "the card" if m["source"] == "card" else "the measured boot's memory", c)
     for w in d["warnings"]:
         c.print(f"  [yellow]note:[/yellow] {w}")
 

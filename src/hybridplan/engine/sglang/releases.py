@@ -10,6 +10,7 @@ from importlib import import_module
 from hybridplan.engine.sglang.protocol import Engine
 from hybridplan.engine.sglang.behaviours import VERSIONS, check_version
 
+NAME = "sglang"  # the engine these releases are (engine.api.engines())
 SUPPORTED = VERSIONS
 DEFAULT = VERSIONS[-1]
 MODEL = "hybridplan.engine.sglang.engine"  # the rules every release shares (imported on first use)

@@ -25,6 +25,7 @@ from hybridplan.engine.vllm.startup import full_graphs
 from hybridplan.errors import BadInput, EngineRefusal
 
 if TYPE_CHECKING:
+    from hybridplan.evidence import EvidenceSource
     from hybridplan.engine.vllm.engine import VllmEngine
     from hybridplan.engine.vllm.planning import KVPlan
     from hybridplan.engine.vllm.planning import VllmArgs
@@ -43,9 +44,12 @@ def no_evidence_ceiling(engine_default: float) -> float:
     return round(max(engine_default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR), 3)
 
 
-def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None) -> dict[str, Any]:
-    """The baseline (the launch at the target's length) and, cheapest first, the candidates that fit. Without the
-    measured boot (t.kv_memory_gib None) the KV memory comes from catalog card `gpu` alone."""
+def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None,
+              evidence: EvidenceSource | None = None) -> dict[str, Any]:
+    """The baseline (the launch at the target's length) and, cheapest first, the candidates that fit, and the
+    proposed command's verdict as explain gives it (fed back through it: its checks and its confidence, from
+    `evidence`, the measured launches on the card). Without the measured boot (t.kv_memory_gib None) the KV memory
+    comes from catalog card `gpu` alone."""
     from hybridplan.engine.vllm.engine import for_version
     from hybridplan.models.loader import load_model
 
@@ -125,12 +129,13 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
     if baseline is not None:
         del baseline["capped"]
     best = next((r for r in rows if r["fits"]), None)
+    command = None if best is None else _rewrite(reg, base, best, t.request_length)
     out = {"engine": "vllm", "engine_version": engine.version,
            "target": {"request_length": t.request_length, "concurrency": t.concurrency},
            "measured": measured,
-           "baseline": baseline, "candidates": rows, "fits": best is not None,
-           "command": None if best is None else _rewrite(reg, base, best, t.request_length),
-           "best": best,
+           "baseline": baseline, "candidates": rows, "fits": best is not None, "command": command, "best": best,
+           "verdict": None if best is None or command is None else _fed_back(command, engine.version, t, u0, best, gpu,
+                                                                              evidence),
            "max_num_seqs": seqs, "warnings": warnings}
     if best is None:
         from hybridplan.engine.vllm.serving.cheapest import cheapest_changes
@@ -161,6 +166,24 @@ _WHY: dict[str, tuple[float, str]] = {
                             "numerics trade-off)"),
     "--tensor-parallel-size": (4.0, "the weights and each request's pages split over more GPUs"),
 }
+
+
+def _fed_back(command: str, version: str, t: VllmTarget, u0: float, best: dict[str, Any], gpu: str | None,
+              evidence: EvidenceSource | None) -> dict[str, Any]:
+    """The proposed command's verdict, as `explain --engine vllm` gives it on the memory the plan sized it with: the
+    card alone, or the boot's logged KV memory (moved by what the proposed utilization requests over the boot's,
+    which the confidence says: the profile at the new utilization was not measured)."""
+    from hybridplan.engine.vllm.serving.explain import explain_vllm
+
+    measured = t.kv_memory_gib is not None
+    verdict: dict[str, Any] = explain_vllm(command, version=version, gpu=gpu, evidence=evidence,
+                                           kv_memory_gib=best["available_kv_gib"] if measured else None)["verdict"]
+    u = best["gpu_memory_utilization"]
+    if measured and u != u0:
+        verdict["confidence"] = {**verdict["confidence"], "level": "calibrated", "margin": round(u - u0, 3),
+                                 "note": f"the boot's logged 'Available KV cache memory' at utilization {u0:g}, moved "
+                                         f"by what {u:g} requests over it: the profile at {u:g} was not measured"}
+    return verdict
 
 
 def _knob(flag: str, value: str | None = None) -> Knob:
