@@ -1,34 +1,34 @@
 """Dump sglang 0.5.23 serve flags to JSON, so hybridplan need not import sglang."""
 
 import argparse
+import importlib.util
 import json
 import os
-import re
 import sys
+from pathlib import Path
 
 ENGINE = "sglang"
 VERSION = "0.5.23"
 GENERATOR = "scripts/gen_flag_registry.py"
 PROG = "sglang serve"
-HELP_MAX = 300
 
 # Environment variables read while the parser is built change the registry
 # (e.g. SGLANG_KV_CANARY_ENABLE_TOKEN_ORACLE adds a --sampling-backend choice).
 # Drop them before sglang is imported so the output describes the stock engine.
 _ENV_PREFIXES = ("SGLANG_", "SGL_")
 
-_KINDS = {
-    argparse._StoreAction: "value",
-    argparse._StoreTrueAction: "store_true",
-    argparse._StoreFalseAction: "store_false",
-    argparse._StoreConstAction: "store_const",
-    argparse.BooleanOptionalAction: "bool_optional",
-    argparse._AppendAction: "append",
-    argparse._AppendConstAction: "append_const",
-    argparse._CountAction: "count",
-    argparse._ExtendAction: "extend",
-}
-_TYPE_NAMES = {str: "str", int: "int", float: "float", bool: "bool"}
+
+def _flag_record():
+    """conformance/flag_record.py, loaded by path: the oracle interpreter this runs in has no hybridplan package."""
+    where = Path(__file__).resolve().parent.parent / "src/hybridplan/conformance/flag_record.py"
+    spec = importlib.util.spec_from_file_location("flag_record", where)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_fr = _flag_record()
+record, _plain = _fr.record, _fr.plain  # an action's record (gen_flag_history.py's too), a value as JSON
 
 
 def _scrub_env():
@@ -45,86 +45,6 @@ def build_parser():
     parser = argparse.ArgumentParser(prog=PROG)
     ServerArgs.add_cli_args(parser)
     return parser
-
-
-def _kind(action):
-    kind = _KINDS.get(type(action))
-    return kind if kind is not None else type(action).__name__.lower()
-
-
-def _type_name(fn):
-    if fn is None:
-        return None
-    if fn in _TYPE_NAMES:
-        return _TYPE_NAMES[fn]
-    name = getattr(fn, "__name__", None)
-    if name is None and hasattr(fn, "func"):  # functools.partial
-        name = f"partial({getattr(fn.func, '__name__', type(fn.func).__name__)})"
-    return name if name is not None else type(fn).__name__
-
-
-def _plain(value):
-    """Return a JSON value, or raise TypeError/ValueError if there is none."""
-    if isinstance(value, (set, frozenset)):
-        raise TypeError("unordered")
-    json.dumps(value, allow_nan=False)
-    return value
-
-
-def _scalar(value):
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return str(value)
-
-
-def _choices(choices):
-    if choices is None:
-        return None
-    items = [_scalar(c) for c in choices]
-    return sorted(items, key=lambda c: (type(c).__name__, c))
-
-
-def _help(text):
-    if text is None:
-        return None
-    return re.sub(r"\s+", " ", text).strip()[:HELP_MAX]
-
-
-def _deprecated(action):
-    info = {}
-    for attr in ("new_flag", "const_value", "error_message"):
-        if hasattr(action, attr):
-            value = getattr(action, attr)
-            if value is not None:
-                info[attr] = _scalar(value)
-    if not info and not type(action).__name__.startswith("Deprecated"):
-        return None
-    return info
-
-
-def record(action):
-    try:
-        default, default_repr = _plain(action.default), False
-    except (TypeError, ValueError):
-        default, default_repr = repr(action.default), True
-    try:
-        const = _plain(action.const)
-    except (TypeError, ValueError):
-        const = repr(action.const)
-    return {
-        "dest": action.dest,
-        "options": list(action.option_strings),
-        "kind": _kind(action),
-        "nargs": action.nargs,
-        "type": _type_name(action.type),
-        "choices": _choices(action.choices),
-        "default": default,
-        "default_repr": default_repr,
-        "const": const,
-        "deprecated": _deprecated(action),
-        "help": _help(action.help),
-        "required": bool(action.required),
-    }
 
 
 def field_fallbacks():

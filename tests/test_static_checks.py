@@ -1,7 +1,8 @@
 """Static checks CI enforces, configured in pyproject.toml: the import contracts (only hybridplan.engine reaches a
 version package, the layers, no cycles), ruff, and mypy: strict on all of src/hybridplan except the SGLang oracle
 driver (it runs inside the engine's own interpreter, on its untyped modules: default checks, with
-conformance/oracle_schema.py as its typed boundary; the vLLM driver is strict behind conformance/vllm_oracle_schema.py)."""
+conformance/sglang/schema.py as its typed boundary; the vLLM drivers are strict behind conformance/vllm/schema.py
+and parse_schema.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ except ModuleNotFoundError:  # Python 3.10: pytest's own TOML reader
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-ORACLE_DRIVERS = {"hybridplan.conformance.oracle_driver"}
+ORACLE_DRIVERS = {"hybridplan.conformance.sglang.driver"}
 
 
 def _run(*args: str, tmp: Path) -> subprocess.CompletedProcess[str]:

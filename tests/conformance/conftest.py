@@ -1,20 +1,10 @@
-"""The oracle venv (sglang 0.5.23, CPU torch), built or reused by conformance/setup_oracle.sh."""
+"""The live oracle checks share the machine with the rest of the suite."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
-from oracle_setup import run_setup
-
-
-@pytest.fixture(scope="session")
-def oracle_python() -> str:
-    """HYBRIDPLAN_ORACLE_PYTHON, else the repository's .oracle-venv (built on first use). Skips only outside CI."""
-    given = os.environ.get("HYBRIDPLAN_ORACLE_PYTHON")
-    if given:
-        return given
-    return run_setup("setup_oracle.sh", failure="the oracle venv could not be built")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,10 +1,15 @@
-"""The comparison itself (no engine needed): scenarios are reproducible, every drift names its rule."""
+"""The comparison itself on SGLang answers (no engine needed): scenarios are reproducible, every drift names its rule."""
 
 from __future__ import annotations
 
-from hybridplan.conformance.compare import compare
-from hybridplan.conformance.fixtures import materialize
-from hybridplan.conformance.scenarios import GPUS, GRID_MODELS, default_fraction_grid, generate
+from hybridplan.conformance.compare import compare as compare_with
+from hybridplan.conformance.oracle import oracle
+from hybridplan.conformance.sglang.fixtures import materialize
+from hybridplan.conformance.sglang.scenarios import GPUS, GRID_MODELS, default_fraction_grid, generate
+
+
+def compare(engine, model):
+    return compare_with(engine, model, oracle("sglang").comparison)
 
 
 def test_scenarios_are_reproducible_and_cover_every_bundled_target(tmp_path):
@@ -74,3 +79,53 @@ def test_check_engine_without_sglang_exits_2(cli):
     code, out, err = cli("check-engine", "--scenarios", "2")
     assert code == 2
     assert "no usable sglang" in err or "did not run the oracle" in err
+
+
+def test_vllm_compares_the_parse_first_then_every_field_and_a_refusal_by_type_and_message():
+    how = oracle("vllm").comparison
+    engine = {"id": "s1", "parsed": {"model": "m", "block_size": 16}, "block_size": 784, "num_blocks": 10}
+    [drift] = compare_with(engine, {"id": "s1", "parsed": {"model": "m"}, "block_size": 800, "num_blocks": 9}, how)
+    assert (drift.field, drift.rule) == ("parsed", "hybridplan.engine.vllm.command.parse_command")
+    drifts = compare_with(engine, {"id": "s1", "parsed": engine["parsed"], "block_size": 800, "num_blocks": 9}, how)
+    assert [(d.field, d.engine, d.hybridplan, d.rule.rsplit(".", 1)[-1]) for d in drifts] == [
+        ("block_size", 784, 800, "hybrid_block_size"), ("num_blocks", 10, 9, "plan (available // bytes per block)")]
+    refused = {"id": "s1", "parsed": engine["parsed"], "error": {"type": "ValueError", "message": "too small"}}
+    ours = {**refused, "error": {**refused["error"], "rule": "v1/core/kv_cache_planning.py::_auto_fit_max_model_len"}}
+    assert compare_with(refused, ours, how) == []
+    [drift] = compare_with(refused, {**ours, "error": {**ours["error"], "message": "other"}}, how)
+    assert drift.rule == "v1/core/kv_cache_planning.py::_auto_fit_max_model_len"
+    [drift] = compare_with(refused, {"id": "s1", "parsed": engine["parsed"], "block_size": 784}, how)
+    assert (drift.field, drift.hybridplan, drift.rule) == ("error", None, "(the refusal)")
+
+
+def test_the_vllm_parser_compares_a_reading_a_refusal_and_each_flag():
+    """A parse by its values, argparse's refusal by its message, an exception the release raises by its type (where
+    hybridplan refuses in one line), and the release's flags by option set and each flag's parsing fields."""
+    from hybridplan.conformance.vllm.parser import MODEL, expected
+
+    how = oracle("vllm-parser").comparison
+    [drift] = compare_with({"id": "a", "parsed": {"enforce_eager": True}}, {"id": "a", "parsed": {}}, how)
+    assert (drift.field, drift.rule.rsplit(".", 1)[-1]) == ("parsed", "parse_command")
+    refused = {"id": "a", "error": {"type": "argparse", "message": "unrecognized arguments: --x"}}
+    assert compare_with(refused, refused, how) == []
+    [drift] = compare_with(refused, {"id": "a", "error": {"type": "argparse", "message": "other"}}, how)
+    assert drift.field == "error"
+    raised = {"id": "b", "error": {"type": "IndexError", "message": "list index out of range"}}
+    assert compare_with(raised, {"id": "b", **expected("0.34.0", (MODEL, "-cc.mode"))}, how) == []
+    assert len(compare_with(raised, {"id": "b", **expected("0.34.0", (MODEL, "--no-such-flag"))}, how)) == 1
+    nan = (MODEL, "-sc.num_speculative_tokens", "1e999")
+    assert expected("0.34.0", nan) == {}  # hybridplan refuses it by name: only that the release takes it compares
+    assert compare_with({"id": "c", "parsed": {"speculative_config": {}}}, {"id": "c"}, how) == []
+    assert len(compare_with({"id": "c", "error": refused["error"]}, {"id": "c"}, how)) == 1
+
+    flag = {"dest": "max_model_len", "options": ["--max-model-len"], "kind": "value", "nargs": None,
+            "type": "vllm_human_readable_int_or_auto", "choices": None, "default": None, "const": None,
+            "deprecated": None, "required": False, "help": "Model context length.", "aliases": [], "negatives": []}
+    seed = {**flag, "dest": "seed", "options": ["--seed"], "type": "int", "default": 0}
+    engine = {"id": "flags", "allow_abbrev": True, "flags": [flag, seed]}
+    mine = {**engine, "flags": [{**flag, "type": "human_readable_int_or_auto", "help": "other"}, seed]}
+    assert compare_with(engine, mine, how) == []  # vLLM's own type names as hybridplan's; help aside
+    [drift] = compare_with(engine, {**mine, "flags": mine["flags"][:1]}, how)
+    assert (drift.field, drift.rule.rsplit(".", 1)[-1]) == ("flags", "registry")
+    [drift] = compare_with(engine, {**mine, "flags": [mine["flags"][0], {**seed, "default": 1}]}, how)
+    assert drift.field == "flags.seed --seed" and (drift.engine[3], drift.hybridplan[3]) == (0, 1)

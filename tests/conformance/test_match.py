@@ -8,11 +8,11 @@ import copy
 import pytest
 from rich.console import Console
 
-from hybridplan.conformance.fixtures import materialize
-from hybridplan.conformance.match import match
-from hybridplan.conformance.model_side import predict
-from hybridplan.conformance.runner import Report
-from hybridplan.conformance.scenarios import release_scenarios
+from hybridplan.conformance.sglang.check import EngineCheck
+from hybridplan.conformance.sglang.fixtures import materialize
+from hybridplan.conformance.sglang.match import match
+from hybridplan.conformance.sglang.model_side import predict
+from hybridplan.conformance.sglang.scenarios import release_scenarios
 from hybridplan.render.check_engine import print_check_engine
 
 
@@ -55,8 +55,7 @@ def test_a_drift_names_the_closest_release_and_its_first_drifted_rule(scenarios)
                              f"hybridplan {k - 1})")
     assert d.rule.endswith("sizing.handle_max_mamba_cache")
 
-    report = Report(engine={"version": "0.5.23", "python": "3.12"}, scenarios=list(scenarios), drifts=found.drifts,
-                    match=found)
+    report = EngineCheck(engine={"version": "0.5.23", "python": "3.12"}, cases=[], drifts=found.drifts, match=found)
     assert report.as_dict()["match"]["summary"] == found.summary and report.as_dict()["match"]["exact"] is False
     console = Console(record=True, width=400)
     print_check_engine(report, console)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from hybridplan.conformance.fixtures import SYNTHETIC
+from hybridplan.conformance.sglang.fixtures import SYNTHETIC
 from hybridplan.engine.api import for_version
 from hybridplan.engine.sglang.args import Platform
 from hybridplan.errors import EngineRefusal

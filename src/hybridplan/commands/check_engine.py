@@ -26,7 +26,8 @@ def check_engine(
     """
 
     def body() -> int:
-        from hybridplan.conformance.runner import NoEngine, check
+        from hybridplan.conformance.runner import NoEngine
+        from hybridplan.conformance.sglang.check import check
         from hybridplan.errors import BadInput
 
         try:

@@ -1,5 +1,5 @@
 """vLLM 0.33.0 behind engine.for_engine: its parser, its resolution and its KV cache plan, against numbers vLLM's own
-planning code produced (conformance/vllm_oracle_driver.py on CPU) for bundled checkpoints."""
+planning code produced (conformance/vllm/driver.py on CPU) for bundled checkpoints."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Engine side of the conformance suite: drives sglang's own code on CPU with stand-in runtime contexts.
 
 Executed by the *oracle* interpreter (a venv with sglang and CPU torch), never imported by hybridplan:
-`python oracle_driver.py < scenarios.jsonl > results.jsonl`. One JSON scenario per input line, one JSON
+`python launch.py sglang < scenarios.jsonl > results.jsonl`. One JSON scenario per input line, one JSON
 result per output line; the first output line is a header naming the engine version (or why there is none).
 
 Stand-ins, each the smallest the engine's code needs to run off a GPU:
@@ -17,8 +17,6 @@ Everything else (argument resolution, ModelConfig, mambaish_config, the pool con
 from __future__ import annotations
 
 import gc
-import importlib.abc
-import importlib.machinery
 import json
 import logging
 import os
@@ -26,8 +24,11 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the typed boundary with hybridplan (never imported at run time: this is the engine's interpreter)
-    from hybridplan.conformance.oracle_schema import Header, OracleError, Result, ScenarioPayload
+# relative: the oracle interpreter imports this package as launch.py's private package (it has no hybridplan)
+from ..stubs import StubFinder
+
+if TYPE_CHECKING:  # the typed boundary with hybridplan (hybridplan reads the answers through it)
+    from .schema import Header, OracleError, Result, ScenarioPayload
 
 # Import-only dependencies: imported at module level by sglang/transformers, never called on the sizing paths.
 STUB_PACKAGES = ("torchvision", "tvm_ffi", "sentencepiece", "gguf", "sgl_kernel")
@@ -49,60 +50,6 @@ BRANCH_BY_SOURCE = {
     "mamba_pool.memory_budget_spec": "ratio",
     "mamba_pool.memory_budget": "ratio",
 }
-
-
-class _StubMeta(type):
-    def __getattr__(cls, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _StubMeta(name, (object,), {})
-
-
-class _StubModule(types.ModuleType):
-    """Any attribute is another stub; a CamelCase one is a class; calling it passes a decorated function through."""
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        if name[:1].isupper():
-            cls = _StubMeta(name, (object,), {"__module__": self.__name__})
-            setattr(self, name, cls)
-            return cls
-        child = _StubModule(f"{self.__name__}.{name}")
-        child.__path__ = []
-        return child
-
-    def __call__(self, *args, **kwargs):
-        if len(args) == 1 and callable(args[0]) and not kwargs:
-            return args[0]
-        return self
-
-
-class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def __init__(self, packages: tuple[str, ...]):
-        self.packages = packages
-
-    def find_spec(self, name, path, target=None):
-        top = name.split(".")[0]
-        if top in self.packages:
-            if name != top and top in sys.modules and not isinstance(sys.modules[top], _StubModule):
-                return None  # a real package's submodules are real too
-            try:  # a real install wins
-                if name == name.split(".")[0] and importlib.machinery.PathFinder.find_spec(name) is not None:
-                    return None
-            except (ImportError, ValueError):
-                pass
-            return importlib.machinery.ModuleSpec(name, self, is_package=True)
-        return None
-
-    def create_module(self, spec):
-        mod = _StubModule(spec.name)
-        mod.__path__ = []
-        mod.__version__ = "0.0.0"
-        return mod
-
-    def exec_module(self, module):
-        pass
 
 
 def _fake_cuda(torch) -> None:
@@ -460,7 +407,7 @@ def main() -> int:
         release = version("sglang")
     except PackageNotFoundError:
         release = None
-    sys.meta_path.insert(0, _StubFinder(STUB_PACKAGES + (RELEASE_STUBS.get(release, ()) if release else ())))
+    sys.meta_path.insert(0, StubFinder(STUB_PACKAGES + (RELEASE_STUBS.get(release, ()) if release else ())))
     real_stdout = sys.stdout
     sys.stdout = sys.stderr  # engine prints go to stderr; stdout carries only JSON lines
     try:

@@ -13,8 +13,8 @@ import random
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from hybridplan.conformance.fixtures import ModelDir
-from hybridplan.conformance.oracle_schema import ScenarioPayload
+from hybridplan.conformance.sglang.fixtures import ModelDir
+from hybridplan.conformance.sglang.schema import ScenarioPayload
 
 GIB_PER_MIB = 1 / 1024
 H200_MIB = 143771  # the card the memory profiles are drawn for; other cards scale them

@@ -4,14 +4,15 @@ drifts; else every modelled release is compared and the one with the fewest drif
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from hybridplan.conformance.compare import Drift, compare
-from hybridplan.conformance.model_side import predict
-from hybridplan.conformance.oracle_schema import Header, Result
-from hybridplan.conformance.scenarios import Scenario
-from hybridplan.engine.api import SUPPORTED
-from hybridplan.engine.api import release_of
+from hybridplan.conformance.sglang.model_side import predict
+from hybridplan.conformance.sglang.oracle import ORACLE
+from hybridplan.conformance.sglang.scenarios import Scenario
+from hybridplan.conformance.sglang.schema import Result
+from hybridplan.engine.api import SUPPORTED, release_of
 
 Predictor = Callable[[Scenario, str], Result]
 
@@ -41,7 +42,7 @@ class Match:
                 "first_drift": self.drifts[0].as_dict() if self.drifts else None, "summary": self.summary}
 
 
-def match(header: Header, scenarios: Sequence[Scenario], results: dict[str, Result],
+def match(header: Mapping[str, Any], scenarios: Sequence[Scenario], results: Mapping[str, Mapping[str, Any]],
           predictor: Predictor = predict) -> Match:
     """Compare the driver's `results` with hybridplan's model of the reported release, else of every release
     (ties go to the reported release, then the newest)."""
@@ -49,7 +50,7 @@ def match(header: Header, scenarios: Sequence[Scenario], results: dict[str, Resu
     release = release_of(reported)[0] if isinstance(reported, str) else None
 
     def drifts_for(version: str) -> list[Drift]:
-        return [d for sc in scenarios for d in compare(results[sc.id], predictor(sc, version))]
+        return [d for sc in scenarios for d in compare(results[sc.id], predictor(sc, version), ORACLE.comparison)]
 
     compared: dict[str, list[Drift]] = {}
     if release is not None:

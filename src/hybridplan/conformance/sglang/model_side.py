@@ -1,13 +1,59 @@
-"""hybridplan's side of the conformance suite: the same fields the oracle driver reads from the engine."""
+"""hybridplan's side of the SGLang conformance suite: the same fields the oracle driver reads from the engine, and
+the hybridplan rule that computes each."""
 
 from __future__ import annotations
 
-from hybridplan.conformance.oracle_schema import OracleError, Result
-from hybridplan.conformance.scenarios import Scenario
-from hybridplan.engine.api import for_version
-from hybridplan.engine.api import Platform
-from hybridplan.engine.api import LaunchCommand
+from hybridplan.conformance.sglang.scenarios import Scenario
+from hybridplan.conformance.sglang.schema import OracleError, Result
+from hybridplan.engine.api import LaunchCommand, Platform, for_version
 from hybridplan.errors import BadInput, EngineRefusal
+
+E = for_version().rules_package  # the modelled release's rules, as conformance reports name them
+M = "hybridplan.models"
+
+# field (section.name, or a section) -> the hybridplan rule that computes it
+RULES: dict[str, str] = {
+    "resolved.mamba_radix_cache_strategy": f"{E}.resolve._radix",
+    "resolved.disable_overlap_schedule": f"{E}.resolve._radix / _pp_overlap",
+    "resolved.disable_radix_cache": f"{E}.resolve (argparse)",
+    "resolved.speculative_algorithm": f"{E}.speculative.resolve_speculative",
+    "resolved.speculative_num_draft_tokens": f"{E}.speculative.resolve_speculative",
+    "resolved.speculative_num_steps": f"{E}.speculative.resolve_speculative",
+    "resolved.speculative_eagle_topk": f"{E}.speculative.resolve_speculative",
+    "resolved.max_running_requests": f"{E}.speculative._default_mrr",
+    "resolved.page_size": f"{E}.resolve._page_size",
+    "resolved.mamba_ssm_dtype": f"{E}.resolve._linear_attn",
+    "resolved.kv_cache_dtype": f"{E}.resolve (argparse)",
+    "resolved.chunked_prefill_size": f"{E}.memory_defaults.apply_memory_defaults",
+    "resolved.max_mamba_cache_size": f"{E}.resolve (argparse)",
+    "resolved.mamba_full_memory_ratio": f"{E}.resolve (argparse)",
+    "resolved.mem_fraction_static": f"{E}.memory_defaults.apply_memory_defaults",
+    "resolved": f"{E}.resolve._parallel",
+    "geometry.conv": f"{M}.geometry.<Mixer>.shape",
+    "geometry.temporal": f"{M}.geometry.<Mixer>.shape",
+    "geometry.linear_layer_ids": f"{M}.families (layer pattern)",
+    "geometry.full_attention_layer_ids": f"{M}.families (layer pattern)",
+    "geometry.mamba_cache_per_req": f"{M}.geometry.ModelGeometry.state_bytes_per_slot",
+    "geometry.replayssm_ring_bytes_per_req": f"{M}.geometry.ModelGeometry.replayssm_ring_bytes",
+    "geometry.conv_dtype": f"{E}.resolve._state_dtypes",
+    "geometry.ssm_dtype": f"{E}.resolve._state_dtypes",
+    "geometry.context_len": f"{M}.config_json.context_length",
+    "geometry.dtype": "hybridplan.dtypes.model_dtype",
+    "geometry.num_nextn_predict_layers": f"{M}.families (num_nextn_predict_layers)",
+    "geometry.is_multimodal": f"{E}.resolve._model",
+    "geometry.quantization": f"{M}.quant.quant_info (engine_method)",
+    "kv.kv_torch_dtype": f"{E}.kv_dtype.target_kv_dtype",
+    "kv.target_cells": f"{E}.sizing.kv_cell (target)",
+    "kv.cells": f"{E}.sizing.kv_cell (draft KV)",
+    "kv.post_capture_kv_active": f"{E}.budget.pool_budget (post-capture slack floor)",
+    "sizing.S": f"{E}.sizing.mamba_ratio",
+    "sizing.K": f"{E}.sizing.handle_max_mamba_cache",
+    "sizing.branch": f"{E}.sizing.handle_max_mamba_cache",
+    "sizing.kv_budget_bytes": f"{E}.sizing.handle_max_mamba_cache / budget.pool_budget",
+    "sizing.max_total_num_tokens": f"{E}.sizing.tokens_from_budget",
+    "sizing.max_running_requests": f"{E}.sizing.resolve_max_num_reqs",
+    "error": "(the refusal)",
+}
 
 # Resolved engine fields compared one to one (the oracle's RESOLVED_FIELDS that hybridplan holds).
 RESOLVED = (

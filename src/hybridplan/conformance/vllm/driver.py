@@ -2,10 +2,10 @@
 
 Executed by the oracle interpreter (the SGLang oracle venv's CPU torch with the vLLM release's Python files and a
 few pure-Python dependencies on PYTHONPATH, see conformance/setup_vllm_oracle.sh), never imported by hybridplan:
-`python vllm_oracle_driver.py < scenarios.jsonl > results.jsonl`. The first output line is a header naming the
+`python launch.py vllm < scenarios.jsonl > results.jsonl`. The first output line is a header naming the
 release (or why there is none); then one JSON result per scenario. What crosses the process boundary is
-vllm_oracle_schema.py's (loaded by path: the oracle interpreter has no hybridplan package): each scenario is checked
-on the way in and each result on the way out. vLLM's modules are untyped; every value taken from them is `Any` here.
+schema.py's (launch.py loads it by path: the oracle interpreter has no hybridplan package): each scenario is
+checked on the way in and each result on the way out. vLLM's modules are untyped; every value taken from them is `Any` here.
 
 vLLM's own code does the work: CacheConfig (block-size default, validation), MambaModelConfig.verify_and_update_config
 (prefix caching -> mamba_cache_mode, mamba_block_size), Platform._align_hybrid_block_size (attention block size
@@ -34,8 +34,7 @@ Platform.update_block_size_for_backend then sets the block size with it (preferr
 from __future__ import annotations
 
 import ast
-import importlib.machinery
-import importlib.util
+import importlib
 import json
 import logging
 import os
@@ -43,72 +42,24 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+# relative: the oracle interpreter imports this package as launch.py's private package (it has no hybridplan)
+from ..stubs import StubFinder
+from . import schema
+
 if TYPE_CHECKING:
-    from hybridplan.conformance import vllm_oracle_schema as schema
-    from hybridplan.conformance.vllm_oracle_schema import (Card, GdnMixer, Header, KdaMixer, Mamba2Mixer, Plan,
-                                                           Result, Scenario)
-
-
-def _sibling(name: str) -> ModuleType:
-    """A module beside this file, loaded by path (the oracle interpreter has no hybridplan package)."""
-    spec = importlib.util.spec_from_file_location(name, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                                     f"{name}.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # the schema's TypedDicts resolve their own module
-    spec.loader.exec_module(module)
-    return module
-
-
-if not TYPE_CHECKING:
-    schema = _sibling("vllm_oracle_schema")
-oracle_driver: Any = _sibling("oracle_driver")  # the SGLang driver: its stub module classes
+    from .schema import Card, GdnMixer, Header, KdaMixer, Mamba2Mixer, Plan, Result, Scenario
 
 STUB_PACKAGES = ("xgrammar", "uvloop", "llguidance", "pynvml", "gguf")  # gguf: 0.20.x imports it at module level
 STUB_MODULES = ("vllm._C", "vllm._C_stable_libtorch", "vllm._qutlass_C", "vllm._moe_C", "vllm._flashmla_C",
                 "vllm.cumem_allocator")
 
 
-class _StubModule(oracle_driver._StubModule):  # type: ignore[misc]  # the SGLang driver is untyped
-    """The SGLang driver's stub module whose classes take any arguments (0.30.0's parser/harmony.py builds an
-    xgrammar JSONSchemaFormat at import)."""
-
-    def __getattr__(self, name: str) -> Any:
-        if name[:1].isupper():
-            cls = oracle_driver._StubMeta(name, (object,), {"__module__": self.__name__,
-                                                            "__init__": lambda self, *a, **k: None})
-            setattr(self, name, cls)
-            return cls
-        return super().__getattr__(name)
-
-
-def _stub_finder() -> Any:
-    """The SGLang driver's stub finder, matching vLLM's import-only packages and its compiled extension modules."""
-    finder = oracle_driver._StubFinder(STUB_PACKAGES)
-
-    def create_module(spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        module = _StubModule(spec.name)
-        module.__path__ = []
-        module.__version__ = "0.0.0"
-        return module
-
-    finder.create_module = create_module
-
-    def find_spec(name: str, path: object, target: object = None) -> importlib.machinery.ModuleSpec | None:
-        if name.split(".")[0] in STUB_PACKAGES or name in STUB_MODULES:
-            return importlib.machinery.ModuleSpec(name, finder, is_package=True)
-        return None
-
-    finder.find_spec = find_spec
-    return finder
-
-
 def prepare() -> Any:
     """Install the stubs and vLLM's CUDA platform (sm90); returns the vllm module."""
-    sys.meta_path.insert(0, _stub_finder())
+    sys.meta_path.insert(0, StubFinder(STUB_PACKAGES, STUB_MODULES, real_wins=False))
     import torch
 
     torch.cuda.is_available = lambda: True

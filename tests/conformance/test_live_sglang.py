@@ -1,0 +1,14 @@
+"""The SGLang recordings are the engine's own answers: its newest release re-run live (HYBRIDPLAN_ORACLE_PYTHON; CI sets it
+and installs the release) answers every scenario as recorded. A file of its own, so pytest-xdist runs the two live
+engines on different workers."""
+
+from __future__ import annotations
+
+import pytest
+from oracle_setup import check_live
+
+pytestmark = pytest.mark.conformance
+
+
+def test_the_newest_sglang_answers_as_recorded(tmp_path):
+    check_live("sglang", tmp_path)
