@@ -8,7 +8,8 @@ import math
 
 import pytest
 
-from hybridplan.engine.vllm.startup import check_free_memory, check_mamba_blocks, cudagraph_mode, model_length
+from hybridplan.engine.vllm.startup import (check_free_memory, check_mamba_blocks, cudagraph_mode, host_growth_slack,
+                                            model_length)
 
 GIB = 1 << 30
 # issue 25's example: H100's default max_num_seqs (1024, engine/arg_utils.py::get_batch_defaults) against the blocks
@@ -67,6 +68,43 @@ def test_the_rules_alone():
     assert check_free_memory(30 * GIB, 31 * GIB, 0.97, math.ceil(31 * GIB * 0.97)).message == (
         "Free memory on device cuda:0 (30.0/31.0 GiB) on startup is less than desired GPU memory utilization (0.97, "
         "30.07 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.")
+
+
+def test_the_host_growth_a_pool_survives_is_the_slack_of_each_check_in_vllms_order():
+    """What a pool of 100 B can lose: the KV check needs one request (3 blocks of 10 B) beside the held null block
+    (60 B of slack), the Mamba-block check 5 blocks for 5 sequences (50 B); a growth past 60 breaks the KV check
+    first (vLLM makes it first), one in (50, 60] the Mamba-block check, up to 50 neither."""
+    slack = host_growth_slack(100, 10, 3, True, False, 5, "FULL_AND_PIECEWISE")
+    assert slack is not None and slack.slack == (("kv_cache", 60), ("cuda_graph", 50)) and slack.tolerated == 50
+    assert (slack.breaks(50), slack.breaks(51), slack.breaks(61)) == (None, ("cuda_graph", 50), ("kv_cache", 60))
+    assert host_growth_slack(100, 10, 3, False, False, 5, "PIECEWISE").slack == (("kv_cache", 70),)
+    # an auto-fit length shrinks to what is left instead of refusing: only the Mamba-block check can break
+    assert host_growth_slack(100, 10, 3, True, True, 5, "FULL").slack == (("cuda_graph", 50),)
+    assert host_growth_slack(100, 10, 3, True, True, 5, "NONE") is None
+
+
+SPARK_35B = "vllm serve Qwen/Qwen3.6-35B-A3B --quantization fp8 --kv-cache-dtype fp8"
+
+
+def test_a_unified_card_fails_a_launch_whose_pool_cannot_lose_the_host_growth_public_boots_measured(cli_json):
+    """DGX Spark, 0.25.1, 262,144 tokens at 0.35 with 4 sequences: the card-alone 318 blocks hold one request (129
+    blocks) only while the host grows by less than 3.79 GiB during startup, less than the 4.43 GiB the InstantTensor
+    loader alone took on a GB10: it fails at the KV check, without a message of vLLM's (its numbers would be the
+    host's), so the CLI does not report a refusal; on an H200 the same launch serves with no such figure."""
+    launch = f"{SPARK_35B} --max-model-len 262144 --max-num-seqs 4 --gpu-memory-utilization 0.35"
+    code, d = cli_json("explain", "--engine", "vllm", "--engine-version", "0.25.1", "--gpu", "dgx-spark", "--json",
+                       "--", launch)
+    v = d["verdict"]
+    assert code == 0 and (v["serves"], v["phase"]) == (False, "kv_cache") and "message" not in v
+    assert (v["num_blocks"], v["host_growth_tolerated_gib"]) == (318, 3.79)
+    assert "only while the host grows by less than 3.79 GiB during startup" in v["why"]
+    assert "4.43 GiB taken by the InstantTensor loader alone on a GB10" in v["why"]
+    assert [(c["phase"], c["passed"]) for c in d["checks"]][-2:] == [("weights", True), ("kv_cache", False)]
+    assert "the host's growth during startup" in v["confidence"]["unknowns"]
+    code, d = cli_json("explain", "--engine", "vllm", "--engine-version", "0.25.1", "--gpu", "h200", "--json", "--",
+                       launch)
+    assert code == 0 and d["verdict"]["serves"] and "host_growth_tolerated_gib" not in d["verdict"]
+    assert "host" not in d["verdict"]["why"] and not any("host growth" in b for b in d["verdict"]["confidence"]["basis"])
 
 
 # every target the README and the golden cases plan on vLLM, and the issue's refused example
