@@ -107,6 +107,19 @@ def test_a_unified_card_fails_a_launch_whose_pool_cannot_lose_the_host_growth_pu
     assert "host" not in d["verdict"]["why"] and not any("host growth" in b for b in d["verdict"]["confidence"]["basis"])
 
 
+def test_a_plan_on_a_unified_card_holds_the_target_after_the_host_growth_public_boots_measured(cli_json):
+    """32 requests of 65,536 tokens of the DGX Spark driver (issue 26): 0.51 holds 32.39 of them from the card alone,
+    but 26 once the host took the 4.43 GiB public GB10 boots lost; the plan proposes 0.55 (1,475 blocks, 38.82 from
+    the card alone), whose checks survive 24.37 GiB of host growth."""
+    code, d = cli_json("plan", "--engine", "vllm", "--gpu", "dgx-spark", "-L", "65536", "-C", "32", "--json", "--",
+                       f"{SPARK_35B} --gpu-memory-utilization 0.36")
+    assert code == 0 and d["fits"] and d["best"]["changes"] == {"--gpu-memory-utilization": "0.55"}
+    assert (d["best"]["num_blocks"], round(d["best"]["max_concurrency"], 2)) == (1475, 38.82)
+    assert d["verdict"]["serves"] and d["verdict"]["host_growth_tolerated_gib"] == 24.37
+    assert not d["baseline"]["fits"] and d["baseline"]["verdict"]["phase"] == "cuda_graph"
+    assert any("4.43 GiB taken by the InstantTensor loader alone on a GB10" in w for w in d["warnings"])
+
+
 # every target the README and the golden cases plan on vLLM, and the issue's refused example
 TARGETS = [
     ("h100-80gb", None, 32000, 8, "vllm serve Qwen/Qwen3.8-27B --gpu-memory-utilization 0.9"),
@@ -116,6 +129,8 @@ TARGETS = [
     ("h200", None, 131072, 16, "vllm serve Qwen/Qwen3.6-35B-A3B"),
     ("h100-80gb", None, 32768, 16, "vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --max-model-len 32768 "
                                    "--enable-prefix-caching"),
+    ("dgx-spark", None, 65536, 32, f"{SPARK_35B} --gpu-memory-utilization 0.36"),  # issue 26's driver
+    ("dgx-spark", None, 131072, 4, f"{SPARK_35B} --gpu-memory-utilization 0.36"),  # its refused 131,072 launch
 ]
 
 
