@@ -112,7 +112,10 @@ def reports_table() -> list[str]:
            "the pools are sized. Verdicts on these cards name the reports they rest on (`confidence.basis`). On a "
            "unified-memory card (GB10) a report whose host's out-of-memory guard acted names that host (its "
            "constants: `hosts` in `data/planner_constants.yaml`); the others ran on the stock host, which swaps the "
-           "server's host growth out.", "",
+           "server's host growth out. vLLM on the same card counts that growth during startup against its KV memory "
+           "instead (utils/mem_utils.py::MemorySnapshot.measure reads the host's available memory there): its "
+           "verdicts hold a card-alone estimate to the growth public GB10 boots measured (docs/vllm-calibration.md, "
+           "'On a card that shares its memory with the host').", "",
            "| report | card | sglang | --mem-fraction-static | reported | predicted | agrees |",
            "|---|---|---|---|---|---|---|"]
     for c in checks:

@@ -305,9 +305,32 @@ def render(table: list[Row], reported: list[Launch]) -> str:
               "below); vllm-project/vllm#26646 "
               "(Qwen3-Next, 90,048 tokens, 1.66x at 215,040), #50722 (Qwen3.5-35B-A3B on H100s) and "
               "eugr/spark-vllm-docker#200 (Qwen3.6-35B-A3B-FP8 with MTP 2 on a DGX Spark, 52.66 GiB -> 1,253,392 "
-              "tokens at 65,536) lack the available-memory line, the capacity line or the launch in the stored "
-              "thread text.", ""]
-    return "\n".join(lines + launch_table(reported) + LEFT_OUT)
+              "tokens at 65,536, its CUDA-graph estimate negative: -4.74 GiB, added to the KV memory) lack the "
+              "available-memory line, the capacity line or the launch in the stored thread text.", ""]
+    return "\n".join(lines + unified_section(reported) + launch_table(reported) + LEFT_OUT)
+
+
+def unified_section(reported: list[Launch]) -> list[str]:
+    """What a card that shares its memory with the host does to the KV memory, the host growth public boots there
+    measured (data/vllm_memory.yaml unified_host_growth), and the growth each public launch there survives."""
+    from hybridplan.engine.vllm.serving.memory import host_growth
+
+    growth = host_growth()
+    lines = ["## On a card that shares its memory with the host", "",
+             f"From src/hybridplan/data/vllm_memory.yaml `unified_host_growth`: {growth.note}.", "",
+             "| boot | host growth | what it measures |", "|---|---|---|"]
+    lines += [f"| [{p.link}]({p.url}) | {p.gib:g} GiB | {p.note} |" for p in growth.points]
+    lines += ["", "The public launches on such a card, estimated from the card alone: the host growth their checks "
+              "survive (`host_growth_tolerated_gib`: the least slack of the KV check and of the Mamba-block check, "
+              "engine/vllm/startup.py::host_growth_slack; negative: a check refuses already) against the largest "
+              f"measured, {growth.largest.gib:g} GiB ({growth.largest.link}).", "",
+              "| launch | card | reported | survives | explain's verdict |", "|---|---|---|---|---|"]
+    for x in reported:
+        if "host_growth_tolerated_gib" in x.verdict:
+            r = x.report
+            lines.append(f"| [{r.id}]({r.url}) | {r.gpu} | {r.outcome}" + (f" ({r.phase})" if r.phase else "")
+                         + f" | {x.verdict['host_growth_tolerated_gib']:.2f} GiB | {x.called} |")
+    return lines + [""]
 
 
 LEFT_OUT = [

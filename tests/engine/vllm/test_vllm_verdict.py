@@ -8,7 +8,8 @@ import math
 
 import pytest
 
-from hybridplan.engine.vllm.startup import check_free_memory, check_mamba_blocks, cudagraph_mode, model_length
+from hybridplan.engine.vllm.startup import (check_free_memory, check_mamba_blocks, cudagraph_mode, host_growth_slack,
+                                            model_length)
 
 GIB = 1 << 30
 # issue 25's example: H100's default max_num_seqs (1024, engine/arg_utils.py::get_batch_defaults) against the blocks
@@ -69,6 +70,56 @@ def test_the_rules_alone():
         "30.07 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.")
 
 
+def test_the_host_growth_a_pool_survives_is_the_slack_of_each_check_in_vllms_order():
+    """What a pool of 100 B can lose: the KV check needs one request (3 blocks of 10 B) beside the held null block
+    (60 B of slack), the Mamba-block check 5 blocks for 5 sequences (50 B); a growth past 60 breaks the KV check
+    first (vLLM makes it first), one in (50, 60] the Mamba-block check, up to 50 neither."""
+    slack = host_growth_slack(100, 10, 3, True, False, 5, "FULL_AND_PIECEWISE")
+    assert slack is not None and slack.slack == (("kv_cache", 60), ("cuda_graph", 50)) and slack.tolerated == 50
+    assert (slack.breaks(50), slack.breaks(51), slack.breaks(61)) == (None, ("cuda_graph", 50), ("kv_cache", 60))
+    assert host_growth_slack(100, 10, 3, False, False, 5, "PIECEWISE").slack == (("kv_cache", 70),)
+    # an auto-fit length shrinks to what is left instead of refusing: only the Mamba-block check can break
+    assert host_growth_slack(100, 10, 3, True, True, 5, "FULL").slack == (("cuda_graph", 50),)
+    assert host_growth_slack(100, 10, 3, True, True, 5, "NONE") is None
+
+
+SPARK_35B = "vllm serve Qwen/Qwen3.6-35B-A3B --quantization fp8 --kv-cache-dtype fp8"
+
+
+def test_a_unified_card_fails_a_launch_whose_pool_cannot_lose_the_host_growth_public_boots_measured(cli_json):
+    """DGX Spark, 0.25.1, 262,144 tokens at 0.35 with 4 sequences: the card-alone 318 blocks hold one request (129
+    blocks) only while the host grows by less than 3.79 GiB during startup, less than the 4.43 GiB the InstantTensor
+    loader alone took on a GB10: it fails at the KV check, without a message of vLLM's (its numbers would be the
+    host's), so the CLI does not report a refusal; on an H200 the same launch serves with no such figure."""
+    launch = f"{SPARK_35B} --max-model-len 262144 --max-num-seqs 4 --gpu-memory-utilization 0.35"
+    code, d = cli_json("explain", "--engine", "vllm", "--engine-version", "0.25.1", "--gpu", "dgx-spark", "--json",
+                       "--", launch)
+    v = d["verdict"]
+    assert code == 0 and (v["serves"], v["phase"]) == (False, "kv_cache") and "message" not in v
+    assert (v["num_blocks"], v["host_growth_tolerated_gib"]) == (318, 3.79)
+    assert "only while the host grows by less than 3.79 GiB during startup" in v["why"]
+    assert "4.43 GiB taken by the InstantTensor loader alone on a GB10" in v["why"]
+    assert [(c["phase"], c["passed"]) for c in d["checks"]][-2:] == [("weights", True), ("kv_cache", False)]
+    assert "the host's growth during startup" in v["confidence"]["unknowns"]
+    code, d = cli_json("explain", "--engine", "vllm", "--engine-version", "0.25.1", "--gpu", "h200", "--json", "--",
+                       launch)
+    assert code == 0 and d["verdict"]["serves"] and "host_growth_tolerated_gib" not in d["verdict"]
+    assert "host" not in d["verdict"]["why"] and not any("host growth" in b for b in d["verdict"]["confidence"]["basis"])
+
+
+def test_a_plan_on_a_unified_card_holds_the_target_after_the_host_growth_public_boots_measured(cli_json):
+    """32 requests of 65,536 tokens of the DGX Spark driver (issue 26): 0.51 holds 32.39 of them from the card alone,
+    but 26 once the host took the 4.43 GiB public GB10 boots lost; the plan proposes 0.55 (1,475 blocks, 38.82 from
+    the card alone), whose checks survive 24.37 GiB of host growth."""
+    code, d = cli_json("plan", "--engine", "vllm", "--gpu", "dgx-spark", "-L", "65536", "-C", "32", "--json", "--",
+                       f"{SPARK_35B} --gpu-memory-utilization 0.36")
+    assert code == 0 and d["fits"] and d["best"]["changes"] == {"--gpu-memory-utilization": "0.55"}
+    assert (d["best"]["num_blocks"], round(d["best"]["max_concurrency"], 2)) == (1475, 38.82)
+    assert d["verdict"]["serves"] and d["verdict"]["host_growth_tolerated_gib"] == 24.37
+    assert not d["baseline"]["fits"] and d["baseline"]["verdict"]["phase"] == "cuda_graph"
+    assert any("4.43 GiB taken by the InstantTensor loader alone on a GB10" in w for w in d["warnings"])
+
+
 # every target the README and the golden cases plan on vLLM, and the issue's refused example
 TARGETS = [
     ("h100-80gb", None, 32000, 8, "vllm serve Qwen/Qwen3.8-27B --gpu-memory-utilization 0.9"),
@@ -78,6 +129,8 @@ TARGETS = [
     ("h200", None, 131072, 16, "vllm serve Qwen/Qwen3.6-35B-A3B"),
     ("h100-80gb", None, 32768, 16, "vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --max-model-len 32768 "
                                    "--enable-prefix-caching"),
+    ("dgx-spark", None, 65536, 32, f"{SPARK_35B} --gpu-memory-utilization 0.36"),  # issue 26's driver
+    ("dgx-spark", None, 131072, 4, f"{SPARK_35B} --gpu-memory-utilization 0.36"),  # its refused 131,072 launch
 ]
 
 

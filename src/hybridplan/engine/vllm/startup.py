@@ -2,8 +2,9 @@
 the model length against the config's limit (config/model.py::_get_and_verify_max_len), the free memory the
 requested utilization needs (v1/worker/utils.py::request_memory), the memory left for cache blocks and for one
 request of max_model_len (the KV planning's checks, engine/vllm/planning.py), and, under full CUDA graphs, one Mamba
-cache block per decode sequence (config/compilation.py::CompilationConfig.resolve_cudagraph_mode_and_sizes). Pure
-functions: the serving side hands in the config's length keys, the card's free memory and the planned blocks."""
+cache block per decode sequence (config/compilation.py::CompilationConfig.resolve_cudagraph_mode_and_sizes), and how
+much of the planned memory those last two checks can lose to a host that shares the card's memory. Pure functions:
+the serving side hands in the config's length keys, the card's free memory and the planned blocks."""
 
 from __future__ import annotations
 
@@ -145,3 +146,39 @@ def check_free_memory(free_bytes: int, total_bytes: int, utilization: float, req
         f"Free memory on device {device} ({round(free_bytes / GIB, 2)}/{round(total_bytes / GIB, 2)} GiB) on startup "
         f"is less than desired GPU memory utilization ({utilization}, {round(requested_bytes / GIB, 2)} GiB). "
         "Decrease GPU memory utilization or reduce GPU memory used by other processes.", rule=REQUEST_MEMORY_RULE)
+
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostGrowthSlack:
+    """How much the KV memory may shrink before each check that passed on it refuses, in vLLM's order."""
+
+    slack: tuple[tuple[str, int], ...]  # (phase, bytes): kv_cache (one max_model_len request), cuda_graph (one Mamba
+    #                                     cache block per decode sequence); bytes < 0: it refuses already
+
+    @property
+    def tolerated(self) -> int:
+        """The most the memory may shrink with every check still passing."""
+        return min(b for _, b in self.slack)
+
+    def breaks(self, growth: float) -> tuple[str, int] | None:
+        """The first check (phase, its slack) that refuses when the memory shrinks by `growth` bytes; None: none."""
+        return next(((phase, b) for phase, b in self.slack if b < growth), None)
+
+
+def host_growth_slack(available: int, bytes_per_block: int, blocks_per_request: int, hold_null_block: bool,
+                      auto_fit: bool, max_num_seqs: int | None, mode: str) -> HostGrowthSlack | None:
+    """What a planned pool can lose and still pass vLLM's checks after the profile. On an integrated card
+    utils/mem_utils.py::MemorySnapshot.measure reads free memory as the host's available memory, so memory_profiling's
+    non_torch_increase (after the profile less the worker's baseline snapshot) counts every byte the host took
+    meanwhile, and gpu_worker.py::determine_available_memory takes it out of the KV memory byte for byte. The KV check
+    needs one max_model_len request in the memory less the null block where the release holds it back (an auto-fit
+    length shrinks instead: no refusal there); under full CUDA graphs num_blocks = memory // bytes_per_block must
+    cover max_num_seqs. None: neither check applies."""
+    slack: list[tuple[str, int]] = []
+    if not auto_fit:
+        held = bytes_per_block if hold_null_block else 0
+        slack.append(("kv_cache", available - held - bytes_per_block * blocks_per_request))
+    if max_num_seqs is not None and full_graphs(mode):
+        slack.append(("cuda_graph", available - bytes_per_block * max_num_seqs))
+    return HostGrowthSlack(slack=tuple(slack)) if slack else None

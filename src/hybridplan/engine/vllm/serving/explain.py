@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hybridplan.engine.vllm.planning import KVPlan
+from hybridplan.engine.vllm.serving.memory import host_growth
 from hybridplan.engine.vllm.serving.verdict import Memory, confidence, startup
 from hybridplan.errors import EngineRefusal
 
@@ -68,8 +69,9 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
         plan: KVPlan | EngineRefusal = engine.plan(args, geo, memory)
     except EngineRefusal as exc:
         plan = exc
-    sized = Memory(available=memory, timeline=timeline, measured=timeline is None,
-                   unified=card_gpu is not None and card_gpu.unified, others=int((others_gib or 0) * 2**30))
+    unified = card_gpu is not None and card_gpu.unified
+    sized = Memory(available=memory, timeline=timeline, measured=timeline is None, unified=unified,
+                   others=int((others_gib or 0) * 2**30), host_growth=host_growth() if unified else None)
     verdict, checks = startup(args, sized, plan)
     on_card = None
     if card_gpu is not None and evidence is not None:
@@ -83,7 +85,9 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     if timeline is not None and card_gpu is not None and card_gpu.unified:
         notes.append(f"{card_gpu.name} shares its memory with the host: vLLM refuses to start when less than the "
                      "requested share is free at startup (v1/worker/utils.py::request_memory), and what the host "
-                     "holds is not in this estimate")
+                     "holds is not in this estimate; what the host takes during startup vLLM takes from the KV "
+                     "memory, so the estimate is an upper bound (the verdict holds it to the host growth public "
+                     "boots there measured: data/vllm_memory.yaml unified_host_growth)")
     out = head | _layout(lay, args, args.max_model_len if isinstance(plan, EngineRefusal) else plan.max_model_len) | {
         "available_kv_memory_bytes": memory,
         "memory": None if timeline is None else {

@@ -80,7 +80,7 @@ def card_memory(gpu: str, quantization: str | None) -> KVAt:
     """Available KV memory at utilization u estimated from the card alone (engine/vllm/serving/memory.py), with the
     timeline the free-memory and weights checks read (<= 0: nothing left for cache blocks, which vLLM refuses)."""
     from hybridplan.hardware.catalog import from_options
-    from hybridplan.engine.vllm.serving.memory import from_card
+    from hybridplan.engine.vllm.serving.memory import from_card, host_growth
 
     g = from_options(gpu, None)
     if g is None:
@@ -88,5 +88,6 @@ def card_memory(gpu: str, quantization: str | None) -> KVAt:
 
     def at(args: Any, u: float) -> Memory:
         tl = from_card(replace(args, gpu_memory_utilization=u), g, quantization)
-        return Memory(available=int(tl.available.value), timeline=tl, unified=g.unified)
+        return Memory(available=int(tl.available.value), timeline=tl, unified=g.unified,
+                      host_growth=host_growth() if g.unified else None)
     return at

@@ -152,6 +152,51 @@ def free_at_startup(total_bytes: int, others: int = 0) -> Sourced:
     return Sourced(value=int(total_bytes - used * GIB - others), source=Source.ESTIMATE, note=note + held)
 
 
+@dataclass(frozen=True, kw_only=True)
+class GrowthPoint:
+    """One public boot's measure of what the host took from vLLM's KV memory during startup on a unified card."""
+
+    label: str
+    what: str  # what it measures, on which card ("taken by ... on a GB10")
+    gib: float
+    url: str
+    note: str
+
+    @property
+    def link(self) -> str:
+        """owner/repo#N for a GitHub issue or pull request, else the address."""
+        parts = self.url.removeprefix("https://github.com/").split("/")
+        return f"{parts[0]}/{parts[1]}#{parts[3]}" if self.url.startswith("https://github.com/") and len(parts) == 4 \
+            else self.url
+
+    def cite(self) -> str:
+        return f"host growth {self.label} ({self.url})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostGrowth:
+    """What public boots on a card sharing its memory with the host lost to the host's growth during startup
+    (data/vllm_memory.yaml unified_host_growth): the card-alone KV memory is an upper bound there."""
+
+    points: tuple[GrowthPoint, ...]
+    note: str
+
+    @property
+    def largest(self) -> GrowthPoint:
+        return max(self.points, key=lambda p: p.gib)
+
+
+@lru_cache(maxsize=1)
+def host_growth() -> HostGrowth:
+    """The host growth public boots on a unified card measured, each with its link."""
+    from hybridplan.packaged import data_yaml
+
+    data = (data_yaml(DATA_FILE) or {})["unified_host_growth"]
+    return HostGrowth(note=" ".join(str(data["note"]).split()), points=tuple(
+        GrowthPoint(label=str(m["label"]), what=str(m["what"]), gib=float(m["value_gib"]), url=str(m["url"]),
+                    note=" ".join(str(m["note"]).split())) for m in data["measured"]))
+
+
 def estimate_margin() -> tuple[float, str]:
     """(GiB, note): how far the card-alone available KV memory may be from a boot's (data/vllm_memory.yaml)."""
     return _constants()["estimate_margin_gib"]

@@ -6,7 +6,10 @@ ceil(total x u) bytes and takes the weights, the profiled activation peak and th
 u, the KV dtype, the prefix-caching mode or max_model_len: so the KV memory at u is A + ceil(total x u) -
 ceil(total x u0), taking A at the low end of its 0.01 GiB rounding. Without a boot the KV memory at u is the card-alone
 estimate (engine/vllm/serving/memory.py), and u stays within the no-evidence bound SGLang's plan uses (evidence.py:
-max(engine default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR)). Each candidate is then planned by the engine model.
+max(engine default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR)). Each candidate is then planned by the engine model; on a
+card that shares its memory with the host the card-alone pool is an upper bound (vLLM takes the host's growth during
+startup from it), so a candidate must pass the checks and hold the target after the largest growth public boots there
+measured (serving/verdict.py, data/vllm_memory.yaml unified_host_growth).
 """
 
 from __future__ import annotations
@@ -109,6 +112,7 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None,
     if t.kv_memory_gib is None:
         warnings.append("the KV memory is an estimate from the card alone (explain --engine vllm --gpu shows its "
                         "terms); one boot's 'Available KV cache memory' (--kv-memory-gib) replaces it")
+        warnings += _unified_warning(gpu)
     cap: list[str] = []
     if seqs is not None and seqs < t.concurrency:  # the scheduler runs at most max_num_seqs requests
         cap = ["--max-num-seqs", str(t.concurrency)]
@@ -196,7 +200,8 @@ def _fit(engine: "VllmEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, f
          cap_seqs: bool = False) -> dict[str, Any] | None:
     """The smallest utilization (from the measured one up to max_util) at which the launch with `flags` passes every
     startup check of the release (engine/vllm/serving/verdict.py) and serves the target concurrency at the target
-    length; the plan at max_util when none does. `cap_seqs`: max_num_seqs is capped at the Mamba cache blocks the
+    length (on a unified card, after the host growth public boots there measured: _holds); the plan at max_util when
+    none does. `cap_seqs`: max_num_seqs is capped at the Mamba cache blocks the
     pool has (full CUDA graphs need one a decode sequence). None: the release refuses the launch before it plans."""
     cmd = engine.parse_command(t.command + " " + shlex.join(flags))
     args = resolve_on(engine, cmd, geo, t.card)
@@ -210,12 +215,13 @@ def _fit(engine: "VllmEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, f
             break
         if isinstance(p, EngineRefusal):
             continue
-        last = (u, at, memory, p, verdict)
-        if _serves(p, at, t) and verdict.serves:
+        fits = verdict.serves and _holds(engine, geo, at, memory, p, t)
+        last = (u, at, memory, p, verdict, fits)
+        if fits:
             break
     if last is None:
         return None
-    u, args, memory, p, verdict = last
+    u, args, memory, p, verdict, fits = last
     capped = cap_seqs and args.max_num_seqs != launched_seqs  # else the blocks covered the launch's own max_num_seqs
     changes = {k: v for k, v in _pairs(flags).items() if k != "--max-model-len"}
     if capped and args.max_num_seqs is not None:
@@ -231,7 +237,7 @@ def _fit(engine: "VllmEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, f
             "max_concurrency": p.max_concurrency, "state_pages_per_request": p.state_pages_per_request,
             "max_num_seqs": args.max_num_seqs, "num_blocks": p.num_blocks,
             "verdict": {k: verdict.as_dict()[k] for k in ("serves", "phase", "why")},
-            "fits": _serves(p, args, t) and verdict.serves, "why": why, "cost": round(cost, 6), "capped": capped}
+            "fits": fits, "why": why, "cost": round(cost, 6), "capped": capped}
 
 
 def _checked(engine: "VllmEngine", geo: "ModelGeometry", args: "VllmArgs", u: float, kv_at: KVAt,
@@ -244,9 +250,10 @@ def _checked(engine: "VllmEngine", geo: "ModelGeometry", args: "VllmArgs", u: fl
         p: KVPlan | EngineRefusal = engine.plan(args, geo, memory.available)
     except EngineRefusal as exc:
         p = exc
-    # a card-alone estimate keeps its margin's worth of blocks below the planned count (a boot's memory is exact)
+    # a card-alone estimate keeps its margin's worth of blocks below the planned count (a boot's memory is exact), and
+    # on a unified card the largest host growth public boots there measured too (vLLM takes it from the pool)
     spare = 0 if isinstance(p, EngineRefusal) or memory.timeline is None else \
-        math.ceil(estimate_margin()[0] * GIB / p.bytes_per_block)
+        math.ceil((estimate_margin()[0] + _host_growth_gib(memory)) * GIB / p.bytes_per_block)
     if floor is not None and not isinstance(p, EngineRefusal) and args.max_num_seqs is not None \
             and args.max_num_seqs > p.num_blocks - spare >= floor:
         args = replace(args, max_num_seqs=p.num_blocks - spare)
@@ -259,12 +266,44 @@ def _checked(engine: "VllmEngine", geo: "ModelGeometry", args: "VllmArgs", u: fl
     return args, memory, p, verdict
 
 
+def _unified_warning(gpu: str | None) -> list[str]:
+    """On a card that shares its memory with the host: what the plan keeps for the host's growth during startup."""
+    from hybridplan.hardware.catalog import from_options
+    from hybridplan.engine.vllm.serving.memory import host_growth
+
+    g = None if gpu is None else from_options(gpu, None)
+    if g is None or not g.unified:
+        return []
+    most = host_growth().largest
+    return [f"{g.name} shares its memory with the host, and vLLM takes what the host takes during startup from the KV "
+            f"memory: every candidate is sized to pass vLLM's checks and hold the target after the largest growth "
+            f"public boots there measured, {most.gib:g} GiB {most.what} ({most.link})"]
+
+
+def _host_growth_gib(memory: Memory) -> float:
+    """The largest host growth public boots measured on a unified card (0 elsewhere)."""
+    return 0.0 if memory.host_growth is None else memory.host_growth.largest.gib
+
+
 # the change that caps the scheduler at the blocks the pool has, when the card's default max_num_seqs is more
 CAP_SEQS = Knob(label="--max-num-seqs at the Mamba cache blocks", sets=(), cost=0.5, why=(
     "at most as many requests at once as the pool has Mamba cache blocks: under full CUDA graphs each decode sequence "
     "needs one, and vLLM refuses to start with more (config/compilation.py::resolve_cudagraph_mode_and_sizes); "
     "requests beyond it wait (from the card alone, the estimate's margin of blocks is kept below the planned count: "
     "data/vllm_memory.yaml estimate_margin_gib)"))
+
+
+def _holds(engine: "VllmEngine", geo: "ModelGeometry", args: "VllmArgs", memory: Memory, p: "KVPlan",
+           t: VllmTarget) -> bool:
+    """The pool serves the target; on a unified card from the card alone, the pool left once the host took the
+    largest growth public boots there measured (vLLM takes it from the KV memory: serving/verdict.py)."""
+    lost = _host_growth_gib(memory) if memory.timeline is not None else 0.0
+    if lost:
+        try:
+            p = engine.plan(args, geo, memory.available - int(lost * GIB))
+        except EngineRefusal:
+            return False
+    return _serves(p, args, t)
 
 
 def _serves(p: Any, args: Any, t: VllmTarget) -> bool:

@@ -7,7 +7,10 @@ before the profile run: more than the card has free runs out of memory) -> kv_ca
 cache blocks, and for one request of max_model_len) -> cuda_graph (full CUDA graphs need one Mamba cache block per
 decode sequence: config/compilation.py::resolve_cudagraph_mode_and_sizes). The activation peak and the CUDA-graph
 memory come out of the available KV memory before the pool is sized (gpu_worker.py::determine_available_memory), so
-vLLM's own profile keeps capture and the first request inside the requested share.
+vLLM's own profile keeps capture and the first request inside the requested share. On a card that shares its memory
+with the host the host's growth during startup comes out of it too, which the launch does not determine: there the
+card-alone pool is an upper bound, and the last two checks hold only while that growth stays below the slack they
+leave (startup.py::host_growth_slack), which the verdict holds to the growth public boots on such a card measured.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from typing import Any
 
 from hybridplan.engine.verdict import Verdict
 from hybridplan.engine.vllm.planning import KVPlan, VllmArgs
-from hybridplan.engine.vllm.serving.memory import GIB, VllmMemory, free_at_startup
-from hybridplan.engine.vllm.startup import MAMBA_BLOCKS_RULE, REQUEST_MEMORY_RULE, check_free_memory, check_mamba_blocks
+from hybridplan.engine.vllm.serving.memory import GIB, HostGrowth, VllmMemory, free_at_startup
+from hybridplan.engine.vllm.startup import (MAMBA_BLOCKS_RULE, REQUEST_MEMORY_RULE, HostGrowthSlack, check_free_memory,
+                                            check_mamba_blocks, host_growth_slack)
 from hybridplan.errors import EngineRefusal
 from hybridplan.evidence import Confidence, EvidencePoint, Probe
 from hybridplan.evidence import confidence as evidence_confidence
@@ -51,6 +55,7 @@ class Memory:
     measured: bool = False  # from a boot's `Available KV cache memory` at this launch's utilization
     unified: bool = False  # the card shares its memory with the host
     others: int = 0  # bytes other processes hold on the card at startup (nvidia-smi)
+    host_growth: HostGrowth | None = None  # a unified card: what public boots there lost to the host during startup
 
 
 def _gib(n: float) -> float:
@@ -101,22 +106,94 @@ def startup(args: VllmArgs, memory: Memory, plan: KVPlan | EngineRefusal) -> tup
         return _fails("kv_cache", plan, figures, checks), checks
     figures |= {"num_blocks": plan.num_blocks, "kv_cache_tokens": plan.kv_cache_tokens,
                 "max_concurrency": round(plan.max_concurrency, 2), "max_model_len": plan.max_model_len}
+    shared = _shared(args, memory, plan)
+    broken = None if shared is None else shared.broken
+    if shared is not None:
+        figures["host_growth_tolerated_gib"] = _gib(shared.slack.tolerated)
     checks.append(Check(name="memory for the cache blocks and one max_model_len request", phase="kv_cache",
-                        rule=f"{args.planning_module}::_check_enough_kv_cache_memory", passed=True,
+                        rule=f"{args.planning_module}::_check_enough_kv_cache_memory",
+                        passed=broken is None or broken[0] != "kv_cache",
                         detail=f"{plan.num_blocks:,} blocks of {plan.bytes_per_block:,} B; one request at "
-                               f"{plan.max_model_len:,} tokens takes {plan.blocks_per_request}"))
+                               f"{plan.max_model_len:,} tokens takes {plan.blocks_per_request}"
+                               + _holds_while(shared, "kv_cache")))
+    if shared is not None and broken is not None and broken[0] == "kv_cache":
+        return Verdict(serves=False, phase="kv_cache", figures=figures, why=(
+            f"one request of {plan.max_model_len:,} tokens takes {plan.blocks_per_request} of the card-alone "
+            f"estimate's {plan.num_blocks:,} blocks only while the host grows by less than {_gib(broken[1])} GiB "
+            "during startup: with the growth public boots measured vLLM refuses to start, too little KV cache memory "
+            f"for one max_model_len request ({shared.evidence})")), checks
     blocks = check_mamba_blocks(args.max_num_seqs, plan.num_blocks, args.cudagraph_mode)
+    left = None if shared is None else shared.blocks_left(plan)
+    shrunk = None if left is None or broken is None else check_mamba_blocks(args.max_num_seqs, left,
+                                                                            args.cudagraph_mode)
     checks.append(Check(
         name="one Mamba cache block per decode sequence under full CUDA graphs", phase="cuda_graph",
-        rule=MAMBA_BLOCKS_RULE, passed=None if args.max_num_seqs is None else blocks is None,
+        rule=MAMBA_BLOCKS_RULE, passed=None if args.max_num_seqs is None else blocks is None and shrunk is None,
         detail=(f"cudagraph_mode {args.cudagraph_mode} ({args.cudagraph_reason}): max_num_seqs "
                 f"{args.max_num_seqs if args.max_num_seqs is not None else 'depends on the card (give --gpu)'} for "
-                f"{plan.num_blocks:,} blocks")))
+                f"{plan.num_blocks:,} blocks" + _holds_while(shared, "cuda_graph"))))
     if blocks is not None:
         return _fails("cuda_graph", blocks, figures, checks), checks
+    if shared is not None and broken is not None and shrunk is not None:
+        return Verdict(serves=False, phase="cuda_graph", figures=figures, message=shrunk.message, rule=shrunk.rule,
+                       why=(f"the card-alone estimate's {plan.num_blocks:,} blocks cover max_num_seqs "
+                            f"{args.max_num_seqs} only while the host grows by less than {_gib(broken[1])} GiB during "
+                            f"startup, and the {shared.growth.largest.gib:g} GiB public boots measured leaves {left:,}: "
+                            f"vLLM refuses to start: {shrunk.message} ({shared.evidence})")), checks
     why = (f"{plan.num_blocks:,} blocks hold {plan.max_concurrency:.2f} requests of {plan.max_model_len:,} tokens"
            + (f" and cover max_num_seqs {args.max_num_seqs}" if args.max_num_seqs is not None else ""))
+    if shared is not None:
+        why += (f"; on a card that shares its memory with the host this holds while the host grows by less than "
+                f"{_gib(shared.slack.tolerated)} GiB during startup ({shared.evidence})")
     return Verdict(serves=True, phase=None, why=why, figures=figures), checks
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """A unified card's card-alone pool: what it can lose to the host and still pass the checks after the profile,
+    against the host growth public boots there measured."""
+
+    slack: HostGrowthSlack
+    growth: HostGrowth
+    available: int
+
+    @property
+    def lost(self) -> int:
+        """The largest growth measured, in bytes."""
+        return int(self.growth.largest.gib * GIB)
+
+    @property
+    def broken(self) -> tuple[str, int] | None:
+        """The first check (phase, its slack) that growth breaks."""
+        return self.slack.breaks(self.lost)
+
+    def blocks_left(self, plan: KVPlan) -> int:
+        """The blocks vLLM plans once the host took the largest growth measured."""
+        return max(0, (self.available - self.lost) // plan.bytes_per_block)
+
+    @property
+    def evidence(self) -> str:
+        """Why the growth comes out of the KV memory and what public boots measured, each with its link."""
+        points = sorted(self.growth.points, key=lambda p: -p.gib)
+        return ("vLLM takes what the host takes meanwhile out of the KV memory (utils/mem_utils.py::"
+                "MemorySnapshot.measure reads the host's available memory on a unified card); public boots measured "
+                + "; ".join(f"{p.gib:g} GiB {p.what} ({p.link})" for p in points))
+
+
+def _shared(args: VllmArgs, memory: Memory, plan: KVPlan) -> _Shared | None:
+    """The host-growth rule for a pool estimated from a unified card alone (a measured boot's memory already lost
+    what its host took; a discrete card's host is not in vLLM's count)."""
+    if memory.host_growth is None or memory.timeline is None:
+        return None
+    slack = host_growth_slack(memory.available, plan.bytes_per_block, plan.blocks_per_request,
+                              args.checks_hold_null_block, args.auto_fit, args.max_num_seqs, args.cudagraph_mode)
+    return None if slack is None else _Shared(slack=slack, growth=memory.host_growth, available=memory.available)
+
+
+def _holds_while(shared: _Shared | None, phase: str) -> str:
+    """A check's detail on a unified card: the host growth it survives."""
+    left = None if shared is None else dict(shared.slack.slack).get(phase)
+    return "" if left is None else f"; holds while the host grows by less than {_gib(left)} GiB during startup"
 
 
 def _fails(phase: str, refusal: EngineRefusal, figures: dict[str, Any], checks: list[Check]) -> Verdict:
@@ -138,8 +215,16 @@ def confidence(memory: Memory, on_card: tuple[Probe, Sequence[EvidencePoint]] | 
     note = ("the available KV memory is estimated from the card alone (memory.timeline); one boot's "
             "'Available KV cache memory' (--kv-memory-gib) makes it measured")
     if on_card is None:
-        return Confidence(level="extrapolated", basis=(), unknowns=unknowns, note=note)
-    found = evidence_confidence(*on_card)
-    if found.level == "measured":
+        found = Confidence(level="extrapolated", basis=(), unknowns=unknowns, note=note)
+    else:
+        found = evidence_confidence(*on_card)
+        if found.level != "measured":
+            found = replace(found, unknowns=found.unknowns + unknowns, note=f"{found.note}; {note}")
+    growth = memory.host_growth
+    if growth is None or memory.timeline is None:
         return found
-    return replace(found, unknowns=found.unknowns + unknowns, note=f"{found.note}; {note}")
+    return replace(found, basis=found.basis + tuple(p.cite() for p in growth.points),
+                   unknowns=found.unknowns + ("the host's growth during startup",),
+                   note=f"{found.note}; the card shares its memory with the host, whose growth during startup vLLM "
+                        f"takes from the KV memory: held to the largest public boots measured, "
+                        f"{growth.largest.gib:g} GiB ({growth.largest.link})")
