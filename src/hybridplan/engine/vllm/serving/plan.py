@@ -25,6 +25,7 @@ from hybridplan.engine.vllm.startup import full_graphs
 from hybridplan.errors import BadInput, EngineRefusal
 
 if TYPE_CHECKING:
+    from hybridplan.hardware.catalog import GPU
     from hybridplan.engine.vllm.engine import VllmEngine
     from hybridplan.engine.vllm.planning import KVPlan
     from hybridplan.engine.vllm.planning import VllmArgs
@@ -43,9 +44,10 @@ def no_evidence_ceiling(engine_default: float) -> float:
     return round(max(engine_default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR), 3)
 
 
-def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None) -> dict[str, Any]:
+def plan_vllm(t: VllmTarget, version: str | None = None, gpu: "GPU | None" = None) -> dict[str, Any]:
     """The baseline (the launch at the target's length) and, cheapest first, the candidates that fit. Without the
-    measured boot (t.kv_memory_gib None) the KV memory comes from catalog card `gpu` alone."""
+    measured boot (t.kv_memory_gib None) the KV memory comes from card `gpu` alone (a catalog card, or one known
+    only by its memory)."""
     from hybridplan.engine.vllm.engine import for_version
     from hybridplan.models.loader import load_model
 
@@ -54,7 +56,8 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
     if not 0 < t.max_util <= 1:
         raise BadInput(f"--max-util: {t.max_util:g} is outside 0..1")
     if t.card.total_memory_bytes is None:
-        raise BadInput("plan --engine vllm: --gpu is required (gpu_memory_utilization is a share of its memory)")
+        raise BadInput("plan --engine vllm: --gpu (or --gpu-memory-gib) is required (gpu_memory_utilization is a "
+                       "share of its memory)")
     engine = for_version(version)
     base = engine.parse_command(t.command)
     geo = load_model(str(base.values.get("model") or ""))
@@ -62,7 +65,8 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None)
     u0 = float(base.values.get("gpu_memory_utilization", default_u))
     if t.kv_memory_gib is None:
         if gpu is None:
-            raise BadInput("plan --engine vllm: --gpu is required (gpu_memory_utilization is a share of its memory)")
+            raise BadInput("plan --engine vllm: --gpu (or --gpu-memory-gib) is required (gpu_memory_utilization is "
+                           "a share of its memory)")
         quant = base.values.get("quantization")
         kv_at = card_memory(gpu, None if quant is None else str(quant))
         ceiling = no_evidence_ceiling(default_u)

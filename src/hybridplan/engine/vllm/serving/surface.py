@@ -15,8 +15,9 @@ from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_UTIL_PROPOSED
 
 LAYOUT = "paged_pool"  # attention KV and recurrent state pages in one pool of blocks
-EXPLAIN_OPTIONS = frozenset({"command", "gpu", "kv_memory_gib", "others_gib"})
-PLAN_OPTIONS = frozenset({"request_length", "concurrency", "command", "gpu", "kv_memory_gib", "max_util"})
+EXPLAIN_OPTIONS = frozenset({"command", "gpu", "gpu_memory_gib", "kv_memory_gib", "others_gib"})
+PLAN_OPTIONS = frozenset({"request_length", "concurrency", "command", "gpu", "gpu_memory_gib", "kv_memory_gib",
+                          "max_util"})
 LOG_OPTIONS = frozenset({"log", "command", "engine_version", "gpu", "log_version"})  # log_version: refused by name
 _KV = {"auto": "auto", "fp8": "fp8"}  # the --kv-cache-dtype spellings `compare` takes, as vLLM spells them
 
@@ -84,19 +85,20 @@ class VllmServing:
             raise BadInput("no launch command given; put it after `--`, e.g. "
                            "`hybridplan explain --engine vllm --kv-memory-gib 40 -- vllm serve Qwen/Qwen3.5-27B`")
         return explain_vllm(text_of(req.command), version=self.version, kv_memory_gib=req.kv_memory_gib, gpu=req.gpu,
-                            others_gib=req.others_gib)
+                            others_gib=req.others_gib, gpu_memory_gib=req.gpu_memory_gib)
 
     def plan(self, req: PlanRequest) -> dict[str, Any]:
-        from hybridplan.engine.vllm.serving.launch import VllmTarget, card
+        from hybridplan.engine.vllm.serving.launch import VllmTarget, card, on_card
         from hybridplan.engine.vllm.serving.plan import plan_vllm
 
         if not req.command:
             raise BadInput("command: the vLLM launch to plan (vllm serve MODEL ...) is required with `engine: vllm`"
                            " (on the command line: after `--`)")
-        target = VllmTarget(command=text_of(req.command), kv_memory_gib=req.kv_memory_gib, card=card(req.gpu),
-                            request_length=req.request_length, concurrency=req.concurrency,
+        target = VllmTarget(command=text_of(req.command), kv_memory_gib=req.kv_memory_gib,
+                            card=card(req.gpu, memory_gib=req.gpu_memory_gib), request_length=req.request_length,
+                            concurrency=req.concurrency,
                             max_util=MAX_UTIL_PROPOSED if req.max_util is None else req.max_util)
-        return plan_vllm(target, self.version, req.gpu)
+        return plan_vllm(target, self.version, on_card(req.gpu, req.gpu_memory_gib))
 
     def parse_log(self, text: str, name: str = "log") -> dict[str, Any]:
         from dataclasses import asdict

@@ -49,6 +49,7 @@ class Memory:
     measured: bool = False  # from a boot's `Available KV cache memory` at this launch's utilization
     unified: bool = False  # the card shares its memory with the host
     others: int = 0  # bytes other processes hold on the card at startup (nvidia-smi)
+    generic: bool = False  # a card known only by its memory (--gpu-memory-gib alone)
 
 
 def _gib(n: float) -> float:
@@ -130,7 +131,10 @@ def confidence(memory: Memory) -> Confidence:
     if memory.measured:
         return Confidence(level="measured", basis=("the boot's logged 'Available KV cache memory'",),
                           note="blocks, capacity and the startup checks after it are vLLM's own arithmetic on it")
+    card = ("a card known only by its memory: what torch sees of it (memory.total less the driver's reserve) and "
+            "its compute capability (taken as sm90's kernels and batch defaults)",) if memory.generic else ()
     return Confidence(level="extrapolated", basis=(), unknowns=("the weights as loaded", "the non-torch overhead",
-                                                               "the profiled activation peak"),
-                      note="the available KV memory is estimated from the card alone (memory.timeline); one boot's "
-                           "'Available KV cache memory' (--kv-memory-gib) makes it measured")
+                                                               "the profiled activation peak", *card),
+                      note="the available KV memory is estimated from the card alone (memory.timeline)"
+                           + (", a card known only by its memory" if memory.generic else "")
+                           + "; one boot's 'Available KV cache memory' (--kv-memory-gib) makes it measured")
