@@ -123,6 +123,8 @@ class CompareRequest:
     command: str | tuple[str, ...] | None = None
     launch_engine: str | None = None  # the engine `command` launches
     settings: LaunchSettings | None = None  # what `command` states in shared terms (compare fills it in)
+    measured: Callable[..., Any] | None = None  # as PlanRequest's: for the cheapest change of a leg that fails
+    evidence: Callable[..., Any] | None = None  # as ExplainRequest's: what each verdict's confidence rests on
 
 
 @dataclass(frozen=True, kw_only=True)

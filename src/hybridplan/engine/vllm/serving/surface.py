@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import CompareLeg, CompareRequest, ExplainRequest, LogCheckRequest, PlanRequest, RatioRequest
+from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, LaunchSettings,
+                                        LogCheckRequest, PlanRequest, RatioRequest)
 from hybridplan.engine.vllm.engine import for_version
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_UTIL_PROPOSED
@@ -19,7 +20,6 @@ EXPLAIN_OPTIONS = frozenset({"command", "gpu", "gpu_memory_gib", "kv_memory_gib"
 PLAN_OPTIONS = frozenset({"request_length", "concurrency", "command", "gpu", "gpu_memory_gib", "kv_memory_gib",
                           "max_util"})
 LOG_OPTIONS = frozenset({"log", "command", "engine_version", "gpu", "log_version"})  # log_version: refused by name
-_KV = {"auto": "auto", "fp8": "fp8"}  # the --kv-cache-dtype spellings `compare` takes, as vLLM spells them
 
 
 def text_of(command: str | tuple[str, ...]) -> str:
@@ -120,10 +120,17 @@ class VllmServing:
         raise BadInput("ratio: vLLM has no state-pool ratio (its state pages come out of the one paged pool); "
                        "`plan --engine vllm` sizes a launch for a workload")
 
-    def compare_launch(self, req: CompareRequest) -> str:
-        """The launch `compare` runs: the model at the length, TP and KV dtype, the rest at the release's defaults."""
-        argv = ["vllm", "serve", req.model, "--max-model-len", str(req.request_length), "-tp", str(req.tp)]
-        return shlex.join(argv + (["--kv-cache-dtype", _KV[req.kv_cache_dtype]] if req.kv_cache_dtype != "auto" else []))
+    def launch_settings(self, command: str | tuple[str, ...]) -> LaunchSettings:
+        from hybridplan.engine.vllm.serving.compare import settings
+
+        return settings(self, text_of(command))
+
+    def compare_launch(self, req: CompareRequest) -> CompareLaunch:
+        """The launch `compare` runs: the user's own where it is this engine's, else the shared settings carried
+        over (the model at the length, TP and KV dtype, the rest at the release's defaults)."""
+        from hybridplan.engine.vllm.serving.compare import compare_launch
+
+        return compare_launch(self, req)
 
     def compare_leg(self, req: CompareRequest) -> CompareLeg:
         from hybridplan.engine.vllm.serving.compare import leg
