@@ -20,7 +20,7 @@ from hybridplan.engine.search import Knob, candidates
 from hybridplan.engine.vllm.serving.launch import KVAt, VllmTarget, card_memory, measured_memory, resolve_on
 from hybridplan.engine.verdict import Verdict
 from hybridplan.engine.vllm.serving.memory import estimate_margin
-from hybridplan.engine.vllm.serving.verdict import Memory, startup
+from hybridplan.engine.vllm.serving.verdict import Check, Memory, confidence, startup
 from hybridplan.engine.vllm.startup import full_graphs
 from hybridplan.errors import BadInput, EngineRefusal
 
@@ -131,12 +131,19 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: "GPU | None" = Non
     if baseline is not None:
         del baseline["capped"]
     best = next((r for r in rows if r["fits"]), None)
+    # the verdict and vLLM's startup checks on the planned launch (else on the launch at the target's length), as
+    # explain --engine vllm gives them; the rows keep the verdict's serves, phase and why
+    shown = best or baseline
+    verdict, checks = shown.pop(_FULL) if shown is not None else (None, [])
+    for row in [*rows, *([baseline] if baseline is not None else [])]:
+        row.pop(_FULL, None)
     out = {"engine": "vllm", "engine_version": engine.version,
            "target": {"request_length": t.request_length, "concurrency": t.concurrency},
            "measured": measured,
            "baseline": baseline, "candidates": rows, "fits": best is not None,
            "command": None if best is None else _rewrite(reg, base, best, t.request_length),
-           "best": best,
+           "best": best, "verdict": None if verdict is None else verdict.as_dict(),
+           "checks": [c.as_dict() for c in checks],
            "max_num_seqs": seqs, "warnings": warnings}
     if best is None:
         from hybridplan.engine.vllm.serving.cheapest import cheapest_changes
@@ -188,17 +195,17 @@ def _fit(engine: "VllmEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, f
     last = None
     for i in range(steps + 1):
         u = round(u0 + i * UTIL_STEP, 4)
-        at, memory, p, verdict = _checked(engine, geo, args, u, kv_at, t.concurrency if cap_seqs else None)
+        at, memory, p, verdict, checks = _checked(engine, geo, args, u, kv_at, t.concurrency if cap_seqs else None)
         if verdict.phase == "free_memory":  # more of the card is only further from free
             break
         if isinstance(p, EngineRefusal):
             continue
-        last = (u, at, memory, p, verdict)
+        last = (u, at, memory, p, verdict, checks)
         if _serves(p, at, t) and verdict.serves:
             break
     if last is None:
         return None
-    u, args, memory, p, verdict = last
+    u, args, memory, p, verdict, checks = last
     capped = cap_seqs and args.max_num_seqs != launched_seqs  # else the blocks covered the launch's own max_num_seqs
     changes = {k: v for k, v in _pairs(flags).items() if k != "--max-model-len"}
     if capped and args.max_num_seqs is not None:
@@ -214,11 +221,15 @@ def _fit(engine: "VllmEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, f
             "max_concurrency": p.max_concurrency, "state_pages_per_request": p.state_pages_per_request,
             "max_num_seqs": args.max_num_seqs, "num_blocks": p.num_blocks,
             "verdict": {k: verdict.as_dict()[k] for k in ("serves", "phase", "why")},
-            "fits": _serves(p, args, t) and verdict.serves, "why": why, "cost": round(cost, 6), "capped": capped}
+            "fits": _serves(p, args, t) and verdict.serves, "why": why, "cost": round(cost, 6), "capped": capped,
+            _FULL: (replace(verdict, confidence=confidence(memory)), checks)}
+
+
+_FULL = "_verdict_and_checks"  # a row's whole verdict and checks, until plan_vllm keeps those of the row it shows
 
 
 def _checked(engine: "VllmEngine", geo: "ModelGeometry", args: "VllmArgs", u: float, kv_at: KVAt,
-             floor: int | None) -> tuple["VllmArgs", Memory, "KVPlan | EngineRefusal", Verdict]:
+             floor: int | None) -> tuple["VllmArgs", Memory, "KVPlan | EngineRefusal", Verdict, list[Check]]:
     """The launch at utilization u through the release's planning and startup checks; with `floor` (the target
     concurrency) a max_num_seqs above the planned blocks is capped at them, never below the floor (fewer sequences
     capture fewer graphs, so the card-alone pool only grows: one re-plan settles it)."""
@@ -238,8 +249,8 @@ def _checked(engine: "VllmEngine", geo: "ModelGeometry", args: "VllmArgs", u: fl
             p = engine.plan(args, geo, memory.available)
         except EngineRefusal as exc:
             p = exc
-    verdict, _ = startup(args, memory, p)
-    return args, memory, p, verdict
+    verdict, checks = startup(args, memory, p)
+    return args, memory, p, verdict, checks
 
 
 # the change that caps the scheduler at the blocks the pool has, when the card's default max_num_seqs is more

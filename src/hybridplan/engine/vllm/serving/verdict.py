@@ -131,6 +131,11 @@ def confidence(memory: Memory) -> Confidence:
     if memory.measured:
         return Confidence(level="measured", basis=("the boot's logged 'Available KV cache memory'",),
                           note="blocks, capacity and the startup checks after it are vLLM's own arithmetic on it")
+    if memory.timeline is None:  # a measured boot's memory at another utilization (plan's measured_memory)
+        return Confidence(level="calibrated", basis=("the boot's logged 'Available KV cache memory'",),
+                          note="the boot's available KV memory moved by the requested share at this utilization "
+                               "(ceil(total x u) - ceil(total x u0)); blocks, capacity and the startup checks after "
+                               "it are vLLM's own arithmetic on it")
     card = ("a card known only by its memory: what torch sees of it (memory.total less the driver's reserve) and "
             "its compute capability (taken as sm90's kernels and batch defaults)",) if memory.generic else ()
     return Confidence(level="extrapolated", basis=(), unknowns=("the weights as loaded", "the non-torch overhead",
