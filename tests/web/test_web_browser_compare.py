@@ -29,10 +29,20 @@ def test_vllm_selector_shows_the_cli_numbers(page, cli_json):
     page.wait_for_selector('#explain-out [data-key="kv_cache_tokens"]')
     code, expected = cli_json("explain", "--json", "--engine", "vllm", "--kv-memory-gib", "40", "--gpu", "h200", "--",
                               *shlex.split(VLLM))
-    assert code == 0
+    assert code == 3  # vLLM refuses: 1,024 sequences under full CUDA graphs, fewer Mamba cache blocks
     for key in ("block_size", "bytes_per_block", "blocks_per_request", "state_pages_per_request", "num_blocks",
                 "kv_cache_tokens", "available_kv_memory_bytes"):
         assert int(_value(page, f'#explain-out [data-key="{key}"]')) == expected[key], key
+    # the verdict: vLLM's own message with its block count, the blocks, and every startup check in its order
+    verdict = page.locator("#explain-verdict")
+    assert (verdict.get_attribute("data-serves"), verdict.get_attribute("data-phase")) == ("false", "cuda_graph")
+    assert expected["error"]["message"] in page.inner_text("#explain-verdict-message")
+    assert f"Mamba cache blocks ({expected['num_blocks']})" in page.inner_text("#explain-verdict-message")
+    assert int(_value(page, '#explain-verdict [data-key="verdict-num_blocks"]')) == expected["verdict"]["num_blocks"]
+    assert page.locator("#explain-verdict-checks tbody tr").evaluate_all(
+        "rows => rows.map(r => [r.dataset.phase, r.dataset.passed])") == \
+        [[c["phase"], str(c["passed"]).lower() if c["passed"] is not None else "null"] for c in expected["checks"]]
+    assert page.get_attribute("#explain-verdict-confidence", "data-level") == expected["verdict"]["confidence"]["level"]
     assert float(_value(page, '#explain-out [data-key="max_concurrency"]')) == expected["max_concurrency"]
     assert page.inner_text("#explain-log-lines").splitlines() == expected["predicted_lines"]
     assert page.locator("#explain-vllm-groups tbody tr").count() == len(expected["groups"])
@@ -55,12 +65,15 @@ def test_vllm_bad_memory_is_one_line_on_its_field(page):
 
 
 def test_compare_follows_the_deploy_selection_with_the_cli_numbers(page, cli_json, screenshot):
+    """Compare runs the Deploy command itself on SGLang (its ratio kept: the 102 requests Memory and Plan say, not
+    the 57-59 the model's defaults gave) and what vLLM shares of it, each engine on the Deploy card: the CLI's
+    `compare -- <command>` for the same selection, verdicts and why included."""
     page.goto(page.base + "/")
     page.wait_for_selector('#compare-table [data-key="requests_at_length"]')
-    body = {k: page.input_value(f"#compare-{k}") for k in ("model", "gpu", "memory", "L", "tp", "kv")}
-    assert body["gpu"] and float(body["memory"]) > 0  # the Deploy card and the pool budget SGLang finds on it
-    code, expected = cli_json("compare", "--json", "--model", body["model"], "--memory-gib", body["memory"],
-                              "-L", body["L"], "--tp", body["tp"], "--kv-cache-dtype", body["kv"], "--gpu", body["gpu"])
+    command, gpu, length = (page.input_value(f"#compare-{k}") for k in ("command", "gpu", "L"))
+    assert command and gpu and page.input_value("#compare-memory") == "" and page.is_disabled("#compare-model")
+    code, expected = cli_json("compare", "--json", "--gpu", gpu, "-L", length, "--sglang-version", "1cf2b8c", "--",
+                              command)
     assert code == 0
     for key, s_key, v_key in (("requests_at_length", "requests_at_length", "requests_at_length"),
                               ("kv_tokens", "kv_tokens", "kv_tokens"), ("state", "state_slots", "state_pages_per_request"),
@@ -69,18 +82,26 @@ def test_compare_follows_the_deploy_selection_with_the_cli_numbers(page, cli_jso
         row = f'#compare-table tr[data-key="{key}"]'
         assert _value(page, row + ' td[data-engine="sglang"]') == str(expected["sglang"][s_key]), key
         assert _value(page, row + ' td[data-engine="vllm"]') == str(expected["vllm"][v_key]), key
+    for engine in ("sglang", "vllm"):
+        v = expected[engine]["verdict"]
+        assert _value(page, f'#compare-table tr[data-key="verdict"] td[data-engine="{engine}"]') == str(v["serves"]).lower()
+        assert page.get_attribute(f"#compare-verdict-{engine}-confidence", "data-level") == v["confidence"]["level"]
+    assert _value(page, '#compare-table tr[data-key="running_cap"] td[data-engine="sglang"]') == \
+        _value(page, '#memory-pools [data-key="max_running_requests"]')
     assert page.locator("#compare-why li").all_inner_texts() == expected["why"]
     assert page.inner_text("#compare-vllm-command") == expected["vllm"]["command"]
+    assert page.locator("#compare-not-carried-vllm li").all_inner_texts() == expected["vllm"]["launch"]["not_carried"]
     screenshot(page, "compare")
-    # the vLLM command opens in Explain on vLLM with the same memory: the tokens it logs are the table's
+    # the vLLM command opens in Explain on vLLM on the same card: the tokens it logs are the table's
     page.click("#compare-vllm-command-explain")
-    page.wait_for_selector('#explain-out [data-key="kv_cache_tokens"]')
-    assert int(_value(page, '#explain-out [data-key="kv_cache_tokens"]')) == expected["vllm"]["kv_tokens"]
+    page.wait_for_selector('#explain-vllm-pool [data-key="kv_cache_tokens"]')
+    assert int(_value(page, '#explain-vllm-pool [data-key="kv_cache_tokens"]')) == expected["vllm"]["kv_tokens"]
 
 
 def test_compare_fields_detach_and_the_link_keeps_them(page, cli_json):
     page.goto(page.base + "/")
     page.wait_for_selector('#compare-table [data-key="kv_tokens"]')
+    page.fill("#compare-command", "")  # the model at each engine's defaults
     page.fill("#compare-memory", "12.5")
     page.fill("#compare-L", "8192")
     page.fill("#compare-model", "Qwen/Qwen3.5-9B")
@@ -107,6 +128,7 @@ def test_compare_on_the_card_alone_when_the_memory_is_empty(page, cli_json):
     with no GPU either, one line on the memory field."""
     page.goto(page.base + "/")
     page.wait_for_selector('#compare-table [data-key="kv_tokens"]')
+    page.fill("#compare-command", "")
     page.fill("#compare-model", "Qwen/Qwen3.6-35B-A3B")
     page.select_option("#compare-gpu", "h200")
     page.fill("#compare-L", "131072")
@@ -138,21 +160,24 @@ def test_engine_selector_is_one_radio_group_for_the_keyboard(page):
     assert "eng=vllm" in page.url
 
 
-def test_a_deploy_model_vllm_does_not_model_is_a_note_not_an_error(page, client):
-    """Kimi K3 (KDA state) on its page: vLLM's engine model does not cover KDA, and Compare says so as the API does."""
+def test_a_deploy_model_vllm_does_not_model_is_said_beside_sglangs_answer(page, client):
+    """Kimi K3 on its page: vLLM's engine model does not cover it; SGLang's side still answers (the Deploy command on
+    the card) and vLLM's column says why it has none, as the API does."""
     page.goto(page.base + "/?page=kimi-k3&hw=gb300")
-    page.wait_for_selector("#compare-none")
-    body = {k: page.input_value(f"#compare-{k}") for k in ("model", "memory", "L")}
-    res = client.post("/api/compare", json={"model": body["model"], "memory_gib": float(body["memory"]),
-                                            "request_length": int(body["L"]), "gpu": page.input_value("#compare-gpu")})
-    assert res.status_code == 400 and res.json()["error"]["message"] in page.inner_text("#compare-none")
+    page.wait_for_selector("#compare-unmodelled-vllm")
+    body = {"command": page.input_value("#compare-command"), "gpu": page.input_value("#compare-gpu"),
+            "request_length": int(page.input_value("#compare-L"))}
+    got = client.post("/api/compare", json=body).json()
+    assert got["vllm"]["modelled"] is False and got["vllm"]["error"]["message"] in page.inner_text("#compare-unmodelled-vllm")
+    assert _value(page, '#compare-table tr[data-key="verdict"] td[data-engine="sglang"]') == \
+        str(got["sglang"]["verdict"]["serves"]).lower()
     assert page.locator("#compare-error").is_hidden()
 
 
 def test_vllm_on_a_card_alone_shows_the_cli_timeline(page, cli_json):
     """No boot log: the card's memory timeline gives the available KV memory, as `explain --engine vllm --gpu`."""
     page.goto(page.base + f"/?eng=vllm&egpu=h200&cmd={quote(VLLM)}")
-    page.wait_for_selector('#explain-out [data-key="kv_cache_tokens"]')
+    page.wait_for_selector('#explain-vllm-pool [data-key="kv_cache_tokens"]')
     code, expected = cli_json("explain", "--json", "--engine", "vllm", "--gpu", "h200", "--", *shlex.split(VLLM))
     assert code == 0 and expected["memory"]["source"] == "card"
     assert int(_value(page, '#explain-out [data-key="kv_cache_tokens"]')) == expected["kv_cache_tokens"]

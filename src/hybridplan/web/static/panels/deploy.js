@@ -145,7 +145,7 @@ function drawPlaceholders() {
     input.addEventListener("input", function () {
       var v = input.value.trim();
       if (p.key === "NODE_RANK" && v && !/^[0-9]+$/.test(v)) {
-        fieldError(input, "NODE_RANK: a whole number (0 on the first node)");
+        fieldError(input, "NODE_RANK: a whole number (0 on the first node)", function () { return /^[0-9]*$/.test(input.value.trim()); });
         return;
       }
       fieldError(input, null);
