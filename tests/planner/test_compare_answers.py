@@ -121,3 +121,16 @@ def test_the_python_api_gives_each_engines_verdict_and_fix():
     c = hybridplan.compare(command=H200_FP8, request_length=5120, gpu="h200")
     assert c.leg("sglang")["max_running_requests"] == 102 and c.verdict("vllm") is not None
     assert c.leg("vllm")["launch"]["from"] == "sglang"
+
+
+def test_a_card_known_by_its_memory_sizes_both_engines(cli_json):
+    """--gpu-memory-gib alone: each engine's explain on that memory (SGLang's and vLLM's card-alone estimates), each
+    verdict saying what a memory alone leaves unknown where the engine says so."""
+    code, d = cli_json("compare", "--json", "--model", "Qwen/Qwen3.5-9B", "--gpu-memory-gib", "80", "-L", "32768")
+    assert code == 0 and d["gpu"] is None and d["gpu_memory_gib"] == 80
+    code, s = cli_json("explain", "--json", "--gpu-memory-gib", "80", "--", d["sglang"]["command"])
+    assert d["sglang"]["kv_tokens"] == s["max_total_num_tokens"] and d["sglang"]["verdict"] == s["memory"]["verdict"]
+    code, v = cli_json("explain", "--json", "--engine", "vllm", "--gpu-memory-gib", "80", "--", d["vllm"]["command"])
+    assert d["vllm"]["kv_tokens"] == v["kv_cache_tokens"] and d["vllm"]["verdict"] == v["verdict"]
+    assert "known only by its memory" in d["vllm"]["verdict"]["confidence"]["note"]
+    assert d["why"][0].startswith("on one 80 GiB card sglang keeps")

@@ -23,5 +23,6 @@ export function drawMemory(d, hw) {
     stat("max_running_requests", "serves", fmtInt(d.max_running_requests) + " requests", d.max_running_requests, {source: "engine rule", note: "bound by " + d.binding_limit}, "binding")));
   var verdict = verdictBlock("memory-verdict", d.memory.verdict, {where: "on " + (hw.label || hw.gpu), fix: d.memory.warnings});
   if (verdict) out.appendChild(verdict);
+  else (d.memory.warnings || []).forEach(function (w) { out.appendChild(el("div", {class: "alert warn", text: w})); });
   out.appendChild(timelineTable(d.memory.timeline));
 }
