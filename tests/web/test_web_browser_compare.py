@@ -186,3 +186,26 @@ def test_vllm_on_a_card_alone_shows_the_cli_timeline(page, cli_json):
     assert steps == list(expected["memory"]["timeline"])
     assert "determine_available_memory" in page.get_attribute(
         '#explain-out [data-key="available_kv_memory_bytes"]', "title")
+
+
+def test_compare_shows_each_engines_answer_when_one_cannot_start(page, cli_json):
+    """The issue's H100 example, where compare aborted with SGLang's refusal: the page shows SGLang's verdict (the
+    state pool), the engine's message and its cheapest change with a command to open in Explain, beside vLLM's
+    numbers and verdict, as `compare --json -- <launch>` gives them."""
+    launch = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-35B-A3B --context-length 32768"
+    page.goto(page.base + f"/?ccmd={quote(launch)}&cg=h100-80gb&cL=32768")
+    page.wait_for_selector("#compare-verdict-sglang")
+    code, expected = cli_json("compare", "--json", "--gpu", "h100-80gb", "-L", "32768", "--", launch)
+    assert code == 0
+    s, v = expected["sglang"], expected["vllm"]
+    assert _value(page, '#compare-table tr[data-key="verdict"] td[data-engine="sglang"]') == "false"
+    assert page.get_attribute("#compare-verdict-sglang", "data-phase") == s["verdict"]["phase"] == "state_pool"
+    assert s["error"]["message"] in page.inner_text("#compare-verdict-sglang-line")
+    assert _value(page, '#compare-table tr[data-key="kv_tokens"] td[data-engine="sglang"]') == ""
+    assert page.inner_text("#compare-fix-sglang") == s["cheapest_change"]["command"]
+    assert _value(page, '#compare-table tr[data-key="kv_tokens"] td[data-engine="vllm"]') == str(v["kv_tokens"])
+    assert page.get_attribute("#compare-verdict-vllm", "data-serves") == str(v["verdict"]["serves"]).lower()
+    # the cheapest change opens in Explain, where it serves
+    page.click("#compare-fix-sglang-explain")
+    page.wait_for_selector("#explain-verdict")
+    assert page.get_attribute("#explain-verdict", "data-serves") == "true"

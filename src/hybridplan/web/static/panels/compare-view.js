@@ -26,11 +26,13 @@ function row(key, label, cells) {
       el("span", {class: "v", text: x.shown}), x.note ? el("span", {class: "sub muted", text: x.note}) : null);
   }));
 }
-// each quantity for both engines: cell(leg, engine) -> {shown, raw, unit, note}
+// each quantity for both engines: cell(leg, engine) -> {shown, raw, unit, note}; "-" where the engine has none (it
+// would not start, or it is not modelled)
 function quantity(d, key, label, cell) {
   return row(key, label, ENGINES.map(function (e) {
     var leg = d[e[0]] || {};
-    return leg.modelled === false ? {shown: "-", raw: null} : cell(leg, e[0]);
+    var x = leg.modelled === false && key !== "verdict" ? null : cell(leg, e[0]);
+    return x === null || x.raw === null || x.raw === undefined ? {shown: "-", raw: null} : x;
   }));
 }
 function table(d, own) {
@@ -42,7 +44,8 @@ function table(d, own) {
     el("thead", {}, el("tr", {}, el("td", {}), ENGINES.map(function (e) { return el("th", {scope: "col", text: e[1] + " " + ((d[e[0]] || {}).version || "")}); }))),
     el("tbody", {},
       quantity(d, "verdict", "verdict" + (card ? " on " + card : ""), function (leg) {
-        return {shown: legState(leg), raw: leg.verdict ? leg.verdict.serves : null, note: leg.verdict && !leg.verdict.serves ? leg.verdict.why : null};
+        return {shown: legState(leg), raw: leg.verdict ? leg.verdict.serves : leg.modelled === false ? "not modelled" : null,
+                note: leg.verdict && !leg.verdict.serves ? leg.verdict.why : null};
       }),
       own ? quantity(d, "cache_memory_gib", "cache memory / rank", function (leg) {
         return {shown: fmtGiBv(leg.cache_memory_gib), raw: leg.cache_memory_gib, unit: "GiB", note: leg.memory_source};
