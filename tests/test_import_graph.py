@@ -25,7 +25,7 @@ NEVER = ("rich", "hybridplan.render", "typer._adapters", "torch", "sglang", "tra
 # matrix, checker or exporters (hybridplan.cookbook imports nothing eagerly) ...
 VERDICT_NEVER = ("hybridplan.cookbook.render", "hybridplan.cookbook.matrix", "hybridplan.cookbook.selection",
                  "hybridplan.cookbook.validate", "hybridplan.cookbook.export")
-# ... and the page model only for a card a bundled page records a launch on (no page records on an H200's class)
+# ... nor the page model: the pages' measured launches ship as a table (cookbook.record_evidence)
 PAGE_MODEL = ("pydantic", "hybridplan.cookbook.pages", "hybridplan.cookbook.schema", "hybridplan.cookbook.records",
               "hybridplan.cookbook.record_checks", "hybridplan.cookbook.conditions")
 PROBE = """
@@ -57,7 +57,7 @@ def _hits(modules: set[str], prefixes: tuple[str, ...]) -> list[str]:
     (["explain", "--json", "--gpu", "h200", *EXPLAIN], "hybridplan.commands.explain",
      ("hybridplan.models.config_schema", *VERDICT_NEVER, *PAGE_MODEL)),
     (["explain", "--json", "--gpu", "rtx5090", *ON_5090], "hybridplan.commands.explain",
-     ("hybridplan.models.config_schema", *VERDICT_NEVER)),
+     ("hybridplan.models.config_schema", *VERDICT_NEVER, *PAGE_MODEL)),
     (["ratio", "--json", "-L", "8192", "-C", "8", *EXPLAIN], "hybridplan.commands.ratio",
      ("pydantic", "hybridplan.models.config_schema")),
     (["models", "--json"], "hybridplan.commands.models", ("pydantic",)),
@@ -69,11 +69,12 @@ def test_a_json_answer_imports_only_what_it_needs(argv, own, also_never):
     assert _hits(modules, tuple(m for m in (*NEVER, *also_never) if m != own)) == []
 
 
-def test_a_card_with_page_records_loads_their_page():
-    """The boundary is not vacuous: qwen3.8-27b records launches on an RTX 5090, so its verdict loads the page model
-    (and the H200's does not only because no page records on its class)."""
-    code, modules = _run(["explain", "--json", "--gpu", "rtx5090", *ON_5090])
-    assert code == 0 and set(PAGE_MODEL) <= modules and "hybridplan.cookbook.record_evidence" in modules
+def test_a_card_with_page_evidence_reads_the_table_not_the_page():
+    """The boundary is not vacuous: qwen3.8-27b records launches on an RTX 5090 and measures its H200 cells, so both
+    verdicts read the pages' evidence, from the shipped table and without the page model."""
+    for argv in (["explain", "--json", "--gpu", "rtx5090", *ON_5090], ["explain", "--json", "--gpu", "h200", *EXPLAIN]):
+        code, modules = _run(argv)
+        assert code == 0 and "hybridplan.cookbook.record_evidence" in modules and not set(PAGE_MODEL) & modules
 
 
 def test_text_output_still_renders():

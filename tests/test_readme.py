@@ -47,6 +47,14 @@ def test_the_fresh_machine_command_names_a_gpu():
     assert "--gpu rtx5090" in first and "--pool-budget-gib" not in first
 
 
+def test_the_fresh_machine_commands_make_their_own_environment():
+    """Both commands start from a new venv (a bare `pip install` fails on a PEP 668 system Python)."""
+    first, second = re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S)[:2]
+    for block in (first, second):
+        assert block.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e ")
+    assert "python -m pytest -q" in second
+
+
 def test_the_python_example_prints_what_the_readme_shows():
     """The README's ```pycon blocks run as doctests (the Python API's worked example)."""
     import doctest

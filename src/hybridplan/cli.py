@@ -24,6 +24,7 @@ COMMANDS = (
     ("ratio", "hybridplan.commands.ratio"),
     ("plan", "hybridplan.commands.plan"),
     ("compare", "hybridplan.commands.compare"),
+    ("fleet", "hybridplan.commands.fleet"),
     ("guard", "hybridplan.commands.guard"),
     ("check-engine", "hybridplan.commands.check_engine"),
     ("verify", "hybridplan.commands.verify"),

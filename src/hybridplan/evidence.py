@@ -1,9 +1,10 @@
 """What measured launches say about a --mem-fraction-static: the evidence a plan's fraction and a verdict's confidence
 rest on.
 
-Evidence points (a cookbook page's `records:`, the public boot logs, launch reports) reach the planner from its caller
-as an `EvidenceSource`; the planner never reads them itself (layers: commands|web hand in the lookup, as they hand in
-`FailureLookup`; hybridplan.calibration.sources lists every source). The rule, in docs/calibration.md ("Margin rule"):
+Evidence points (a cookbook page's `records:` and measured cells, the public boot logs, launch reports) reach the
+planner from its caller as an `EvidenceSource`; the planner never reads them itself (layers: commands|web hand in the
+lookup, as they hand in `FailureLookup`; hybridplan.calibration.sources lists every source). The rule, in
+docs/calibration.md ("Margin rule"):
 
 - the baseline is the engine's own default fraction for the command (the release's rule);
 - without comparable evidence the fraction stays within max(engine default + 0.05, 0.90);
@@ -325,7 +326,7 @@ def rule_text() -> list[str]:
         "## Margin rule (how far `plan` goes above the engine's default fraction)", "",
         "The baseline is the engine's own default `--mem-fraction-static` for the command (the release's rule). "
         "`plan` recommends the highest fraction the model says is safe, but never above the ceiling the evidence "
-        "allows (`evidence.py`; evidence: the pages' records, the public boot logs above, and any other "
+        "allows (`evidence.py`; evidence: the pages' records and measured cells, the public boot logs above, and any other "
         "source handed in):", "",
         f"- **No comparable launch**: at most max(engine default + {NO_EVIDENCE_STEP}, {NO_EVIDENCE_FLOOR}).",
         f"- **A launch that served** on the same card, or on a card of the same vendor and architecture with no more "

@@ -5,6 +5,7 @@ field."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -23,6 +24,26 @@ class _Oversized:
     def __init__(self, digits: int) -> None:
         self.digits = digits
 
+    def why(self) -> str:
+        return f"an integer of {self.digits:,} digits, outside the int64 range (at most {MAX_INT:,})"
+
+
+class _NonFinite:
+    """A NaN or infinite number (`NaN`, `-Infinity`, `1e999`), left as text so the walk can name its field."""
+
+    __slots__ = ("literal",)
+
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+
+    def why(self) -> str:
+        return f"{self.literal[:40]} is not a finite number (JSON has no NaN or Infinity)"
+
+
+def _finite_float(literal: str) -> float | _NonFinite:
+    value = float(literal)
+    return value if math.isfinite(value) else _NonFinite(literal)
+
 
 def _bounded_int(literal: str) -> int | _Oversized:
     """json's parse_int hook: digits counted before int() runs (int() of 5,000 digits raises, of 10^6 is slow)."""
@@ -34,24 +55,25 @@ def _bounded_int(literal: str) -> int | _Oversized:
 
 
 def parse_json(text: str, *, origin: str, what: str, depth: int = MAX_JSON_DEPTH,
-               error: type[BadInput] = BadInput) -> Any:
+               error: type[BadInput] = BadInput, finite: bool = False) -> Any:
     """`text` parsed as JSON. Nesting deeper than `depth` and integers outside int64 (the engine hands integers to
-    torch and C++ as int64) are refused; `what` names the kind of file in the message ("config.json")."""
+    torch and C++ as int64) are refused; with `finite`, so are NaN, Infinity and floats past the double range (a
+    JSON-valued flag: the answer must stay JSON); `what` names the kind of text in the message ("config.json")."""
     hook = _bounded_int if _LONG.search(text) else None  # the hook costs a call per integer: only when one may be long
+    hooks: dict[str, Any] = {"parse_constant": _NonFinite, "parse_float": _finite_float} if finite else {}
     try:
-        data = json.loads(text, parse_int=hook)
+        data = json.loads(text, parse_int=hook, **hooks)
     except json.JSONDecodeError as exc:
         raise error(f"{origin}: malformed {what}: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:  # the parser recurses per level; far past `depth` it gives up
         raise error(f"{origin}: {what} nests deeper than {depth} levels") from None
     if _deeper_than(data, depth):
         raise error(f"{origin}: {what} nests deeper than {depth} levels")
-    if hook is not None:
-        found = _oversized(data)
+    if hook is not None or finite:
+        found = _refused(data)
         if found is not None:
-            field, digits = found
-            raise error(f"{origin}: `{field}`: an integer of {digits:,} digits, outside the int64 range "
-                        f"(at most {MAX_INT:,})")
+            field, value = found
+            raise error(f"{origin}: `{field}`: {value.why()}")
     return data
 
 
@@ -76,13 +98,38 @@ def _deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def _oversized(value: Any) -> tuple[str, int] | None:
-    """The path (`a.b[0]`) and digit count of the first integer the hook refused, in document order."""
+def _refused(value: Any) -> tuple[str, _Oversized | _NonFinite] | None:
+    """The path (`a.b[0]`) of the first number a hook refused, in document order, and the refused number."""
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         path, node = stack.pop()
-        if isinstance(node, _Oversized):
-            return path.lstrip(".")[:200], node.digits
+        if isinstance(node, (_Oversized, _NonFinite)):
+            return path.lstrip(".")[:200] or "(the value)", node
         kids = _children(node)
         stack.extend((f"{path}[{k}]" if isinstance(k, int) else f"{path}.{k}", c) for k, c in reversed(kids))
     return None
+
+
+def _non_finite(value: Any) -> str | None:
+    """The path (`a.b[0]`) of the first NaN or infinity in a value about to be written as JSON, in document order."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return path.lstrip(".")[:200] or "(the value)"
+        kids = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) \
+            if isinstance(node, (list, tuple)) else []
+        stack.extend((f"{path}[{k}]" if isinstance(k, int) else f"{path}.{k}", c) for k, c in reversed(kids))
+    return None
+
+
+def dumps(value: Any, *, indent: int | None = None) -> str:
+    """`value` as JSON as the CLI and the web answer it (what is not JSON by its str()), never with NaN or Infinity,
+    which are not JSON: BadInput names the field holding one (a last guard: every engine number is bounded first)."""
+    try:
+        return json.dumps(value, indent=indent, default=str, allow_nan=False)
+    except ValueError:
+        where = _non_finite(value)
+        if where is None:
+            raise
+        raise BadInput(f"output: `{where}` is not a finite number (JSON has no NaN or Infinity)") from None

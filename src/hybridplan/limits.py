@@ -21,6 +21,8 @@ MAX_GPU_GIB = 16384.0  # memory of one GPU, in GiB: 50x the largest card (288 GB
 MAX_UTIL_PROPOSED = 0.95  # plan --engine vllm proposes no gpu_memory_utilization above this unless --max-util says
 MAX_INT = (1 << 63) - 1  # any integer flag: the engine hands ints to torch and C++ as int64
 MAX_COMMAND_CHARS = 2 << 20  # a pasted launch command: Linux's ARG_MAX, no shell could run a longer one
+MAX_ARGS = 4096  # words in one pasted launch, repeated flags included: published launches have under 100 (a
+#                 full --cudagraph-capture-sizes list ~1,000); each plan candidate re-reads them
 MAX_PATH_CHARS = 4096  # a --model-path value: Linux's PATH_MAX
 MAX_CONFIG_BYTES = 16 << 20  # config.json / hf_quant_config.json: 16x the largest published (~1 MB of layer lists)
 MAX_JSON_DEPTH = 64  # nesting of a config.json or weights metadata: real files nest 3 or 4 levels

@@ -14,8 +14,13 @@ def plain_yaml(text: str) -> Any:
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
-def data_yaml(name: str) -> Any:
-    """data/<name> as plain data."""
+def data_text(name: str) -> str:
+    """data/<name> as text (a shipped table read whole)."""
     from importlib import resources
 
-    return plain_yaml((resources.files("hybridplan") / "data" / name).read_text())
+    return (resources.files("hybridplan") / "data" / name).read_text()
+
+
+def data_yaml(name: str) -> Any:
+    """data/<name> as plain data."""
+    return plain_yaml(data_text(name))

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from hybridplan.cli import app
 from hybridplan.cookbook.docs.export import export_jsx
 from hybridplan.cookbook.docs.importer import import_evaluation
-from hybridplan.cookbook.docs.keep import PRIVATE
+from hybridplan.cookbook.docs.keep import PRIVATE, PRIVATE_NOTE
 from hybridplan.cookbook.docs.literal import Refused
 from hybridplan.cookbook.docs.node_eval import evaluate_file, evaluate_source
 from hybridplan.cookbook.docs.view import DocsPage
@@ -40,7 +40,21 @@ def _through_yaml(path: Path):
 
 
 def _without_private(text: str) -> list[str]:
-    return [line for line in text.splitlines() if not line.lstrip().startswith(f"{PRIVATE}:")]
+    """The module's lines without what hybridplan adds: its key's note and the key, down to the line closing it."""
+    note = {line.strip() for line in PRIVATE_NOTE.splitlines()}
+    out: list[str] = []
+    close = None
+    for line in text.splitlines():
+        if close is not None:
+            close = None if line == close else close
+            continue
+        if line.strip() in note:
+            continue
+        if line.lstrip().startswith(f"{PRIVATE}:"):
+            close = line[:len(line) - len(line.lstrip())] + "}," if line.endswith("{") else None
+            continue
+        out.append(line)
+    return out
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.stem)

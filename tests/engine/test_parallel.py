@@ -42,3 +42,44 @@ def test_pp_split_and_largest_stage_scale():
 def test_pp_env_partition_changes_the_scale():
     args, geo, _ = resolve_cmd(f"SGLANG_PP_LAYER_PARTITION=12,36 python -m sglang.launch_server {QNEXT} --pp-size 2")
     assert pp_layer_scale(args, geo) == 27 / 36  # 27 of the 36 GDN layers sit in layers 12..47
+
+
+def test_a_pd_decode_server_keeps_no_radix_cache_so_one_slot_a_request():
+    from hybridplan.engine.sglang.engine import engine_for
+
+    decode, _, _ = resolve_cmd(f"{QNEXT} --tp 4 --disaggregation-mode decode")
+    prefill, _, _ = resolve_cmd(f"{QNEXT} --tp 4 --disaggregation-mode prefill")
+    kept, _, _ = resolve_cmd(f"{QNEXT} --tp 4 --disaggregation-mode decode --disaggregation-decode-enable-radix-cache")
+    assert decode["disable_radix_cache"] is True and prefill["disable_radix_cache"] is False
+    assert kept["disable_radix_cache"] is False
+    engine = engine_for(decode.version)
+    assert engine.slots_per_request(decode) == 1 and engine.slots_per_request(prefill) > 1
+
+
+def test_a_pd_decode_server_reserves_extra_slots_only_for_small_per_worker_caps():
+    small, _, _ = resolve_cmd(f"{QNEXT} --tp 4 --attn-dp-size 2 --max-running-requests 40 --disaggregation-mode decode")
+    large, _, _ = resolve_cmd(f"{QNEXT} --tp 4 --attn-dp-size 2 --max-running-requests 80 --disaggregation-mode decode")
+    uncapped, _, _ = resolve_cmd(f"{QNEXT} --tp 4 --disaggregation-mode decode")
+    assert small["disaggregation_decode_extra_slots"] == 40  # 20 a worker <= 32: twice that
+    assert large["disaggregation_decode_extra_slots"] == 0  # 40 a worker
+    assert uncapped["disaggregation_decode_extra_slots"] == 0
+
+
+def test_pd_roles_refuse_the_fake_transfer_backend_where_the_engine_does():
+    import pytest
+
+    from hybridplan.errors import EngineRefusal
+
+    with pytest.raises(EngineRefusal, match="Prefill server does not support 'fake'"):
+        resolve_cmd(f"{QNEXT} --disaggregation-mode prefill --disaggregation-transfer-backend fake")
+    with pytest.raises(EngineRefusal, match="incompatible with --disaggregation-transfer-backend fake"):
+        resolve_cmd(f"{QNEXT} --disaggregation-mode decode --disaggregation-transfer-backend fake "
+                    "--disaggregation-decode-enable-radix-cache")
+    args, _, _ = resolve_cmd(f"{QNEXT} --disaggregation-mode decode --disaggregation-transfer-backend fake")
+    assert args["disable_radix_cache"] is True
+
+
+def test_a_decode_server_with_extra_slots_says_the_pool_raise_is_not_modelled():
+    args, _, _ = resolve_cmd(f"{QNEXT} --tp 4 --max-running-requests 16 --disaggregation-mode decode")
+    assert args["disaggregation_decode_extra_slots"] == 32
+    assert any(n.startswith("PD decode: 32 extra request slots per worker") for n in args.notes)

@@ -57,3 +57,13 @@ def test_1cf2b8c_has_the_defaults_its_records_show():
     old = load(QWEN_5090 + DSPARK, platform=gpu, version="0.5.18")
     with pytest.raises(EngineRefusal, match="markov_rank"):
         for_version("0.5.18").kv_cell(old.args, old.geometry, old.draft)
+
+
+def test_561c8f3_loads_the_dspark_draft_its_users_ran_on_gb10():
+    """The first Qwen3.8 image (g561c8f3) served RadixArk/Qwen3.8-27B-DSpark on a DGX Spark (MiaAI-Lab's
+    start-dspark.sh): its nested draft config loads there as on 1cf2b8c, and its defaults are 0.5.18's."""
+    gpu = lookup("dgx-spark").platform()
+    spark = load(QWEN_5090 + DSPARK, platform=gpu, version="561c8f3")
+    assert for_version("561c8f3").kv_cell(spark.args, spark.geometry, spark.draft).draft == 10_240
+    assert all(getattr(switches("561c8f3"), n) == getattr(switches("1cf2b8c"), n) for n in SWITCH_NAMES)
+

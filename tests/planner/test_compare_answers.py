@@ -134,3 +134,14 @@ def test_a_card_known_by_its_memory_sizes_both_engines(cli_json):
     assert d["vllm"]["kv_tokens"] == v["kv_cache_tokens"] and d["vllm"]["verdict"] == v["verdict"]
     assert "known only by its memory" in d["vllm"]["verdict"]["confidence"]["note"]
     assert d["why"][0].startswith("on one 80 GiB card sglang keeps")
+
+
+def test_compare_models_a_version_only_as_itself(cli, cli_json):
+    """A build a page pins is modelled as itself (its leg names it); a version string explain would model by a
+    stand-in release is refused, the refusal listing the releases and builds compare takes."""
+    code, d = cli_json("compare", "--json", "--gpu", "h200", "-L", "5120", "--sglang-version", "1cf2b8c", "--", H200_FP8)
+    assert code == 0 and d["sglang"]["version"] == "1cf2b8c" and d["sglang"]["max_running_requests"] == 102
+    code, _, err = cli("compare", "--gpu", "h200", "-L", "5120", "--vllm-version", "0.25.7", "--", H200_FP8)
+    assert code == 2 and err.startswith("error: --vllm-version: vLLM 0.25.7 is not modelled (0.20.0, ")
+    code, _, err = cli("compare", "--gpu", "h200", "-L", "5120", "--sglang-version", "0.5.17", "--", H200_FP8)
+    assert code == 2 and err.rstrip().endswith("0.5.23, 1cf2b8c, 561c8f3)")

@@ -47,6 +47,15 @@ def test_substituted_constants_move_the_estimate_exactly():
     assert moved.max_safe_mem_fraction.value < base.max_safe_mem_fraction.value
 
 
+def test_a_named_host_overlays_the_card_and_an_unknown_one_is_refused():
+    stock, guarded = pc.constants_for("dgx-spark"), pc.constants_for("dgx-spark", "earlyoom")
+    assert "earlyoom" in pc.host_names() and stock.unified_oom_reserve_fraction == 0.0
+    assert guarded.unified_oom_reserve_fraction == 0.10 and guarded.origin == "defaults + hosts.earlyoom"
+    assert "-m 10" in guarded.note("unified_oom_reserve_fraction") and guarded.margin_gib == stock.margin_gib
+    with pytest.raises(BadInput, match="unknown host 'systemd-oomd'"):
+        pc.constants_for("dgx-spark", "systemd-oomd")
+
+
 def test_unknown_constant_names_are_refused():
     with pytest.raises(BadInput, match="unknown planner constant"):
         pc.constants_for().with_values("x", graph_memory=1.0)

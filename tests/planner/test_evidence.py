@@ -28,22 +28,37 @@ def test_the_seed_target_is_capped_two_steps_below_the_recorded_bf16_first_reque
     b = ev.fraction_bound(p, default, SOURCE(lookup("rtx5090"), "0.5.23"))
     assert default == pytest.approx(0.7213, abs=1e-4) and b.no_evidence_ceiling == 0.9
     assert b.ceiling == 0.88 and b.cap is not None and b.cap.point.label.endswith("dflash-bf16-first-request-oom")
-    assert b.support is None  # the fp32 pin served at 0.895 supports less than the no-evidence ceiling
+    assert b.support is not None and b.support.fraction > b.ceiling  # a measured cell supports more: the cap wins
 
 
 def test_no_comparable_launch_keeps_the_no_evidence_ceiling():
-    """H200 has only a DeepSeek boot that failed sizing and an H100 Qwen3-235B TP4 boot with no chunk or cap printed:
-    neither is comparable, so Qwen3.8-27B-FP8 stays within max(default + 0.05, 0.90)."""
+    """The H100 has only a Qwen3-235B TP4 boot with no chunk or cap printed: not comparable, so Qwen3.8-27B-FP8
+    stays within max(default + 0.05, 0.90)."""
     cmd = "--model-path Qwen/Qwen3.8-27B-FP8"
-    p, default = probe(cmd, "h200", 103)
-    points = SOURCE(lookup("h200"), "0.5.23")
-    assert {x.label for x in points} >= {"vllm-21348-qwen3-235b-fp8-4xh100"}
+    p, default = probe(cmd, "h100-80gb", 103)
+    points = SOURCE(lookup("h100-80gb"), "0.5.23")
+    assert {x.label for x in points} == {"vllm-21348-qwen3-235b-fp8-4xh100"}
     b = ev.fraction_bound(p, default, points)
     assert b.support is None and b.cap is None
     assert b.ceiling == round(max(default + ev.NO_EVIDENCE_STEP, ev.NO_EVIDENCE_FLOOR), 3) == 0.9
+    c = ev.confidence(ev.Probe.of(load(cmd + " --mem-fraction-static 0.9", platform=lookup("h100-80gb").platform())
+                                  .args, lookup("h100-80gb"), 103), points)
+    assert c.level == "extrapolated" and c.distance is not None and c.distance > ev.MAX_DISTANCE
+
+
+def test_the_pages_measured_h200_cells_are_evidence_below_the_no_evidence_ceiling():
+    """The page measured Qwen3.8-27B-FP8 on the H200 at 0.85 (its cells' measurements): comparable evidence, but it
+    supports less than max(default + 0.05, 0.90), so the ceiling stays there and 0.9 is extrapolated above it."""
+    cmd = "--model-path Qwen/Qwen3.8-27B-FP8"
+    p, default = probe(cmd, "h200", 103)
+    points = SOURCE(lookup("h200"), "0.5.23")
+    b = ev.fraction_bound(p, default, points)
+    assert b.support is None and b.cap is None and b.ceiling == 0.9
+    assert b.evidence and b.evidence[0].point.label.startswith("qwen3.8-27b:h200 x default x fp8")
     c = ev.confidence(ev.Probe.of(load(cmd + " --mem-fraction-static 0.9", platform=lookup("h200").platform()).args,
                                   lookup("h200"), 103), points)
-    assert c.level == "extrapolated" and c.distance is not None and c.distance > ev.MAX_DISTANCE
+    assert c.level == "extrapolated" and c.distance is not None and c.distance <= ev.MAX_DISTANCE
+    assert c.basis[0].startswith("page record qwen3.8-27b:h200 x default x fp8")
 
 
 def test_distance_terms_and_card_class():

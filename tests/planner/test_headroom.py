@@ -127,12 +127,22 @@ def test_decode_capture_sizes_follow_the_engine_lists():
     assert hr.decode_capture_sizes(1, False) == [1] and hr.decode_capture_sizes(30, False)[-1] == 30
 
 
-def test_unified_memory_keeps_the_host_oom_reserve():
-    tl, _ = timeline(LAUNCH + "--model-path RadixArk/Qwen3.8-27B-NVFP4 --kv-cache-dtype fp8_e4m3 --mem-fraction-static 0.8"
-                     " --attention-backend flashinfer --chunked-prefill-size 2048", "dgx-spark")
-    reserve = parts(tl)["host_reserve"]
+def test_unified_memory_counts_the_host_only_where_its_guard_acts_on_available_memory():
+    """On GB10 the engine reads the host's available memory, so what the host holds at the baseline is out of P; the
+    stock host swaps the server's later host growth out, an earlyoom host keeps it and its own threshold in memory."""
+    cmd = (LAUNCH + "--model-path RadixArk/Qwen3.8-27B-NVFP4 --kv-cache-dtype fp8_e4m3 --mem-fraction-static 0.8"
+           " --attention-backend flashinfer --chunked-prefill-size 2048")
+    stock, _ = timeline(cmd, "dgx-spark")
+    guarded, _ = timeline(cmd, "dgx-spark", constants=constants_for("dgx-spark", "earlyoom"))
+    discrete, _ = timeline(cmd, "rtx-pro-6000")
+    assert not {"host_reserve", "host_runtime"} & set(parts(stock)) and not {"host_reserve"} & set(parts(discrete))
+    reserve, runtime = parts(guarded)["host_reserve"], parts(guarded)["host_runtime"]
     assert reserve.nbytes == int(0.10 * lookup("dgx-spark").memory_bytes) and "earlyoom" in reserve.note
-    assert tl.slack_fits_headroom and tl.max_safe_mem_fraction.value < 0.9  # the verified 0.80 fits; 0.98 would not
+    assert runtime.nbytes == int(3.5 * (1 << 30)) and "v0.5.19" in runtime.note
+    assert guarded.headroom_gib.value - stock.headroom_gib.value == pytest.approx(12.169 + 3.5, abs=0.01)
+    # the verified 0.80 fits on both hosts; the stock host goes much higher, the earlyoom host stops near 0.84
+    assert stock.slack_fits_headroom and guarded.slack_fits_headroom
+    assert stock.max_safe_mem_fraction.value > 0.97 and 0.83 < guarded.max_safe_mem_fraction.value < 0.85
 
 
 def test_rtx4090_boot_log_cross_check():

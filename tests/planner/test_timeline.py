@@ -80,10 +80,17 @@ def test_weights_that_do_not_fit_are_an_engine_refusal_not_a_crash():
 
 
 def test_unified_memory_box_leaves_the_host_its_share():
+    """On GB10 torch's total is the host's MemTotal (no framebuffer to reserve) and the engine's baseline is the
+    host's available memory: P is MemTotal less the CUDA context and what the host holds, inside the public readings."""
     spark = lookup("dgx-spark")
     args, geo, _ = resolve_cmd(Q27, platform=spark.platform())
     tl = build(args, geo, gpu=spark, weights=model_weights(weights_query(args, geo), geo))
-    assert tl.context_gib.value > 8 and "unified" in tl.context_gib.note
+    assert tl.visible_gib.value == pytest.approx(124_610 / 1024) and "no framebuffer" in tl.visible_gib.note
+    assert tl.context_gib.value == pytest.approx(8.4) and "unified" in tl.context_gib.note
+    assert 111.97 < tl.pre_load_gib.value < 113.93  # the two public "Load weight begin" readings (planner constants)
+    warnings = explain(Q27, gpu=spark)["memory"]["warnings"]
+    assert any("earlyoom" in w and "highest safe fraction there is about 0.8" in w for w in warnings)
+    assert not any("earlyoom" in w for w in explain(Q27, gpu=lookup("rtx-pro-6000"))["memory"]["warnings"])
 
 
 def test_missing_inputs_are_bad_input():

@@ -188,3 +188,15 @@ def test_a_0519_log_is_modelled_by_the_0519_rules():
     assert len(result["rows"]) == 10 and all(r["rule"] == "match" for r in result["rows"]) and result["explained"]
     with pytest.raises(BadInput, match="--enable-gdn-replayssm-spec"):
         check_log(boot, parse_command(CMD_0519), version="0.5.23")
+
+
+def test_an_sglang_source_build_is_modelled_as_the_newest_release_and_says_which_flag_picks_another():
+    """A build from source with no release tag in its checkout prints setuptools-scm's fallback 0.0.0.devN+g<hash>:
+    it names no release, so it is modelled as the default, the newest modelled release, with a note naming the build
+    and --engine-version."""
+    from hybridplan.engine.api import SUPPORTED
+
+    c = choose(engine_version=None, log_version=None, in_log="0.0.0.dev1+g5f55db35e")
+    assert (c.version, c.source, c.log_version) == (SUPPORTED[-1], "default", "0.0.0.dev1+g5f55db35e")
+    assert c.note == (f"the log says sglang 0.0.0.dev1+g5f55db35e: a dev/source build, not a release: hybridplan "
+                      f"models releases only; modelled as {SUPPORTED[-1]} (pass --engine-version to choose)")

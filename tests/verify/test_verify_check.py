@@ -86,7 +86,9 @@ def test_failure_after_the_pools_is_outside_the_pool_model():
 def test_failures_before_the_pools_are_named_as_such(case, note):
     ok = SYNTH / "sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-ok.log"
     result = _check(SYNTH / f"sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-{case}.log", _sidecar_command(ok))
-    assert result["rows"] == [] and "refusal" not in result and result["explained"]
+    # the failure is named and says why the pool lines are absent, but nothing was compared: never "explained"
+    assert result["rows"] == [] and "refusal" not in result and result["compared"] == 0
+    assert result["explained"] is False and result["missing"] == [] and result["failure"]["phase"] == case.split("-")[0]
     assert any(note in n for n in result["notes"])
 
 
@@ -152,5 +154,5 @@ def test_cli_check_exit_codes(cli, cli_json, tmp_path):
 
 def test_cli_parse_json_is_the_parser_dict(cli_json):
     code, out = cli_json("logs", "parse", str(RTX4090), "--json")
-    assert code == 0 and out == parse_log(RTX4090.read_text()).as_dict()
+    assert code == 0 and out == parse_log(RTX4090.read_text()).as_dict() | {"missing": []}
     assert list(out["ranks"]) == ["TP0", "TP1"]

@@ -61,7 +61,7 @@ def test_synthetic_0523_boot_parses_every_key():
 
 
 @pytest.mark.parametrize("case, phase, starts", [
-    ("cuda-graph-oom", "cuda_graph", "RuntimeError: num_active_captures_ > 0 INTERNAL ASSERT FAILED"),
+    ("cuda-graph-oom", "cuda_graph", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.25 GiB"),
     ("first-request-oom", "first_request", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.32 GiB"),
     ("weights-oom", "weights", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 170.00 MiB"),
     ("killed", "killed", "Killed"),
@@ -70,6 +70,35 @@ def test_failure_phases(case, phase, starts):
     got = _parse(SYNTH / f"sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-{case}.log")
     assert got["failure"]["phase"] == phase
     assert got["failure"]["message"].startswith(starts)
+
+
+def test_a_capture_oom_is_named_by_the_oom_not_the_assert_it_chained():
+    """torch raises its capture assert while handling the OOM (`During handling of the above exception`): the OOM is
+    the failure, the assert what was raised after it; the phase stays the capture's."""
+    got = _parse(SYNTH / "sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-cuda-graph-oom.log")["failure"]
+    assert got["phase"] == "cuda_graph" and "Tried to allocate 1.25 GiB" in got["message"]
+    assert got["chained"].startswith("RuntimeError: num_active_captures_ > 0 INTERNAL ASSERT FAILED")
+    unchained = (SYNTH / "sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-first-request-oom.log")
+    assert "chained" not in _parse(unchained)["failure"]
+
+
+@pytest.mark.parametrize("between, root", [
+    ("During handling of the above exception, another exception occurred:", "torch.OutOfMemoryError"),
+    ("\nThe above exception was the direct cause of the following exception:\n", "torch.OutOfMemoryError"),
+    ("", "RuntimeError: num_active_captures_"),  # no separator: two tracebacks, not one chain
+])
+def test_only_a_chain_separator_leads_back_to_a_root(between, root):
+    """Python prints the root's traceback, a separator, then the exception raised while handling it (a paste may
+    run the root and the separator into one record)."""
+    from hybridplan.engine.sglang.logparse import parse_log
+
+    text = "\n".join(["[2026-08-22 10:00:42] Capture target prefill CUDA graph begin. backend=breakable",
+                      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.", between,
+                      "Traceback (most recent call last):", '  File "graphs.py", line 88, in capture_end',
+                      "RuntimeError: num_active_captures_ > 0 INTERNAL ASSERT FAILED at x.cpp:1"])
+    failure = parse_log(text).rank0.failure
+    assert failure is not None and failure.phase == "cuda_graph" and failure.message.startswith(root)
+    assert (failure.chained is not None) == bool(between) and "During" not in failure.message
 
 
 def test_failure_keeps_what_the_boot_logged_before_it():

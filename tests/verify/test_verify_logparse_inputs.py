@@ -4,7 +4,6 @@ formats, and the bounds that keep parsing linear in the input whatever it holds.
 from __future__ import annotations
 
 import re
-from re import _constants as sre_constants  # the stdlib's own regex parser (public as sre_* before 3.11)
 from re import _parser as sre_parse
 
 import pytest
@@ -16,9 +15,11 @@ from hybridplan.engine.sglang import log_fields as fields
 from hybridplan.engine.sglang import logparse
 from hybridplan.engine.sglang import log_records as records
 from hybridplan.engine.sglang.serving.logcheck import check_log
-from hybridplan.engine.sglang.logparse import MAX_LINE_CHARS, parse_log
+from hybridplan.engine.logtext import MAX_LINE_CHARS
+from hybridplan.engine.sglang.logparse import parse_log
 from hybridplan.limits import MAX_LOG_BYTES, WEB_MAX_LOG_CHARS
 from tests.conftest import FIXTURES
+from tests.linear_patterns import Counting, patterns, unbounded, work
 
 SYNTH = FIXTURES / "logs" / "synthetic"
 OK = SYNTH / "sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-ok.log"
@@ -144,106 +145,27 @@ def test_cli_refuses_an_oversized_file_before_reading_it(cli, cli_json, tmp_path
 MODULES = (records, fields, logparse, failures)
 
 
-def _patterns(module) -> dict[str, re.Pattern]:
-    """Every compiled pattern a module holds, by name (inside tuples too)."""
-    out = {}
-    for name, value in vars(module).items():
-        if isinstance(value, re.Pattern):
-            out[name] = value
-        elif isinstance(value, tuple):
-            for i, item in enumerate(value):
-                for j, x in enumerate(item if isinstance(item, tuple) else (item,)):
-                    if isinstance(x, re.Pattern):
-                        out[f"{name}[{i}][{j}]"] = x
-    return out
-
-
-def _unbounded(parsed) -> list[str]:
-    """The repeats of a parsed pattern without an upper bound (`*`, `+`, `{n,}`, lazy or not)."""
-    bad = []
-    for op, av in parsed:
-        if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
-            lo, hi, sub = av
-            if hi == sre_constants.MAXREPEAT:
-                bad.append(f"{op} {{{lo},}}")
-            bad += _unbounded(sub)
-        elif op == sre_constants.SUBPATTERN:
-            bad += _unbounded(av[-1])
-        elif op == sre_constants.BRANCH:
-            for branch in av[1]:
-                bad += _unbounded(branch)
-        elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
-            bad += _unbounded(av[1])
-    return bad
-
-
 def test_the_shape_check_catches_backtracking_patterns():
     for pattern in (r"Load weight end\..*?avail mem=(\d+)", r"(\w+)=", r"a(?:b|c+)d", r"x{2,}"):
-        assert _unbounded(sre_parse.parse(pattern)), pattern
-    assert not _unbounded(sre_parse.parse(r"(?<![\w#.])[A-Za-z_]\w{0,63} ?[=:]"))
+        assert unbounded(sre_parse.parse(pattern)), pattern
+    assert not unbounded(sre_parse.parse(r"(?<![\w#.])[A-Za-z_]\w{0,63} ?[=:]"))
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
 def test_every_parser_pattern_has_bounded_repeats_only(module):
     """With bounded repeats, one match attempt costs at most the pattern's maximum width (finite), so a search over
     n characters costs O(n x width): no `.*?` or `\\w+` that backtracks over the whole line."""
-    patterns = _patterns(module)
-    assert patterns
-    for name, p in patterns.items():
-        assert not _unbounded(sre_parse.parse(p.pattern, p.flags)), f"{module.__name__}.{name}: {p.pattern}"
+    found = patterns(module)
+    assert found
+    for name, p in found.items():
+        assert not unbounded(sre_parse.parse(p.pattern, p.flags)), f"{module.__name__}.{name}: {p.pattern}"
         assert sre_parse.parse(p.pattern, p.flags).getwidth()[1] <= 4096, name
 
 
-class _Counting:
-    """A compiled pattern that counts the characters each call may scan: the rest of the subject for a search,
-    at most the pattern's maximum width for an anchored match."""
-
-    def __init__(self, pattern: re.Pattern, tally: list[int]) -> None:
-        self.p, self.tally = pattern, tally
-        self.width = sre_parse.parse(pattern.pattern, pattern.flags).getwidth()[1]
-        self.pattern, self.flags = pattern.pattern, pattern.flags
-
-    def _scan(self, s: str, pos: int = 0) -> None:
-        self.tally[0] += max(len(s) - pos, 0)
-
-    def match(self, s, pos=0, *a):
-        self.tally[0] += min(max(len(s) - pos, 0), self.width)
-        return self.p.match(s, pos, *a)
-
-    def search(self, s, pos=0, *a):
-        self._scan(s, pos)
-        return self.p.search(s, pos, *a)
-
-    def finditer(self, s, pos=0, *a):
-        self._scan(s, pos)
-        return self.p.finditer(s, pos, *a)
-
-    def findall(self, s, pos=0, *a):
-        self._scan(s, pos)
-        return self.p.findall(s, pos, *a)
-
-    def split(self, s, *a):
-        self._scan(s)
-        return self.p.split(s, *a)
-
-    def sub(self, repl, s, *a):
-        self._scan(s)
-        return self.p.sub(repl, s, *a)
-
-
 def _work(monkeypatch, text: str) -> int:
-    tally = [0]
-    with monkeypatch.context() as m:
-        for module in MODULES:
-            for name, value in vars(module).items():
-                if isinstance(value, re.Pattern):
-                    m.setattr(module, name, _Counting(value, tally))
-            if module is failures:
-                m.setattr(module, "_ENGINE_MESSAGES", tuple(
-                    (phase, _Counting(n, tally) if isinstance(n, re.Pattern) else n)
-                    for phase, n in failures._ENGINE_MESSAGES))
-        parse_log(text)
-    return tally[0]
+    return work(monkeypatch, MODULES, lambda: parse_log(text), extra=lambda m, tally: m.setattr(
+        failures, "_ENGINE_MESSAGES", tuple((phase, Counting(n, tally) if isinstance(n, re.Pattern) else n)
+                                            for phase, n in failures._ENGINE_MESSAGES)))
 
 
 ADVERSARIAL = {

@@ -180,3 +180,17 @@ def test_render_models_the_page_with_the_release_asked(client):
     assert res.status_code == 200 and res.json()["engine_version"] == "0.5.19"
     res = client.post("/api/render", json={"page": "qwen3.8-27b", "engine_version": "0.4.0"})
     assert res.status_code == 400 and "0.4.0" in res.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("picks", [{}, {"hw": "rtx5090", "quant": "nvfp4-fp4-head", "spec": "dflash"}])
+def test_the_badge_and_the_memory_confidence_agree(client, picks):
+    """What the Deploy panel does: render the selection, then explain its command on its card under the page's
+    release (the Memory picture): a Verified cell the page measured is 'measured' in both, from the same launch."""
+    d = client.post("/api/render", json={"page": QWEN, "picks": picks}).json()
+    gpu = next(h["gpu"] for h in client.get(f"/api/pages/{QWEN}").json()["hardware"] if h["id"] == d["selection"]["hw"])
+    e = client.post("/api/explain", json={"command": d["command"], "gpu": gpu,
+                                          "engine_version": d["engine_version"]}).json()
+    memory = e["memory"]["verdict"]["confidence"]
+    assert d["badge"] == "verified" and d["badge_evidence"]["backs_badge"] is True
+    assert (memory["level"], memory["basis"]) == (d["badge_evidence"]["level"], d["badge_evidence"]["basis"])
+    assert memory["level"] == "measured"

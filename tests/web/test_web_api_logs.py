@@ -54,12 +54,15 @@ def test_log_input_is_bounded(client, body, needle):
     assert res.status_code == 400 and needle in res.json()["error"]["message"]
 
 
-def test_garbage_log_parses_to_an_empty_object(client, cli_json, tmp_path):
+def test_garbage_log_is_refused_naming_the_lines_it_lacks(client, cli_json, tmp_path):
+    """Nothing read is not an empty answer: the CLI exits 2 and the API answers 400, with the same line."""
     text = "\x00 not a log \n" * 100
     (tmp_path / "x.log").write_text(text)
     code, expected = cli_json("logs", "parse", "--json", str(tmp_path / "x.log"))
     res = client.post("/api/logs/parse", json={"log": text})
-    assert res.status_code == 200 and res.json() == expected
+    assert code == 2 and res.status_code == 400
+    assert res.json()["error"]["message"] == expected["error"]["message"].replace(str(tmp_path / "x.log"), "log")
+    assert "none of the lines SGLang writes at startup was found" in expected["error"]["message"]
 
 
 def test_check_models_the_release_the_log_version_names(client):

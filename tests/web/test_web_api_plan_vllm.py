@@ -57,7 +57,7 @@ def test_vllm_plan_nothing_fits_is_still_an_answer(client: Any, cli_json: Any) -
     ({"model": "Qwen/Qwen3.5-27B"}, "model: not taken with `engine: vllm`"),
     ({"max_mem_fraction": 0.9}, "max_mem_fraction: not taken with `engine: vllm`"),
     ({"command": None}, "command: the vLLM launch to plan"),
-    ({"engine_version": "0.1.0"}, "--engine-version: vLLM 0.1.0 is not modelled"),
+    ({"engine_version": "nightly"}, "--engine-version: 'nightly' is not a vLLM version"),
     ({"max_util": 1.5}, "max_util: Input should be less than or equal to 1"),
     ({"engine": "sglang", "kv_memory_gib": 40}, "kv_memory_gib: not taken with `engine: sglang` (only with `engine: vllm`)"),
 ])

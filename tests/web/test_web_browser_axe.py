@@ -67,3 +67,15 @@ def test_axe_reports_no_serious_violations(browser, live_server, width, theme):
         pg.wait_for_selector("#plan-out #plan-command, #plan-out #plan-why", timeout=20_000)
         serious = _serious(pg)
         assert serious == [], serious
+
+
+FLEET_VIEW = "/?fm=Qwen%2FQwen3.5-9B&fg=h100-80gb&fL=32768&fC=64&fn=4"
+
+
+@pytest.mark.parametrize("width,theme", WIDTHS_THEMES)
+def test_axe_on_the_fleet_table_and_launch(browser, live_server, width, theme):
+    """The Fleet panel's ranked table, its launch with verdicts and its manifest, at phone and desktop widths."""
+    with _opened(browser, live_server + FLEET_VIEW, width, theme) as pg:
+        pg.wait_for_selector("#fleet-manifest", timeout=60_000)
+        assert _serious(pg) == []
+        assert pg.evaluate("document.documentElement.scrollWidth") <= width

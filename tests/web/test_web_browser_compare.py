@@ -10,7 +10,10 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-VLLM = "vllm serve Qwen/Qwen3.8-27B --max-model-len 32768"
+# a launch that starts on 40 GiB of KV memory; at the H200's default max_num_seqs (1024) vLLM refuses it (one Mamba cache
+# block per decode sequence under full CUDA graphs; 787 blocks), which VLLM_REFUSED launches
+VLLM = "vllm serve Qwen/Qwen3.8-27B --max-model-len 32768 --max-num-seqs 256"
+VLLM_REFUSED = "vllm serve Qwen/Qwen3.8-27B --max-model-len 32768"
 
 
 def _value(pg, selector: str) -> str:
@@ -22,13 +25,13 @@ def test_vllm_selector_shows_the_cli_numbers(page, cli_json):
     page.click('#explain-engine [data-engine="vllm"]')
     assert page.locator("#explain-version-label").is_hidden() and page.locator("#explain-log-version-label").is_hidden()
     assert "Available KV cache memory" in page.inner_text("#explain-budget-label")
-    page.fill("#explain-command", VLLM)
+    page.fill("#explain-command", VLLM_REFUSED)
     page.fill("#explain-budget", "40")
     page.select_option("#explain-gpu", "h200")
     page.click("#explain-run")
     page.wait_for_selector('#explain-out [data-key="kv_cache_tokens"]')
     code, expected = cli_json("explain", "--json", "--engine", "vllm", "--kv-memory-gib", "40", "--gpu", "h200", "--",
-                              *shlex.split(VLLM))
+                              *shlex.split(VLLM_REFUSED))
     assert code == 3  # vLLM refuses: 1,024 sequences under full CUDA graphs, fewer Mamba cache blocks
     for key in ("block_size", "bytes_per_block", "blocks_per_request", "state_pages_per_request", "num_blocks",
                 "kv_cache_tokens", "available_kv_memory_bytes"):

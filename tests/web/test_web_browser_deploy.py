@@ -162,3 +162,21 @@ def test_an_overlay_pin_stands_beside_the_calculator_value(page, cli_json):
     assert page.inner_text('#calc-out [data-key="in_command"] .v') == pinned_flag
     assert page.inner_text('#calc-out [data-key="pinned_ratio"] .v') == expected["ratio"]["base"]["text"]
     assert "overlay" in page.inner_text("#calc-status")
+
+
+def test_the_badge_says_beside_it_when_the_evidence_does_not_back_it(page, screenshot):
+    """A measured cell's Verified badge carries its evidence on hover and nothing beside it; a Verified cell whose
+    command the engine model cannot size (Kimi-K3's NVFP4 checkpoint is not bundled) says so beside the badge."""
+    page.goto(page.base + f"/?page={QWEN}")
+    _wait_command(page)
+    assert page.get_attribute("#deploy-badge", "title").startswith("Evidence: measured - 1 measured launch")
+    assert page.is_hidden("#deploy-badge-evidence")
+    page.goto(page.base + "/?page=kimi-k3&hw=b300&quant=nvfp4")
+    page.wait_for_function("() => document.getElementById('deploy-command').textContent.includes('Kimi-K3-NVFP4')")
+    page.wait_for_selector("#deploy-badge-evidence:not([hidden])")
+    assert page.inner_text("#deploy-badge") == "Verified"
+    note = page.inner_text("#deploy-badge-evidence")
+    assert note.startswith("Verified by the page, but the engine model cannot size this command on NVIDIA B300")
+    box, badge = page.locator("#deploy-badge-evidence").bounding_box(), page.locator("#deploy-badge").bounding_box()
+    assert box is not None and badge is not None and abs(box["y"] - badge["y"]) < 60  # beside it, not below the fold
+    screenshot(page, "deploy-badge-not-backed")

@@ -157,10 +157,12 @@ def read_log(path: str | os.PathLike[str]) -> str:
 
 
 def run_check_log(req: LogCheckRequest, engine: str = "sglang", name: str = "log", spell: Spell = str) -> LogCheck:
-    """`logs check` on a built request (`name`: what the log is called in the answer)."""
-    from hybridplan.engine.api import for_engine
+    """`logs check` on a built request (`name`: what the log is called in the answer and in a refusal); a log holding
+    none of the engine's lines but another's is refused naming that engine."""
+    from hybridplan.engine.api import for_engine, refuse_foreign_log
 
     eng = for_engine(engine)
+    refuse_foreign_log(engine, req.log, name)
     _refuse_unused(engine, "logs", req, eng.takes("logs"), spell)
     return LogCheck(payload=eng.check_log(req, name=name), engine=eng.name, engine_version=req.engine_version)
 

@@ -4,15 +4,17 @@ read the payload, they never recompute it."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
 def dumps(obj: Any) -> str:
-    """JSON as `--json` prints it (indented; a value JSON has no type for as its text)."""
-    return json.dumps(obj, indent=2, default=str)
+    """JSON as `--json` prints it (indented; a value JSON has no type for as its text; a NaN or infinity is a
+    BadInput naming its field: jsontext.dumps)."""
+    from hybridplan.jsontext import dumps as guarded
+
+    return guarded(obj, indent=2)
 
 
 @dataclass(frozen=True, kw_only=True)

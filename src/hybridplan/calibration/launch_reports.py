@@ -1,12 +1,14 @@
-"""Public launch reports (data/launch_reports.yaml): commands people ran on their own cards and what happened, as
-the engine model's test set (`check`: does `explain --gpu` call each one right) and as the planner's evidence
-(`report_evidence`, a planner.evidence.EvidenceSource)."""
+"""Public launch reports: commands people ran on their own cards and what happened, one data file per engine
+(data/launch_reports.yaml, data/vllm_launch_reports.yaml; each states its `engine:` and its phases), read by one
+loader. They are the engine model's test set (`check`: does `explain --gpu` call each one right) and, for the
+engine whose verdict weighs a mem fraction, the planner's evidence (`report_evidence`, an evidence.EvidenceSource)."""
 
 from __future__ import annotations
 
+import math
 import shlex
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Optional
 
@@ -15,37 +17,41 @@ from hybridplan.hardware.catalog import GPU
 from hybridplan.evidence import EvidencePoint, match_args, model_key, same_class
 
 DATA_FILE = "launch_reports.yaml"
-PHASES = ("weights", "kv_pool", "state_pool", "cuda_graph", "first_request")
-BOOT_PHASES = ("weights", "kv_pool", "state_pool")
 MAX_REPORTS = 512
 MAX_SWEEP = 32
-_FIELDS = {"id", "url", "gpu", "gpu_count", "sglang_version", "command", "sweep", "outcome", "phase",
-           "request_tokens", "source", "note"}
-_REQUIRED = _FIELDS - {"sweep", "phase", "note"}
+# what a log prints, by name (a report's `logged:`): GiB, tokens, blocks, sequences
+LOGGED = ("available_kv_gib", "kv_cache_tokens", "max_concurrency", "num_blocks", "max_num_seqs", "needed_kv_gib",
+          "estimated_max_model_len", "free_gib", "total_gib", "requested_gib", "weights_gib")
+_FIELDS = {"id", "url", "gpu", "gpu_count", "version", "logged_version", "command", "sweep", "outcome", "phase",
+           "request_tokens", "message", "logged", "differs", "assumed", "source", "note", "host"}
+_REQUIRED = {"id", "url", "gpu", "gpu_count", "version", "command", "outcome", "request_tokens", "source"}
 
 
 @dataclass(frozen=True, kw_only=True)
 class Report:
-    """One reported launch (or a sweep of one flag's values, each with the same outcome)."""
+    """One reported launch (or a sweep of one flag's values, each with the same outcome), on one engine."""
 
+    engine: str
     id: str
     url: str
     gpu: str
     gpu_count: int
-    sglang_version: str
+    version: str  # the modelled release (or build profile) the launch is checked under
     command: str
     outcome: str  # served | failed
     phase: Optional[str]
     request_tokens: int
     source: str
+    boot_phases: tuple[str, ...]  # the engine's phases before it serves (the file's `phases.boot`)
     sweep_flag: Optional[str] = None
     sweep_values: tuple[str, ...] = ()
+    logged_version: str = ""  # the version string the log prints, where it is not `version` (a dev build, ...)
+    message: str = ""  # the engine's own words where it refused, as the report quotes them
+    logged: Mapping[str, float] = field(default_factory=dict)  # numbers the log prints (LOGGED names)
+    differs: Mapping[str, str] = field(default_factory=dict)  # a logged figure (or outcome/phase) the model misses: why
+    assumed: str = ""  # what the launch takes that the public text does not show
     note: str = ""
-
-    @property
-    def version(self) -> str:
-        """The modelled release (or build profile) the report ran on (parse() checked it is one)."""
-        return _modelled(self.sglang_version) or ""
+    host: Optional[str] = None  # a named unified-memory host (data/planner_constants.yaml hosts); None: the stock host
 
     def launches(self) -> list[tuple[str, str]]:
         """(label, command) for each launch the report stands for: one, or one per swept value."""
@@ -55,86 +61,153 @@ class Report:
         return [(f"{self.id}@{v}", shlex.join(argv + [self.sweep_flag, v])) for v in self.sweep_values]
 
 
-def _modelled(version: str) -> str | None:
-    """The release a version string is, or the build profile it names (engine/sglang/behaviours.py PROFILES)."""
-    from hybridplan.engine.api import release_of
-    from hybridplan.engine.api import profile
+def _host_names() -> tuple[str, ...]:
+    """The named hosts a report can run on (the engine's host overlays)."""
+    from hybridplan.engine.api import host_names
 
-    return version if profile(version) is not None else release_of(version)[0]
+    return tuple(host_names())
 
 
-def _field(raw: dict[str, Any], key: str, kind: type, where: str) -> Any:
+def _field(raw: dict[str, Any], key: str, kind: type, where: str, name: str) -> Any:
     value = raw.get(key)
     if not isinstance(value, kind) or isinstance(value, bool) or (isinstance(value, str) and not value.strip()):
-        raise BadInput(f"{DATA_FILE}: {where}.{key}: expected a {'non-empty string' if kind is str else kind.__name__}, "
+        raise BadInput(f"{name}: {where}.{key}: expected a {'non-empty string' if kind is str else kind.__name__}, "
                        f"got {value!r}")
     return value
 
 
-def parse(data: Any) -> tuple[Report, ...]:
-    """The reports from the parsed YAML; a malformed entry is a BadInput naming the field."""
+def _text(raw: dict[str, Any], key: str, where: str, name: str) -> str:
+    """An optional free-text field ('' when absent)."""
+    return "" if raw.get(key) is None else str(_field(raw, key, str, where, name))
+
+
+def _phases(data: dict[str, Any], name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The file's phases: those before the engine serves (boot) and after (runtime), in boot order."""
+    ph = data.get("phases")
+    if (not isinstance(ph, dict) or set(ph) != {"boot", "runtime"}
+            or not all(isinstance(v, list) and v and all(isinstance(p, str) and p for p in v) for v in ph.values())):
+        raise BadInput(f"{name}: phases: expected {{boot: [names], runtime: [names]}}")
+    return tuple(ph["boot"]), tuple(ph["runtime"])
+
+
+def _logged(raw: dict[str, Any], where: str, name: str) -> dict[str, float]:
+    value = raw.get("logged") or {}
+    if not isinstance(value, dict):
+        raise BadInput(f"{name}: {where}.logged: expected a mapping of {', '.join(LOGGED)}")
+    for key, number in value.items():
+        if key not in LOGGED:
+            raise BadInput(f"{name}: {where}.logged: unknown figure {key!r} (known: {', '.join(LOGGED)})")
+        if (not isinstance(number, (int, float)) or isinstance(number, bool) or not math.isfinite(number)
+                or number <= 0):
+            raise BadInput(f"{name}: {where}.logged.{key}: a positive number, got {number!r}")
+    return dict(value)
+
+
+def _differs(raw: dict[str, Any], where: str, name: str) -> dict[str, str]:
+    value = raw.get("differs") or {}
+    known = (*LOGGED, "outcome", "phase", "message")
+    if not isinstance(value, dict) or not all(isinstance(v, str) and v.strip() for v in value.values()):
+        raise BadInput(f"{name}: {where}.differs: expected a mapping of figure -> why it does not reproduce")
+    unknown = sorted(set(value) - set(known))
+    if unknown:
+        raise BadInput(f"{name}: {where}.differs: unknown figure {unknown[0]!r} (known: {', '.join(known)})")
+    return dict(value)
+
+
+def _engine(data: dict[str, Any], name: str) -> str:
+    from hybridplan.engine.api import engines
+
+    engine = data.get("engine")
+    if engine not in engines():
+        raise BadInput(f"{name}: engine: one of {', '.join(engines())}, got {engine!r}")
+    return str(engine)
+
+
+def _modelled(engine: str, version: str) -> bool:
+    """Whether the engine models `version` as itself (a release or build profile): a report is checked under the
+    release it names, never one a version string would be mapped to (the log's own string goes in logged_version)."""
+    from hybridplan.engine.api import for_engine
+
+    try:
+        return for_engine(engine, version).version == version
+    except BadInput:
+        return False
+
+
+def parse(data: Any, name: str = DATA_FILE) -> tuple[Report, ...]:
+    """The reports of one parsed data file; a malformed entry is a BadInput naming the file and the field."""
     from hybridplan.hardware.catalog import lookup
 
     if not isinstance(data, dict) or not isinstance(data.get("reports"), list):
-        raise BadInput(f"{DATA_FILE}: expected a mapping with a `reports` list")
+        raise BadInput(f"{name}: expected a mapping with `engine`, `phases` and a `reports` list")
+    engine = _engine(data, name)
+    boot, runtime = _phases(data, name)
     if len(data["reports"]) > MAX_REPORTS:
-        raise BadInput(f"{DATA_FILE}: reports: {len(data['reports'])} entries, over the {MAX_REPORTS} bound")
+        raise BadInput(f"{name}: reports: {len(data['reports'])} entries, over the {MAX_REPORTS} bound")
     out: list[Report] = []
     for i, raw in enumerate(data["reports"]):
         where = f"reports[{i}]"
         if not isinstance(raw, dict):
-            raise BadInput(f"{DATA_FILE}: {where}: expected a mapping")
+            raise BadInput(f"{name}: {where}: expected a mapping")
         unknown, missing = set(raw) - _FIELDS, _REQUIRED - set(raw)
         if unknown or missing:
-            raise BadInput(f"{DATA_FILE}: {where}: " + (f"unknown field {sorted(unknown)[0]}" if unknown else
-                                                         f"missing field {sorted(missing)[0]}"))
-        rid = _field(raw, "id", str, where)
+            raise BadInput(f"{name}: {where}: " + (f"unknown field {sorted(unknown)[0]}" if unknown else
+                                                    f"missing field {sorted(missing)[0]}"))
+        rid = _field(raw, "id", str, where, name)
         if any(r.id == rid for r in out):
-            raise BadInput(f"{DATA_FILE}: {where}.id: {rid!r} used twice")
-        url = _field(raw, "url", str, where)
+            raise BadInput(f"{name}: {where}.id: {rid!r} used twice")
+        url = _field(raw, "url", str, where, name)
         if not url.startswith("https://"):
-            raise BadInput(f"{DATA_FILE}: {where}.url: a public https:// link, got {url!r}")
-        gpu = _field(raw, "gpu", str, where)
+            raise BadInput(f"{name}: {where}.url: a public https:// link, got {url!r}")
+        gpu = _field(raw, "gpu", str, where, name)
         try:
             lookup(gpu)
         except BadInput:
-            raise BadInput(f"{DATA_FILE}: {where}.gpu: {gpu!r} is not a card of data/gpus.yaml") from None
-        version = _field(raw, "sglang_version", str, where)
-        if _modelled(version) is None:
-            raise BadInput(f"{DATA_FILE}: {where}.sglang_version: {version!r} is no modelled release or build profile")
+            raise BadInput(f"{name}: {where}.gpu: {gpu!r} is not a card of data/gpus.yaml") from None
+        version = _field(raw, "version", str, where, name)
+        if not _modelled(engine, version):
+            raise BadInput(f"{name}: {where}.version: {engine} models no release or build {version!r}")
         outcome, phase = raw.get("outcome"), raw.get("phase")
         if outcome not in ("served", "failed"):
-            raise BadInput(f"{DATA_FILE}: {where}.outcome: served or failed, got {outcome!r}")
-        if (outcome == "failed") != (phase is not None) or (phase is not None and phase not in PHASES):
-            raise BadInput(f"{DATA_FILE}: {where}.phase: a failed report names its phase ({', '.join(PHASES)}); a "
-                           f"served one has none, got {phase!r}")
+            raise BadInput(f"{name}: {where}.outcome: served or failed, got {outcome!r}")
+        if (outcome == "failed") != (phase is not None) or (phase is not None and phase not in boot + runtime):
+            raise BadInput(f"{name}: {where}.phase: a failed report names its phase ({', '.join(boot + runtime)}); "
+                           f"a served one has none, got {phase!r}")
         sweep = raw.get("sweep")
         flag, values = None, ()
         if sweep is not None:
             if (not isinstance(sweep, dict) or set(sweep) != {"flag", "values"} or not isinstance(sweep["flag"], str)
                     or not isinstance(sweep["values"], list) or not 0 < len(sweep["values"]) <= MAX_SWEEP
                     or not all(isinstance(v, str) and v for v in sweep["values"])):
-                raise BadInput(f"{DATA_FILE}: {where}.sweep: expected {{flag, values: [1 to {MAX_SWEEP} strings]}}")
+                raise BadInput(f"{name}: {where}.sweep: expected {{flag, values: [1 to {MAX_SWEEP} strings]}}")
             flag, values = sweep["flag"], tuple(sweep["values"])
-        tokens = _field(raw, "request_tokens", int, where)
+        tokens = _field(raw, "request_tokens", int, where, name)
         if not 0 < tokens <= 1 << 24:
-            raise BadInput(f"{DATA_FILE}: {where}.request_tokens: 1 to {1 << 24}, got {tokens}")
-        count = _field(raw, "gpu_count", int, where)
+            raise BadInput(f"{name}: {where}.request_tokens: 1 to {1 << 24}, got {tokens}")
+        count = _field(raw, "gpu_count", int, where, name)
         if not 0 < count <= 1024:
-            raise BadInput(f"{DATA_FILE}: {where}.gpu_count: 1 to 1024, got {count}")
-        out.append(Report(id=rid, url=url, gpu=gpu, gpu_count=count, sglang_version=version,
-                          command=_field(raw, "command", str, where), outcome=outcome, phase=phase,
-                          request_tokens=tokens, source=_field(raw, "source", str, where), sweep_flag=flag,
-                          sweep_values=values, note=str(raw.get("note") or "")))
+            raise BadInput(f"{name}: {where}.gpu_count: 1 to 1024, got {count}")
+        host = raw.get("host")
+        if host is not None and host not in _host_names():
+            raise BadInput(f"{name}: {where}.host: one of {', '.join(_host_names())} (data/planner_constants.yaml "
+                           f"hosts), got {host!r}")
+        out.append(Report(engine=engine, id=rid, url=url, gpu=gpu, gpu_count=count, version=version,
+                          command=_field(raw, "command", str, where, name), outcome=outcome, phase=phase,
+                          request_tokens=tokens, source=_field(raw, "source", str, where, name), boot_phases=boot,
+                          sweep_flag=flag, sweep_values=values,
+                          logged_version=_text(raw, "logged_version", where, name),
+                          message=_text(raw, "message", where, name), logged=_logged(raw, where, name),
+                          differs=_differs(raw, where, name), assumed=_text(raw, "assumed", where, name),
+                          note=_text(raw, "note", where, name), host=host))
     return tuple(out)
 
 
-@lru_cache(maxsize=1)
-def load() -> tuple[Report, ...]:
-    """The packaged reports."""
+@lru_cache(maxsize=None)
+def load(name: str = DATA_FILE) -> tuple[Report, ...]:
+    """The packaged reports of data file `name` (default: the file whose verdicts weigh a mem fraction)."""
     from hybridplan.packaged import data_yaml
 
-    return parse(data_yaml(DATA_FILE))
+    return parse(data_yaml(name), name)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -160,7 +233,7 @@ class ReportCheck:
             return False
         if self.report.outcome == "served":
             return bool(v.serves)
-        return not v.serves and (self.report.phase in BOOT_PHASES) == (v.phase in BOOT_PHASES)
+        return not v.serves and (self.report.phase in self.report.boot_phases) == (v.phase in self.report.boot_phases)
 
     @property
     def unsafe(self) -> bool:
@@ -169,19 +242,21 @@ class ReportCheck:
 
 
 def check(report: Report) -> list[ReportCheck]:
-    """Predict every launch of a report on its card, under its release (explain --gpu's verdict)."""
+    """Predict every launch of a report on its card, under its release and on its host (explain --gpu's verdict; a
+    named host's constants where the report names one)."""
     from hybridplan.errors import HybridPlanError
     from hybridplan.hardware.catalog import lookup
     from hybridplan.engine.api import load as load_command
-    from hybridplan.engine.api import for_loaded
+    from hybridplan.engine.api import constants_for, for_loaded
     from hybridplan.engine.api import predict
 
     card = lookup(report.gpu)
+    consts = constants_for(card.id, report.host)
     out = []
     for label, command in report.launches():
         try:
             loaded = load_command(command, platform=card.platform(), version=report.version)
-            tl, _ = for_loaded(loaded, gpu=card)
+            tl, _ = for_loaded(loaded, gpu=card, constants=consts)
             running = loaded.args["max_running_requests"] or 1
             v = predict(loaded, tl, request_tokens=report.request_tokens, concurrency=min(running, 2))
             out.append(ReportCheck(report=report, label=label, verdict=v))
@@ -206,11 +281,11 @@ def _points(report_id: str) -> tuple[EvidencePoint, ...]:
         except HybridPlanError:
             continue
         out.append(EvidencePoint(
-            kind="launch report", label=label, source=r.url, gpu=r.gpu, model=model_key(args),
+            kind="launch report", label=label + (f" on the {r.host} host" if r.host else ""), source=r.url, gpu=r.gpu, model=model_key(args),
             outcome="served" if r.outcome == "served" else "failed", phase=r.phase,
             mem_fraction_static=float(args["mem_fraction_static"]), chunked_prefill_size=args.get("chunked_prefill_size"),
             max_running_requests=args.get("max_running_requests"), cuda_graph_max_bs=args.get("cuda_graph_decode_max_bs"),
-            tp=int(args.get("tp_size") or 1), build=r.sglang_version, version=r.version, args=match_args(args)))
+            tp=int(args.get("tp_size") or 1), build=r.version, version=r.version, args=match_args(args)))
     return tuple(out)
 
 

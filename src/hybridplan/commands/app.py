@@ -4,7 +4,6 @@ launch command after `--`). `hybridplan.cli` imports the command modules; they i
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, Callable, List, Optional, Sequence
 
@@ -68,7 +67,10 @@ COMMAND_HELP = "The launch command, after `--` (env assignments, program, flags)
 
 
 def emit_json(obj: dict[str, Any]) -> None:
-    emit_text(json.dumps(obj, indent=2, default=str))
+    """One JSON object on stdout; a NaN or infinity in it is a one-line error naming its field (jsontext.dumps)."""
+    from hybridplan.jsontext import dumps
+
+    emit_text(dumps(obj, indent=2))
 
 
 def emit_text(text: str) -> None:

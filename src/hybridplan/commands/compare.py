@@ -16,7 +16,7 @@ def compare(
                                                   "--kv-cache-dtype): that launch on its engine, its settings "
                                                   "carried to the others."),
     model: Optional[str] = typer.Option(None, "--model", help="Model id or path (the catalog resolves offline)."),
-    memory_gib: Optional[float] = typer.Option(None, "--memory-gib", callback=opt.FREE_GIB_CHECK,
+    memory_gib: Optional[float] = typer.Option(None, "--memory-gib", callback=opt.from_bound("memory_gib"),
                                                help="Cache memory per rank, GiB: SGLang's pool budget and vLLM's "
                                                "available KV memory. Without it, --gpu sizes each engine from the "
                                                "card's memory timeline."),
@@ -29,7 +29,7 @@ def compare(
     sglang_version: Optional[str] = typer.Option(None, "--sglang-version",
                                                  help="The SGLang release to model (default: the newest modelled)."),
     vllm_version: Optional[str] = typer.Option(None, "--vllm-version",
-                                               help="The vLLM release to model (default: the newest modelled)."),
+                                               help="The vLLM release to model (default: 0.33.0)."),
     as_json: bool = opt.JSON,
 ) -> None:
     """What SGLang and vLLM serve at L tokens (KV tokens, state slots or pages, concurrent requests) and why they

@@ -109,13 +109,14 @@ def render(
     """The launch command for a selection: `--<dim> <option>` per dimension (e.g. --hw rtx5090 --spec dflash)."""
 
     def body() -> int:
+        from hybridplan.calibration.sources import all_evidence
         from hybridplan.cookbook.pages import at_version, load_page
         from hybridplan.cookbook.render import render as run
 
         page = at_version(load_page(page_ref), engine_version)
         picks = picks_from_args(page, list(ctx.args), sets)
         out = run(page, picks, docker=docker, placeholders=_pairs(placeholder, "--placeholder"),
-                  pin_ratio=not no_ratio, delta=_delta(add_flag, add_env))
+                  pin_ratio=not no_ratio, delta=_delta(add_flag, add_env), evidence=all_evidence)
         if as_json:
             emit_json(out.as_dict())
         else:

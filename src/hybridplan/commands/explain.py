@@ -29,8 +29,7 @@ def explain(
     as_json: bool = opt.JSON,
     engine_version: Optional[str] = opt.ENGINE_VERSION,
     engine: str = opt.ENGINE,
-    kv_memory_gib: Optional[float] = typer.Option(None, "--kv-memory-gib", callback=opt.FREE_GIB_CHECK,
-                                                  help="vLLM: the boot log's 'Available KV cache memory', GiB."),
+    kv_memory_gib: Optional[float] = opt.KV_MEMORY_GIB,
 ) -> None:
     """What the engine will allocate for a launch command, and why."""
 

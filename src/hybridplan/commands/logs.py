@@ -20,21 +20,25 @@ def parse(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (rank 0; `ranks` when several)."),
     engine: str = typer.Option("sglang", "--engine", help="The engine that wrote the log: sglang or vllm."),
 ) -> None:
-    """Pools, weights, graphs, caps and the failure phase, read off a boot log (GiB where the log says GB)."""
+    """Pools, weights, graphs, caps and the failure phase, read off a boot log (GiB where the log says GB). Exit 1
+    when the log lacks a line `logs check` needs (`missing`; a failure that ends the boot explains them), 2 when it
+    holds none of the engine's lines (another engine's log is named)."""
 
     def body() -> int:
         from hybridplan.api.calls import read_log
-        from hybridplan.engine.api import for_engine
+        from hybridplan.engine.api import for_engine, refuse_foreign_log
 
         eng = for_engine(engine)
-        result = eng.parse_log(read_log(log), name=str(log))
+        text = read_log(log)
+        refuse_foreign_log(engine, text, str(log))
+        result = eng.parse_log(text, name=str(log))
         if as_json:
             emit_json(result)
         else:
             from hybridplan.render.logs import show_parse
 
             show_parse(result, eng.layout)
-        return 0
+        return 1 if result["missing"] else 0
 
     run_guarded(body, as_json)
 
@@ -54,9 +58,10 @@ def check(
 ) -> None:
     """Predicted vs observed K, KV tokens, state and KV GiB and max running requests, with the rule that explains
     each difference, by the rules of the release the log is from (--engine-version > --log-version > the version
-    the log states > 0.5.23). Exit 1 when a difference stays unexplained. `--engine vllm`: the hybrid block size,
-    KV capacity and concurrency from the logged available KV memory (the launch: the log's non-default args line,
-    or the command after `--`)."""
+    the log states > 0.5.23). Exit 1 when a difference stays unexplained or nothing could be compared (`missing`
+    names the lines the log lacks, `failure` where it stopped), 2 when the log holds none of the engine's lines.
+    `--engine vllm`: the hybrid block size, KV capacity and concurrency from the logged available KV memory (the
+    launch: the log's non-default args line, or the command after `--`)."""
 
     def body() -> int:
         from hybridplan.api.calls import read_log, run_check_log

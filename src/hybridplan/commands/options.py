@@ -35,6 +35,15 @@ def _fmt(x: float) -> str:
     return f"{x:,}" if isinstance(x, int) else f"{x:g}"
 
 
+def from_bound(name: str) -> Callable[[Optional[float]], Optional[float]]:
+    """The callback of a request field's option: its range as engine/requests.py's FIELD_BOUNDS defines it (the web's
+    schemas and the engines hold the same one)."""
+    from hybridplan.engine.requests import FIELD_BOUNDS
+
+    b = FIELD_BOUNDS[name]
+    return bounded(b.lo if b.lo is not None else -math.inf, b.hi, b.why, lo_open=b.lo_open)
+
+
 # A pool budget may be negative: the engine itself refuses it, with its own message.
 POOL_BUDGET_CHECK = bounded(-MAX_GPU_GIB, MAX_GPU_GIB, "GiB on one GPU")
 FREE_GIB_CHECK = bounded(0.0, MAX_GPU_GIB, "GiB on one GPU")
@@ -60,3 +69,5 @@ TP = typer.Option(1, "--tp", callback=bounded(1, MAX_PARALLEL, "GPUs in one depl
 MAX_MEM_FRACTION = typer.Option(None, "--max-mem-fraction", callback=bounded(0.0, 1.0, "a fraction", lo_open=True),
                                 help="Use this --mem-fraction-static instead of the highest safe estimate.")
 ENGINE = typer.Option("sglang", "--engine", help="The engine the command launches: sglang or vllm.")
+KV_MEMORY_GIB = typer.Option(None, "--kv-memory-gib", callback=from_bound("kv_memory_gib"),
+                             help="vLLM: the boot log's 'Available KV cache memory', GiB.")

@@ -38,9 +38,9 @@ def plan(
     as_json: bool = opt.JSON,
     engine_version: Optional[str] = opt.ENGINE_VERSION,
     engine: str = typer.Option("sglang", "--engine", help="The engine the launch is for: sglang or vllm."),
-    kv_memory_gib: Optional[float] = typer.Option(None, "--kv-memory-gib", callback=opt.FREE_GIB_CHECK,
+    kv_memory_gib: Optional[float] = typer.Option(None, "--kv-memory-gib", callback=opt.from_bound("kv_memory_gib"),
                                                   help="vLLM: the measured boot's 'Available KV cache memory', GiB."),
-    max_util: Optional[float] = typer.Option(None, "--max-util", help="vLLM: the highest --gpu-memory-utilization to "
+    max_util: Optional[float] = typer.Option(None, "--max-util", callback=opt.from_bound("max_util"), help="vLLM: the highest --gpu-memory-utilization to "
                                              "propose (default 0.95)."),
 ) -> None:
     """The fewest changes to a launch command (yours after `--`, or the catalog's for --model) that serve C requests

@@ -47,9 +47,14 @@ def scenarios(version: str) -> list[dict[str, Any]]:
     models x TP x KV dtype x state dtype x prefix caching x block size x length x available KV memory x MTP x card
     (its capability and CUDA runtime pick the GDN prefill kernel, its memory the batch defaults); each with the
     driver's payload and hybridplan's prediction. A release's own spelling turns prefix caching off
-    (--no-enable-prefix-caching before 0.33.0); Mamba2 under prefix caching runs 'all' mode before 0.33.0."""
+    (--no-enable-prefix-caching before 0.33.0); Mamba2 under prefix caching runs 'all' mode by default before
+    0.28.0, and where the release's parser still offers it (until 0.31.0) half the prefix-caching launches ask for it
+    with --mamba-cache-mode all. About one launch in seven names neither prefix-caching flag: the driver then takes
+    the release's own default (EngineArgs), so the model's default is compared too."""
     engine = _engine(version)
     off = engine.prefix_caching_off
+    reg = engine.registry()
+    ask_all = "mamba_cache_mode" in reg.by_dest and "all" in (reg.flag_for("mamba_cache_mode").choices or ())
     out = []
     grid = [g for g in itertools.product(MODELS, (1, 2, 4), ("auto", "fp8"), ("auto", "float32"), (True, False),
                                          (None, 64), (None, 4096, -1), (6, 40), (0, 3), CARDS)
@@ -57,11 +62,14 @@ def scenarios(version: str) -> list[dict[str, Any]]:
     for n, (model, tp, kv, ssm, pc, block, length, gib, mtp, gpu) in enumerate(grid):
         if n % 120 not in _KEEP:
             continue
-        argv = [model, "-tp", str(tp), "--kv-cache-dtype", kv, "--mamba-ssm-cache-dtype", ssm,
-                "--enable-prefix-caching" if pc else off]
+        default = n % 7 == 3  # about one launch in seven leaves prefix caching to the release's default
+        argv = [model, "-tp", str(tp), "--kv-cache-dtype", kv, "--mamba-ssm-cache-dtype", ssm]
+        argv += [] if default else ["--enable-prefix-caching" if pc else off]
         argv += (["--block-size", str(block)] if block else []) + (["--max-model-len", str(length)] if length else [])
         argv += ["--speculative-config", json.dumps({"method": "mtp", "num_speculative_tokens": mtp})] if mtp else []
         argv += ["--max-num-seqs", "64"] if n % 7 == 0 else []  # some launches set the request cap
+        argv += ["--mamba-cache-mode", "all"] if ask_all and pc and not default and n % 2 == 0 else []
+        argv += ["--gpu-memory-utilization", "0.9"] if n % 5 == 0 else []  # 0.34.0's refusals name it
         out.append(_scenario(engine, f"s{n}", argv, gpu, gib))
     return out + kda_scenarios(engine)
 

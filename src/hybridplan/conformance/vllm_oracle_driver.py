@@ -72,9 +72,30 @@ STUB_MODULES = ("vllm._C", "vllm._C_stable_libtorch", "vllm._qutlass_C", "vllm._
                 "vllm.cumem_allocator")
 
 
+class _StubModule(oracle_driver._StubModule):  # type: ignore[misc]  # the SGLang driver is untyped
+    """The SGLang driver's stub module whose classes take any arguments (0.30.0's parser/harmony.py builds an
+    xgrammar JSONSchemaFormat at import)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name[:1].isupper():
+            cls = oracle_driver._StubMeta(name, (object,), {"__module__": self.__name__,
+                                                            "__init__": lambda self, *a, **k: None})
+            setattr(self, name, cls)
+            return cls
+        return super().__getattr__(name)
+
+
 def _stub_finder() -> Any:
     """The SGLang driver's stub finder, matching vLLM's import-only packages and its compiled extension modules."""
     finder = oracle_driver._StubFinder(STUB_PACKAGES)
+
+    def create_module(spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        module = _StubModule(spec.name)
+        module.__path__ = []
+        module.__version__ = "0.0.0"
+        return module
+
+    finder.create_module = create_module
 
     def find_spec(name: str, path: object, target: object = None) -> importlib.machinery.ModuleSpec | None:
         if name.split(".")[0] in STUB_PACKAGES or name in STUB_MODULES:
@@ -148,15 +169,17 @@ def _dtypes(sc: Scenario, model_dtype: Any, cache: Any) -> Any:
 
 @lru_cache(maxsize=1)
 def serve_parser() -> Any:
-    """The release's `vllm serve` parser (make_arg_parser: entrypoints/common/cli_args.py, in 0.24.0 and 0.20.x
-    entrypoints/openai/cli_args.py)."""
-    try:
-        from vllm.entrypoints.common.cli_args import make_arg_parser
-    except ImportError:
-        from vllm.entrypoints.openai.cli_args import make_arg_parser
+    """The release's `vllm serve` parser (make_arg_parser: entrypoints/common/cli_args.py since 0.33.0,
+    entrypoints/launchers/cli_args.py in 0.29.0-0.32.0, entrypoints/openai/cli_args.py before)."""
     from vllm.utils.argparse_utils import FlexibleArgumentParser
 
-    return make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
+    for module in ("common", "launchers", "openai"):
+        try:
+            make_arg_parser = importlib.import_module(f"vllm.entrypoints.{module}.cli_args").make_arg_parser
+        except ModuleNotFoundError:
+            continue
+        return make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
+    raise ModuleNotFoundError("no vllm.entrypoints.*.cli_args.make_arg_parser in this release")
 
 
 def parsed(argv: list[str]) -> dict[str, Any]:
@@ -183,13 +206,16 @@ def use_card(card: Card) -> None:
 def checkpoint_alignment(sc: Scenario, mode: str) -> int | None:
     """The state layers' prefill checkpoint alignment in `mode`: GDN asks the release's own
     _resolve_gdn_prefill_backend (FlashInfer exports checkpoints every FLASHINFER_GDN_CHECKPOINT_ALIGNMENT tokens);
-    MambaMixer2.get_kv_cache_spec always declares one checkpoint block at alignment 1."""
-    if mode != "align" or _release() < (0, 25):  # 0.24.0 and 0.20.x export no prefill checkpoints
+    MambaMixer2.get_kv_cache_spec always declares one checkpoint block at alignment 1. A layer whose release's
+    get_kv_cache_spec declares no checkpoint block (Mamba2 before 0.32.0, GDN before 0.33.0) exports none."""
+    if mode != "align":
         return None
     if sc["family"] == "kda":  # KimiGatedDeltaNetAttention keeps MambaBase.get_prefill_checkpoint_alignment (None)
         return None
     if sc["family"] != "gdn":
-        return 1
+        return 1 if _declares_checkpoints("model_executor/layers/mamba/mamba_mixer2.py") else None
+    if not _declares_checkpoints("model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py"):
+        return None
     resolve_gdn_prefill_backend = _source_function(
         "model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py", "_resolve_gdn_prefill_backend")
     alignment = _source_constant("v1/attention/backends/gdn_attn.py", "FLASHINFER_GDN_CHECKPOINT_ALIGNMENT")
@@ -200,22 +226,52 @@ def checkpoint_alignment(sc: Scenario, mode: str) -> int | None:
     return int(alignment) if backend == "flashinfer" else None
 
 
-@lru_cache(maxsize=1)
-def _release() -> tuple[int, ...]:
+@lru_cache(maxsize=None)
+def _mamba_spec_reads(name: str) -> bool:
+    """Whether the release's MambaBase.get_kv_cache_spec reads `name` off the config."""
+    cls = next(n for n in _source("model_executor/layers/mamba/abstract.py").body
+               if isinstance(n, ast.ClassDef) and n.name == "MambaBase")
+    spec = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "get_kv_cache_spec")
+    return any(isinstance(n, ast.Attribute) and n.attr == name for n in ast.walk(spec))
+
+
+@lru_cache(maxsize=None)
+def _engine_args_pass(field: str) -> bool:
+    """Whether the release's EngineArgs.create_engine_config hands `field` to CacheConfig as given."""
+    return f"{field}=self.{field}" in ast.unparse(_source("engine/arg_utils.py"))
+
+
+@lru_cache(maxsize=None)
+def _declares_checkpoints(path: str) -> bool:
+    """Whether a state layer module's get_kv_cache_spec declares a prefill checkpoint block in this release."""
+    return _has_source(path) and any(isinstance(n, ast.FunctionDef) and n.name == "get_kv_cache_spec"
+                                     and "num_prefill_checkpoint_blocks" in ast.dump(n) for n in ast.walk(_source(path)))
+
+
+def _has_source(path: str) -> bool:
+    """Whether the release ships the vLLM module at `path`."""
     import vllm
 
-    return tuple(int(x) for x in str(vllm.__version__).split(".")[:2])
+    return os.path.exists(os.path.join(os.path.dirname(vllm.__file__), path))
 
 
 @lru_cache(maxsize=None)
 def _supports_mamba_prefix_caching(architecture: str) -> bool:
     """Whether the release's model class for `architecture` implements SupportsMambaPrefixCaching (read from the
-    class definition in its source: importing the model module pulls in its kernels)."""
+    class definition in its source: importing the model module pulls in its kernels). The registry names a module of
+    model_executor/models/, or from 0.27.0 a package of vllm/models/ (Kimi-Linear: vllm.models.kimi_k3), whose
+    files are searched for the class."""
+    import glob
+
+    import vllm
     from vllm.model_executor.models.registry import _VLLM_MODELS
 
     module, cls = _VLLM_MODELS[architecture]
-    node = next(n for n in _source(f"model_executor/models/{module}.py").body
-                if isinstance(n, ast.ClassDef) and n.name == cls)
+    root = os.path.dirname(vllm.__file__)
+    paths = [f"model_executor/models/{module}.py"] if "." not in module else sorted(
+        os.path.relpath(f, root) for f in glob.glob(os.path.join(root, *module.split(".")[1:], "**", "*.py"),
+                                                    recursive=True))
+    node = next(n for p in paths for n in _source(p).body if isinstance(n, ast.ClassDef) and n.name == cls)
     return any(isinstance(b, ast.Name) and b.id == "SupportsMambaPrefixCaching" for b in node.bases)
 
 
@@ -251,9 +307,9 @@ def _source_constant(path: str, name: str) -> Any:
     return ast.literal_eval(node.value)
 
 
-# where the CUDA platform's KimiLinearForCausalLM lives (0.33.0: vllm/models/kimi_k3/__init__.py imports it from
-# nvidia/model.py off ROCm, XPU and TPU)
-_KIMI_LINEAR_SOURCE: dict[tuple[int, ...], str] = {(0, 24): "model_executor/models/kimi_linear.py"}
+# where the CUDA platform's KimiLinearForCausalLM lives: model_executor/models/kimi_linear.py until 0.26.0, then
+# models/kimi_k3/nvidia/model.py (vllm/models/kimi_k3/__init__.py imports it off ROCm, XPU and TPU)
+_KIMI_LINEAR_SOURCES = ("model_executor/models/kimi_linear.py", "models/kimi_k3/nvidia/model.py")
 
 
 def kda_model_class() -> Any:
@@ -261,7 +317,7 @@ def kda_model_class() -> Any:
     the release's model source with the calculators they call (the module itself imports the GPU kernels)."""
     from vllm.model_executor.layers.mamba.mamba_utils import MambaStateDtypeCalculator, MambaStateShapeCalculator
 
-    path = _KIMI_LINEAR_SOURCE.get(_release()[:2], "models/kimi_k3/nvidia/model.py")
+    path = next(p for p in _KIMI_LINEAR_SOURCES if _has_source(p))
     cls = next(n for n in _source(path).body if isinstance(n, ast.ClassDef) and n.name == "KimiLinearForCausalLM")
     wanted = ("get_mamba_state_shape_from_config", "get_mamba_state_dtype_from_config")
     body: list[ast.stmt] = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name in wanted]
@@ -339,18 +395,42 @@ def mla_backend(sc: Scenario, kv_cache_dtype: str, block_size: int | None) -> tu
 
 
 def mla_spec(cache: Any, head_size: int, dtype: Any) -> Any:
-    """The MLA layer's get_kv_cache_spec: one latent head (0.33.0: models/kimi_k3/nvidia/mla.py::
-    MultiHeadLatentAttention, with max_tp_shards=1 and the KV quant mode; 0.24.0: model_executor/layers/attention/
-    mla_attention.py::MLAAttention)."""
-    import dataclasses
-
+    """The MLA layer's get_kv_cache_spec: one latent head, with the keywords the release's layer passes beyond those
+    (the KV quant mode from 0.26.0, max_tp_shards=1 from 0.32.0): model_executor/layers/attention/mla_attention.py::
+    MLAAttention until 0.26.0, then models/kimi_k3/nvidia/mla.py::MultiHeadLatentAttention."""
     from vllm.v1.kv_cache_interface import MLAAttentionSpec, get_kv_quant_mode
 
-    names = {f.name for f in dataclasses.fields(MLAAttentionSpec)}
-    extra = {"max_tp_shards": 1, "kv_quant_mode": get_kv_quant_mode(cache.cache_dtype)} \
-        if _release() >= (0, 25) and "max_tp_shards" in names else {}
+    path = next(p for p in _MLA_LAYER_SOURCES if _has_source(p))
+    passed = next(ast.dump(n) for n in ast.walk(_source(path))
+                  if isinstance(n, ast.FunctionDef) and n.name == "get_kv_cache_spec")
+    extra: dict[str, Any] = {}
+    if "kv_quant_mode" in passed:
+        extra["kv_quant_mode"] = get_kv_quant_mode(cache.cache_dtype)
+    if "max_tp_shards" in passed:
+        extra["max_tp_shards"] = 1
     return MLAAttentionSpec(block_size=cache.block_size, num_kv_heads=1, head_size=head_size, dtype=dtype,
                             cache_dtype_str=cache.cache_dtype, **extra)
+
+
+_MLA_LAYER_SOURCES = ("models/kimi_k3/nvidia/mla.py", "model_executor/layers/attention/mla_attention.py")
+
+
+def prefix_caching(values: dict[str, Any]) -> bool:
+    """--enable-prefix-caching as given, else the release's default for a generative hybrid: engine/arg_utils.py::
+    EngineArgs._set_default_chunked_prefill_and_prefix_caching_args on config/model.py::
+    ModelConfig.is_prefix_caching_supported (attn_type 'hybrid', no pooler)."""
+    from vllm.config.model import ModelConfig
+    from vllm.engine.arg_utils import EngineArgs
+
+    supported = ModelConfig.__dict__["is_prefix_caching_supported"]
+    read = getattr(supported, "fget", None) or supported.func  # a property, or a cached_property
+    model = SimpleNamespace(attn_type="hybrid", pooler_config=None, is_hybrid=True, runner_type="generate",
+                            is_chunked_prefill_supported=True)
+    model.is_prefix_caching_supported = read(model)
+    args = SimpleNamespace(enable_chunked_prefill=values.get("enable_chunked_prefill"),
+                           enable_prefix_caching=values.get("enable_prefix_caching"))
+    EngineArgs._set_default_chunked_prefill_and_prefix_caching_args(args, model)
+    return bool(args.enable_prefix_caching)
 
 
 def batch_defaults(sc: Scenario, values: dict[str, Any]) -> tuple[int | None, int | None]:
@@ -400,12 +480,14 @@ def plan(sc: Scenario, values: dict[str, Any], seqs: int | None, batched: int | 
     kda = sc["family"] == "kda"
     tp, num_spec = sc["tp"], sc["num_speculative_tokens"]
     model_dtype = STR_DTYPE_TO_TORCH_DTYPE[sc["model_dtype"]]
-    old = _release() < (0, 25)  # 0.24.0 and 0.20.x
-    # 0.24.0 and 0.20.x honour --mamba-cache-mode (0.33.0 deprecates it: MambaModelConfig derives it)
+    # EngineArgs.create_engine_config hands --mamba-cache-mode to CacheConfig until 0.32.0 (0.33.0 deprecates it:
+    # MambaModelConfig derives the mode)
     mode_flag = values.get("mamba_cache_mode")
-    mode = {"mamba_cache_mode": mode_flag} if old and mode_flag else {}
+    mode = {"mamba_cache_mode": mode_flag} if mode_flag and _engine_args_pass("mamba_cache_mode") else {}
+    # the memory flags the refusals' wording reads (0.34.0's hint follows the utilization and the extensible KV cache)
+    mode |= {k: values[k] for k in ("gpu_memory_utilization", "enable_extensible_kv_cache") if k in values}
     cache = CacheConfig(block_size=c["block_size"], cache_dtype=c["kv_cache_dtype"],
-                        enable_prefix_caching=c["enable_prefix_caching"], mamba_block_size=c["mamba_block_size"],
+                        enable_prefix_caching=prefix_caching(values), mamba_block_size=c["mamba_block_size"],
                         mamba_cache_dtype=c["mamba_cache_dtype"], mamba_ssm_cache_dtype=c["mamba_ssm_cache_dtype"],
                         **mode)
     cache.kv_cache_layout = "LBNHC"  # FLASH_ATTN's preferred layout (its page sizes are uniform after alignment)
@@ -425,17 +507,25 @@ def plan(sc: Scenario, values: dict[str, Any], seqs: int | None, batched: int | 
         hf_config=SimpleNamespace(linear_attn_config={"num_heads": mixer.get("num_heads"),
                                                       "head_dim": mixer.get("head_dim"),
                                                       "short_conv_kernel_size": mixer["conv_kernel"]}),
-        supports_mamba_prefix_caching=old and _supports_mamba_prefix_caching(sc["architecture"]))
+        supports_mamba_prefix_caching=_supports_mamba_prefix_caching(sc["architecture"]))
     vllm_config = SimpleNamespace(
         model_config=model_config, cache_config=cache,
         scheduler_config=SimpleNamespace(enable_chunked_prefill=True, disable_hybrid_kv_cache_manager=False),
         parallel_config=SimpleNamespace(tensor_parallel_size=tp, decode_context_parallel_size=1,
-                                        prefill_context_parallel_size=1),
+                                        prefill_context_parallel_size=1, enable_elastic_ep=False),
+        use_flashinfer_replayssm=False,  # VllmConfig's: FlashInfer ReplaySSM runs only under --use-replayssm
         attention_config=SimpleNamespace(hisparse_config=None),
-        # 0.24.0's and 0.20.x's MambaBase.get_kv_cache_spec read num_speculative_tokens off the speculative config
-        speculative_config=SimpleNamespace(num_speculative_tokens=num_spec) if old and num_spec else None,
+        # MambaBase.get_kv_cache_spec reads num_speculative_tokens off the speculative config until 0.28.0 (0.28.0's
+        # get_kv_cache_configs then asks it about multi-module MTP: one MTP layer here); later releases read
+        # vllm_config.num_speculative_tokens
+        speculative_config=SimpleNamespace(num_speculative_tokens=num_spec, use_multi_module_mtp=lambda: False)
+        if num_spec and _mamba_spec_reads("speculative_config") else None,
         num_prefill_lookahead_tokens=0, num_speculative_tokens=num_spec, device_config=SimpleNamespace(device_type="cuda"),
         kv_transfer_config=None)
+    from vllm.config.vllm import VllmConfig
+
+    if hasattr(VllmConfig, "_resolve_extensible_kv_cache"):  # 0.34.0: on by default on CUDA
+        VllmConfig._resolve_extensible_kv_cache(vllm_config)
     MambaModelConfig.verify_and_update_config(vllm_config)
     alignment = checkpoint_alignment(sc, str(cache.mamba_cache_mode))
     state_dtypes = _dtypes(sc, model_dtype, cache)
@@ -464,16 +554,19 @@ def plan(sc: Scenario, values: dict[str, Any], seqs: int | None, batched: int | 
     attn = mla_spec(cache, head_size, kv_dtype) if kda else FullAttentionSpec(
         block_size=cache.block_size, num_kv_heads=kv_heads, head_size=head_size, dtype=kv_dtype,
         kv_quant_mode=get_kv_quant_mode(cache.cache_dtype))
+    # MambaBase's own defaults (0.34.0's state_alignment: 16 bytes only under FlashInfer ReplaySSM)
     layer = SimpleNamespace(get_state_shape=lambda: shapes, get_state_dtype=lambda: state_dtypes,
-                            mamba_type=_mamba_type(abstract, sc["family"]), is_kv_cache_tp_replicated=False)
+                            mamba_type=_mamba_type(abstract, sc["family"]), is_kv_cache_tp_replicated=False,
+                            state_alignment=getattr(abstract.MambaBase, "state_alignment", 1))
     mamba = abstract.MambaBase.get_kv_cache_spec(layer, vllm_config)
-    if alignment is not None:  # the layer exports prefill checkpoints (MambaMixer2 / FlashInfer GDN get_kv_cache_spec)
-        mamba = replace(mamba, num_prefill_checkpoint_blocks=1,
-                        prefill_checkpoint_alignment=abstract.get_mamba_prefill_checkpoint_grid(vllm_config))
+    if alignment is not None:  # the layer exports prefill checkpoints: MambaMixer2 at any token (alignment 1),
+        # FlashInfer's GDN on the prefix-cache grid (get_kv_cache_spec)
+        mamba = replace(mamba, num_prefill_checkpoint_blocks=1, prefill_checkpoint_alignment=1
+                        if sc["family"] != "gdn" else abstract.get_mamba_prefill_checkpoint_grid(vllm_config))
     spec = {f"model.layers.{i}.{'attn' if kind == 'attention' else 'mixer'}": attn if kind == "attention" else mamba
             for i, kind in enumerate(sc["layers"])}
     logged: list[str] = []
-    if old:  # v1/core/kv_cache_utils.py::get_kv_cache_configs groups the specs itself
+    if not _has_source("v1/core/kv_cache_planning.py"):  # before 0.33.0: kv_cache_utils.py groups the specs itself
         from vllm.v1.core import kv_cache_utils
 
         if not hasattr(kv_cache_utils, "get_kv_cache_capacity"):  # 0.20.x: _report_kv_cache_config logs it

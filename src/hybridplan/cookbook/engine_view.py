@@ -7,7 +7,7 @@ import shlex
 from functools import lru_cache
 from typing import TYPE_CHECKING, Mapping
 
-from hybridplan.cookbook.compose import family, flag_value
+from hybridplan.cookbook.compose import MULTI_NODE_FLAGS, family, flag_value
 from hybridplan.cookbook.text import interpolate
 from hybridplan.engine.api import LaunchCommand
 from hybridplan.errors import HybridPlanError
@@ -50,6 +50,13 @@ def launch_command(flags: list[str] | tuple[str, ...], env: list[str] | tuple[st
                    values: Mapping[str, str]) -> LaunchCommand:
     """The composed command with placeholders filled, as the engine would receive it."""
     return LaunchCommand(env=env_pairs(env, values), argv=argv_of([interpolate(f, values) for f in flags]))
+
+
+def sized_command(flags: list[str] | tuple[str, ...], env: list[str] | tuple[str, ...],
+                  values: Mapping[str, str]) -> LaunchCommand:
+    """The command the engine model sizes: the multi-node trio is dropped (it does not change one rank's pools, and
+    its values are placeholders for the user)."""
+    return launch_command([f for f in flags if family(f) not in MULTI_NODE_FLAGS], env, values)
 
 
 @lru_cache(maxsize=4096)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from hybridplan.cookbook import engine_view
-from hybridplan.cookbook.compose import MULTI_NODE_FLAGS, family, flag_value
+from hybridplan.cookbook.compose import flag_value
 from hybridplan.cookbook import selection as S
 from hybridplan.cookbook.render import Rendered, compose_cell
 from hybridplan.cookbook.schema import Page
@@ -80,14 +80,6 @@ def request_tokens(page: Page, r: Rendered) -> int:
     return page.workload.request_length if page.workload else 1
 
 
-def _engine_command(flags: list[str] | tuple[str, ...], env: list[str] | tuple[str, ...],
-                    values: Mapping[str, str]) -> LaunchCommand:
-    """The command the engine model sizes: the multi-node trio is dropped (it does not change one rank's pools, and
-    its values are placeholders for the user)."""
-    single = [f for f in flags if family(f) not in MULTI_NODE_FLAGS]
-    return engine_view.launch_command(single, env, values)
-
-
 PHASE_WORDS = {"weights": "loading the weights", "state_pool": "allocating the state pool",
                "kv_pool": "allocating the KV pool", "cuda_graph": "capturing CUDA graphs",
                "first_request": "on the first request"}
@@ -99,7 +91,7 @@ def check_rendered(page: Page, r: Rendered) -> list[tuple[str, str, str]]:
     if hw.gpu is None:
         return []
     L = request_tokens(page, r)
-    fit = size_on_gpu(_engine_command(r.flags, r.env, {}), hw.gpu, page.engine_version, L)
+    fit = size_on_gpu(engine_view.sized_command(r.flags, r.env, {}), hw.gpu, page.engine_version, L)
     if fit.unloadable:
         return [("error", "engine", f"the engine model (sglang {page.engine_version}) rejects this command: "
                  f"{fit.unloadable}")]
@@ -166,7 +158,7 @@ def check_greyed(page: Page) -> list[tuple[str, str, str, dict[str, Any]]]:
         model = first_match(page.model_names, sel) or ""
         values = placeholder_values(page, model)
         comp = compose_cell(page, sel, neighbour.cell, values)
-        fit = size_on_gpu(_engine_command(comp.flags, comp.env, values), hw.gpu, page.engine_version)
+        fit = size_on_gpu(engine_view.sized_command(comp.flags, comp.env, values), hw.gpu, page.engine_version)
         L = page.workload.request_length if page.workload else 1
         if fit.unloadable or fit.refusal or fit.max_running_requests < 1 or fit.max_total_num_tokens < L:
             continue

@@ -19,6 +19,7 @@ from hybridplan.cookbook.schema import Cell, Hardware, Page, PageWorkload
 
 if TYPE_CHECKING:
     from hybridplan.cookbook.ratio import RatioResult
+    from hybridplan.evidence import EvidenceSource
     from hybridplan.hardware.platform import Platform
 
 BADGE_LABELS = {"verified": "Verified", "in-progress": "Final Verification In Progress",
@@ -68,6 +69,7 @@ class Rendered:
     examples: tuple[dict[str, Any], ...] = ()  # invocation examples {"id", "title", "command"}
     accuracy: tuple[dict[str, Any], ...] = ()  # {"eval", "command"}: the page's accuracy runs
     calculator: dict[str, Any] | None = None  # {"request_length", "concurrency", "base", "effective"}: `ratio --json` each
+    badge_evidence: dict[str, Any] | None = None  # cookbook.badge: does the evidence back the badge (with a source)
 
     @property
     def badge_label(self) -> str:
@@ -84,7 +86,7 @@ class Rendered:
             "redirect": self.redirect, "ratio": self.ratio, "verification": self.verification, "curl": self.curl,
             "effective": self.effective, "benchmarks": list(self.benchmarks), "install": self.install,
             "build_warnings": list(self.build_warnings), "examples": list(self.examples),
-            "accuracy": list(self.accuracy), "calculator": self.calculator,
+            "accuracy": list(self.accuracy), "calculator": self.calculator, "badge_evidence": self.badge_evidence,
         }
 
 
@@ -204,15 +206,21 @@ def _text(page: Page, *, flags: list[str], env: list[str], hints: list[str], hw:
 
 def render(page: Page, picks: Mapping[str, str] | None = None, *, docker: bool = False,
            placeholders: Mapping[str, str] | None = None, delta: Delta | None = None,
-           pin_ratio: bool = True) -> Rendered:
+           pin_ratio: bool = True, evidence: EvidenceSource | None = None) -> Rendered:
     """The command and its badge, warnings, greyed options and ratio for a selection.
 
     `picks` maps dim ids (`hw`, match and overlay dims) to option ids; missing dims take the page defaults.
     `placeholders` overrides placeholder values (the docs' Env modal). `delta` adds Playground-style changes and
-    yields `effective`. `pin_ratio=False` leaves the calculator out (the raw recipe).
+    yields `effective`. `pin_ratio=False` leaves the calculator out (the raw recipe). With `evidence` (the measured
+    launches, planner.evidence.EvidenceSource), `badge_evidence` says whether they back the badge.
     """
     sel, moves = resolve_selection(page, picks)
-    return render_landed(page, sel, moves, docker=docker, placeholders=placeholders, delta=delta, pin_ratio=pin_ratio)
+    out = render_landed(page, sel, moves, docker=docker, placeholders=placeholders, delta=delta, pin_ratio=pin_ratio)
+    if evidence is None or out.cell is None or out.redirect:
+        return out
+    from hybridplan.cookbook.badge import badge_evidence
+
+    return replace(out, badge_evidence=badge_evidence(page, sel["hw"], out.flags, out.env, out.badge, evidence))
 
 
 def render_landed(page: Page, sel: dict[str, str], moves: list[S.Reseat], *, docker: bool = False,

@@ -50,14 +50,37 @@ def _known(name: str) -> tuple[str, str]:
 
 
 def releases(name: str) -> tuple[str, ...]:
-    """The releases of engine `name` hybridplan models, oldest first (the last is the default)."""
+    """The releases of engine `name` hybridplan models, oldest first."""
     return tuple(import_module(_known(name)[0]).SUPPORTED)
 
 
+def builds(name: str) -> tuple[str, ...]:
+    """The named builds between releases engine `name` models as themselves (a cookbook page pins one), if any."""
+    return tuple(getattr(import_module(_known(name)[0]), "BUILDS", ()))
+
+
+def default_release(name: str) -> str:
+    """The release of engine `name` a launch is modelled by when none is named."""
+    return str(import_module(_known(name)[0]).DEFAULT)
+
+
 def for_engine(name: str, version: str | None = None) -> ServingEngine:
-    """Engine `name` at release `version` (default its newest modelled release)."""
+    """Engine `name` at release `version` (default: default_release(name); a version string the engine does not
+    model is modelled by a release of its own choosing, with a note)."""
     engine: ServingEngine = import_module(_known(name)[1]).serving(version)
     return engine
+
+
+def refuse_foreign_log(name: str, text: str, what: str = "log") -> None:
+    """BadInput (before any parsing) when `text` holds none of engine `name`'s boot-log lines but another engine's:
+    the log was written by that one, which the refusal names."""
+    engine = for_engine(name)
+    if engine.writes(text):
+        return
+    other = next((for_engine(e) for e in _ENGINES if e != name and for_engine(e).writes(text)), None)
+    if other is not None:
+        raise BadInput(f"{what}: holds none of {engine.display_name}'s boot-log lines but {other.display_name}'s: "
+                       f"check it with --engine {other.name} (`engine: {other.name}`)")
 
 
 def takers(field: str, surface: str) -> list[str]:
@@ -71,6 +94,7 @@ if TYPE_CHECKING:
     from hybridplan.engine.sglang.serving.loading import Loaded as Loaded, load as load
     from hybridplan.engine.sglang.serving.timeline import MemoryTimeline as MemoryTimeline, for_loaded as for_loaded, context_estimate_gib as context_estimate_gib, visible_estimate as visible_estimate
     from hybridplan.engine.sglang.serving.verdict import predict as predict
+    from hybridplan.engine.sglang.serving.constants import constants_for as constants_for, host_names as host_names
     from hybridplan.engine.sglang.serving.plan import MeasuredFailure as MeasuredFailure
     from hybridplan.engine.sglang.serving.ratio import balanced_ratio as balanced_ratio
     from hybridplan.engine.sglang.serving.explain import explain as explain
@@ -88,6 +112,8 @@ _SGLANG_SERVING = {
     "context_estimate_gib": "hybridplan.engine.sglang.serving.timeline",
     "visible_estimate": "hybridplan.engine.sglang.serving.timeline",
     "predict": "hybridplan.engine.sglang.serving.verdict",
+    "constants_for": "hybridplan.engine.sglang.serving.constants",
+    "host_names": "hybridplan.engine.sglang.serving.constants",
     "MeasuredFailure": "hybridplan.engine.sglang.serving.plan",
     "balanced_ratio": "hybridplan.engine.sglang.serving.ratio",
     "explain": "hybridplan.engine.sglang.serving.explain",

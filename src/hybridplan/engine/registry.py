@@ -16,11 +16,20 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from importlib import resources
+from argparse import ArgumentTypeError
+from collections.abc import Callable
 from typing import Any
 
+from hybridplan.engine.numbers import ANY_INT, Bound
 from hybridplan.errors import BadInput
-from hybridplan.limits import (MAX_CONTEXT, MAX_INT, MAX_LIST, MAX_PARALLEL, MAX_POOL_TOKENS, MAX_RATIO, MAX_REQUESTS,
+from hybridplan.limits import (MAX_CONTEXT, MAX_LIST, MAX_PARALLEL, MAX_POOL_TOKENS, MAX_RATIO, MAX_REQUESTS,
                                MAX_SPEC_TOKENS)
+
+
+# actions that set True or False by the option string used: argparse.BooleanOptionalAction (`--x` / `--no-x`) and
+# vLLM's EnableDisableAction (`--enable-x` / `--disable-x`, utils/argparse_utils.py)
+BOOLEAN_KINDS = ("bool_optional", "enabledisableaction")
+Converter = Callable[[str], Any]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,10 +48,12 @@ class Flag:
     help: str
     required: bool
     fallback: Any = None  # a resolvable field's value when neither input nor resolution sets it
+    aliases: tuple[str, ...] = ()  # option strings the parser also takes, hidden from its help
+    negatives: frozenset[str] = frozenset()  # a boolean flag's option strings that set it False
 
     @property
     def takes_value(self) -> bool:
-        return self.nargs != 0 and self.kind not in ("store_true", "store_false", "store_const", "bool_optional")
+        return self.nargs != 0 and self.kind not in ("store_true", "store_false", "store_const", *BOOLEAN_KINDS)
 
     @property
     def label(self) -> str:
@@ -82,24 +93,58 @@ def load_registry(package: str) -> FlagRegistry:
     return registry_from_json(json.loads((resources.files(package) / "flags.json").read_text()))
 
 
+def _negated(f: dict[str, Any]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A flag's hidden option strings and the ones that set it False: as recorded (`aliases`, `negatives`), else
+    argparse.BooleanOptionalAction's own rule for a bool_optional flag (every `--x` also takes `--no-x`, which sets
+    False)."""
+    options = tuple(f["options"])
+    aliases = tuple(f.get("aliases") or ())
+    if "negatives" in f:
+        return aliases, frozenset(f["negatives"])
+    if f["kind"] != "bool_optional":
+        return aliases, frozenset()
+    aliases += tuple(n for n in ("--no-" + o[2:] for o in options if o.startswith("--") and not o.startswith("--no-"))
+                     if n not in options and n not in aliases)
+    return aliases, frozenset(o for o in options + aliases if o.startswith("--no-"))
+
+
 def registry_from_json(raw: dict[str, Any]) -> FlagRegistry:
-    """A registry from its JSON shape (engine, version, prog, allow_abbrev, flags), indexed for parsing."""
+    """A registry from its JSON shape (engine, version, prog, allow_abbrev, flags), indexed for parsing. A flag may
+    record `aliases` (option strings the parser takes besides `options`, hidden from its help) and `negatives` (a
+    boolean flag's option strings that set it False); files without them get argparse's own rule."""
     flags = tuple(
         Flag(dest=f["dest"], options=tuple(f["options"]), kind=f["kind"], nargs=f["nargs"], type=f["type"],
              choices=tuple(f["choices"]) if f["choices"] is not None else None, default=f["default"],
              const=f["const"], deprecated=f["deprecated"], help=f["help"], required=f["required"],
-             fallback=f.get("fallback"))
-        for f in raw["flags"]
+             fallback=f.get("fallback"), aliases=aliases, negatives=negatives)
+        for f in raw["flags"] for aliases, negatives in (_negated(f),)
     )
     reg = FlagRegistry(raw["engine"], raw["version"], raw["prog"], raw["allow_abbrev"], flags)
     for fl in flags:
-        for opt in fl.options:
+        for opt in (*fl.options, *fl.aliases):
             reg.by_option[opt] = fl
-            if fl.kind == "bool_optional" and opt.startswith("--"):
-                reg.by_option["--no-" + opt[2:]] = fl
         reg.by_dest.setdefault(fl.dest, []).append(fl)
     reg.sorted_options.extend(sorted(reg.by_option))
     return reg
+
+
+def rewind(base: dict[str, Any], steps: list[dict[str, Any]], versions: tuple[str, ...], version: str) -> dict[str, Any]:
+    """The registry JSON of `version` from the newest release's (`base`) and a flag history (`steps`, oldest first:
+    each release a -> b's `added` records, a's `removed` ones and a's records of flags whose parsing b `changed`), the
+    releases in `versions` order; the base's other keys kept, `version` set."""
+    def key(flag: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+        return flag["dest"], tuple(flag["options"])
+
+    flags = {key(f): f for f in base["flags"]}
+    for step in reversed(steps):
+        if versions.index(step["to"]) <= versions.index(version):
+            break
+        for f in step["added"]:
+            flags.pop(key(f), None)
+        for f in step["removed"] + step["changed"]:
+            flags[key(f)] = f
+    ordered = sorted(flags.values(), key=lambda f: (f["dest"], f["options"][0] if f["options"] else ""))
+    return {**base, "version": version, "flags": ordered}
 
 
 def human_readable_int(value: str) -> int:
@@ -121,30 +166,6 @@ def human_readable_int(value: str) -> int:
     except ValueError:
         raise ValueError(f"Invalid integer value: '{value}'. Use a plain integer, SI suffixes (1k, 1M), "
                          "or IEC suffixes (1Ki, 1Mi). Suffixes are case-sensitive.") from None
-
-
-@dataclass(frozen=True)
-class Bound:
-    """The range hybridplan accepts for a flag's value (None: the engine's own check, or none, applies)."""
-
-    lo: float | None
-    hi: float
-    why: str
-    lo_open: bool = False  # the value must be strictly above `lo`
-
-    def admits(self, value: float) -> bool:
-        above = self.lo is None or (value > self.lo if self.lo_open else value >= self.lo)
-        return above and value <= self.hi
-
-    def text(self) -> str:
-        hi = _number(self.hi)
-        if self.lo is None:
-            return f"at most {hi}"
-        return f"above {_number(self.lo)} and at most {hi}" if self.lo_open else f"{_number(self.lo)}..{hi}"
-
-
-def _number(x: float) -> str:
-    return f"{x:g}" if isinstance(x, float) else f"{x:,}"
 
 
 _GPUS = Bound(1, MAX_PARALLEL, "GPUs in one deployment")
@@ -173,26 +194,33 @@ BOUNDS: dict[str, Bound] = {
                     Bound(0.0, MAX_RATIO, "a ratio of two memory pools", lo_open=True)),
     "schedule_conservativeness": Bound(0.0, MAX_RATIO, "a scale on the scheduler's estimate"),
 }
-_ANY_INT = Bound(-MAX_INT - 1, MAX_INT, "the engine passes integers to torch and C++ as int64")
+
+
+def _shown(raw: str, limit: int = 200) -> str:
+    """A value as a refusal echoes it: argparse's repr, cut after `limit` characters (a refusal stays one short
+    line whatever was typed)."""
+    return repr(raw) if len(raw) <= limit else repr(raw[:limit]) + f"... ({len(raw):,} characters)"
 
 
 def _check_bound(flag: Flag, raw: str, value: Any) -> None:
     """Refuse non-finite floats and values outside the dest's bound (before any work is sized from them)."""
     if isinstance(value, float) and not math.isfinite(value):
-        raise BadInput(f"argument {flag.label}: must be a finite number, got {raw!r}")
+        raise BadInput(f"argument {flag.label}: must be a finite number, got {_shown(raw)}")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return
-    bound = BOUNDS.get(flag.dest) or (_ANY_INT if isinstance(value, int) else None)
+    bound = BOUNDS.get(flag.dest) or (ANY_INT if isinstance(value, int) else None)
     if bound is not None and not bound.admits(value):
-        raise BadInput(f"argument {flag.label}: {raw!r} is outside {bound.text()} ({bound.why})")
+        raise BadInput(f"argument {flag.label}: {_shown(raw)} is outside {bound.text()} ({bound.why})")
 
 
-def _convert(flag: Flag, raw: str) -> Any:
-    """Apply the flag's argparse `type`, with argparse's error text."""
+def _convert(flag: Flag, raw: str, own: Converter | None = None) -> Any:
+    """Apply the flag's argparse `type` (`own`: the engine's converter for it), with argparse's error text."""
     t = flag.type
     try:
-        if t == "int":
-            value: Any = int(raw)
+        if own is not None:
+            value: Any = own(raw)
+        elif t == "int":
+            value = int(raw)
         elif t == "float":
             value = float(raw)
         elif t == "human_readable_int":
@@ -201,20 +229,22 @@ def _convert(flag: Flag, raw: str) -> Any:
             value = json.loads(raw)
         else:
             value = raw
-    except ValueError as exc:
-        if t in ("int", "float"):
-            raise BadInput(f"argument {flag.label}: invalid {t} value: {raw!r}") from None
+    except ArgumentTypeError as exc:  # the type's own words
+        raise BadInput(f"argument {flag.label}: {exc}") from None
+    except (ValueError, TypeError) as exc:
+        if own is not None or t in ("int", "float"):
+            raise BadInput(f"argument {flag.label}: invalid {t} value: {_shown(raw)}") from None
         if isinstance(exc, json.JSONDecodeError):
-            raise BadInput(f"argument {flag.label}: invalid {t} value: {raw!r}") from None
+            raise BadInput(f"argument {flag.label}: invalid {t} value: {_shown(raw)}") from None
         raise BadInput(f"argument {flag.label}: {exc}") from None
     except InvalidOperation:
-        raise BadInput(f"argument {flag.label}: invalid {t} value: {raw!r}") from None
+        raise BadInput(f"argument {flag.label}: invalid {t} value: {_shown(raw)}") from None
     except RecursionError:
         raise BadInput(f"argument {flag.label}: invalid {t} value: JSON nested too deeply") from None
     _check_bound(flag, raw, value)
     if flag.choices is not None and value not in flag.choices:
         choices = ", ".join(repr(c) for c in flag.choices)
-        raise BadInput(f"argument {flag.label}: invalid choice: {raw!r} (choose from {choices})")
+        raise BadInput(f"argument {flag.label}: invalid choice: {_shown(raw)} (choose from {choices})")
     return value
 
 
@@ -247,8 +277,10 @@ def _match_option(reg: FlagRegistry, opt: str) -> Flag:
     raise BadInput(f"unrecognized arguments: {opt}")
 
 
-def parse_argv(reg: FlagRegistry, argv: tuple[str, ...] | list[str]) -> ParsedFlags:
-    """Parse server flags like the engine's argparse parser; BadInput carries argparse's message."""
+def parse_argv(reg: FlagRegistry, argv: tuple[str, ...] | list[str],
+               types: Callable[[Flag], Converter | None] | None = None) -> ParsedFlags:
+    """Parse server flags like the engine's argparse parser; BadInput carries argparse's message. `types` gives the
+    engine's own converter for a flag's recorded type (None: the registry's built-in ones)."""
     values: dict[str, Any] = {}
     spelled: dict[str, str] = {}
     seen: dict[str, int] = {}
@@ -273,9 +305,9 @@ def parse_argv(reg: FlagRegistry, argv: tuple[str, ...] | list[str]) -> ParsedFl
         spelled[flag.dest] = opt
         if not flag.takes_value:
             if eq:
-                raise BadInput(f"argument {flag.label}: ignored explicit argument {inline!r}")
-            if flag.kind == "bool_optional":
-                values[flag.dest] = not opt.startswith("--no-")
+                raise BadInput(f"argument {flag.label}: ignored explicit argument {_shown(inline)}")
+            if flag.kind in BOOLEAN_KINDS:
+                values[flag.dest] = opt not in flag.negatives
             elif flag.kind == "store_false":
                 values[flag.dest] = False
             else:
@@ -299,7 +331,8 @@ def parse_argv(reg: FlagRegistry, argv: tuple[str, ...] | list[str]) -> ParsedFl
         if len(raw_values) > MAX_LIST:
             raise BadInput(f"argument {flag.label}: {len(raw_values):,} values, over the bound of {MAX_LIST:,} "
                            "(the engine captures a CUDA graph or keeps a bucket per value)")
-        converted = [_convert(flag, r) for r in raw_values]
+        own = types(flag) if types is not None else None
+        converted = [_convert(flag, r, own) for r in raw_values]
         if flag.nargs is None:
             values[flag.dest] = converted[0]
         elif flag.nargs == "?":

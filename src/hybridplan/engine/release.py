@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, LaunchSettings,
-                                        LogCheckRequest, PlanRequest, RatioRequest)
+from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, FleetLaunch,
+                                        FleetLayout, FleetRequest, LaunchSettings, LogCheckRequest, PlanRequest,
+                                        RatioRequest)
 
 
 class EngineRelease(Protocol):
@@ -78,12 +79,20 @@ class ServingEngine(EngineRelease, Protocol):
         """The fewest changes to the launch that serve the target, each with its reason, or why none does."""
         ...
 
+    def writes(self, text: str) -> bool:
+        """Whether `text` holds a line this engine's boot log writes (the surfaces name the engine that wrote a log
+        handed to another one)."""
+        ...
+
     def parse_log(self, text: str, name: str = "log") -> dict[str, Any]:
-        """What a boot log of this engine states."""
+        """What a boot log of this engine states, and `missing`: the lines a check needs that it lacks (none when
+        a failure says where it stopped). BadInput when it holds none of the engine's lines."""
         ...
 
     def check_log(self, req: LogCheckRequest, name: str = "log") -> dict[str, Any]:
-        """Predicted against logged, with the rule behind each difference (`explained`)."""
+        """Predicted against logged, with the rule behind each difference; `explained` only when something was
+        compared and every difference is explained; `missing` as parse_log's. BadInput when the log holds none of
+        the engine's lines."""
         ...
 
     def ratio(self, req: RatioRequest) -> dict[str, Any]:
@@ -103,4 +112,14 @@ class ServingEngine(EngineRelease, Protocol):
 
     def compare_leg(self, req: CompareRequest) -> CompareLeg:
         """This engine's side of `compare`."""
+        ...
+
+    def fleet_layouts(self, req: FleetRequest) -> list[FleetLayout]:
+        """Every layout the engine can run the model in on the card (or why not), each role sized for sessions of
+        L tokens by the engine model and the evidence-bound planner: what one server holds and what binds it."""
+        ...
+
+    def fleet_launch(self, req: FleetRequest, layout: FleetLayout, servers: Mapping[str, int]) -> FleetLaunch:
+        """One of its layouts at a scale (`servers`: servers per role): the launch of every role and node, each fed
+        back through the engine's verdict on the card."""
         ...

@@ -8,7 +8,30 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from hybridplan.engine import numbers
+from hybridplan.engine.numbers import Bound
 from hybridplan.errors import BadInput
+from hybridplan.limits import MAX_GPU_GIB
+
+_GIB = Bound(0, MAX_GPU_GIB, "GiB on one GPU", lo_open=True)
+# The valid values of the request fields, defined once: the CLI's options (commands/options.py), the web's schemas
+# (web/schemas.py) and the requests themselves (so an engine never sees another) all read them
+FIELD_BOUNDS: dict[str, Bound] = {
+    "kv_memory_gib": _GIB,  # a boot log's `Available KV cache memory`: vLLM refuses to start with none
+    "memory_gib": _GIB,  # compare's cache memory per rank
+    "max_util": Bound(0, 1, "a fraction of GPU memory", lo_open=True),  # vLLM's gpu_memory_utilization
+    "others_gib": Bound(0, MAX_GPU_GIB, "GiB on one GPU"),  # the guard's reading of other processes' memory
+}
+FIELD_OPTIONS = {"kv_memory_gib": "--kv-memory-gib", "memory_gib": "--memory-gib", "max_util": "--max-util",
+                 "others_gib": "others_gib"}
+
+
+def _check_fields(request: object) -> None:
+    """Each bounded field of a request finite and inside FIELD_BOUNDS (BadInput names it as the CLI spells it)."""
+    for name, bound in FIELD_BOUNDS.items():
+        value = getattr(request, name, None)
+        if value is not None:
+            numbers.check(value, FIELD_OPTIONS[name], bound, integer=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,6 +50,9 @@ class ExplainRequest:
     hub: bool = False
     evidence: Callable[..., Any] | None = None  # evidence.EvidenceSource: the measured launches on a card
     expand_home: bool = False  # a `~` word expanded as a shell would (the CLI's one quoted string; never the web)
+
+    def __post_init__(self) -> None:
+        _check_fields(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,6 +78,9 @@ class PlanRequest:
     max_util: float | None = None
     measured: Callable[..., Any] | None = None  # evidence.FailureLookup: measured launches that failed
     evidence: Callable[..., Any] | None = None
+
+    def __post_init__(self) -> None:
+        _check_fields(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,6 +155,9 @@ class CompareRequest:
     measured: Callable[..., Any] | None = None  # as PlanRequest's: for the cheapest change of a leg that fails
     evidence: Callable[..., Any] | None = None  # as ExplainRequest's: what each verdict's confidence rests on
 
+    def __post_init__(self) -> None:
+        _check_fields(self)
+
 
 @dataclass(frozen=True, kw_only=True)
 class CompareLaunch:
@@ -181,3 +213,97 @@ class CompareLeg:
     state_bytes: int | None  # of it, the recurrent state
     state_words: str  # what the state is held in ("state", "state pages")
     serves: bool | None = None  # the verdict on the card (None: no card, or not decidable)
+
+
+# ------------------------------------------------------------------------------------------------ fleet
+
+LEADER_ADDRESS = "LEADER_ADDRESS"  # in a multi-node launch: the first node's address (a manifest fills it in)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FleetRequest:
+    """`fleet`: the layouts an engine can serve `model` in on `gpu` cards, for C concurrent sessions of L tokens.
+    `gpus_available` bounds the largest server enumerated (and the planner's feasibility); a server spans nodes of
+    `gpus_per_node` cards once it outgrows one."""
+
+    model: str
+    gpu: str
+    request_length: int
+    concurrency: int
+    gpus_available: int | None = None
+    gpus_per_node: int = 8
+    evidence: Callable[..., Any] | None = None  # evidence.EvidenceSource: the measured launches on a card
+    measured: Callable[..., Any] | None = None  # evidence.FailureLookup: measured launches that failed
+
+
+@dataclass(frozen=True, kw_only=True)
+class FleetRole:
+    """One kind of server in a layout, sized by the engine for sessions of L tokens: what one server holds, what
+    binds it, and the launch (node 0's) the sizing is for. A role that `scales` is replicated with the load (an
+    aggregated server, a decode server); the others run `count` servers whatever the load (a prefill server)."""
+
+    role: str  # "server" | "prefill" | "decode"
+    scales: bool
+    count: int
+    gpus: int  # one server's GPUs
+    nodes: int  # the nodes one server spans
+    parallel: str  # how one server splits the model, in the engine's words ("TP8", "TP4 PP2", "TP8 attention-DP 8")
+    capacity: int  # concurrent sessions of L tokens one server holds (0: not one)
+    kv_tokens: int  # one server's KV pool(s), tokens
+    state_slots: int | None  # one server's state slots (None: state pages share one pool with KV)
+    binding: str  # what stops one more session: "state slots", "KV", "max_running_requests", "max_num_seqs", "weights"
+    why: str  # that limit in numbers (the engine's words)
+    launch: tuple[str, ...]  # node 0's launch command the sizing is for (the engine's parser reads it)
+    env: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class FleetLayout:
+    """One way an engine runs the model on the card: its roles, or why the engine cannot run it (`refusal`)."""
+
+    engine: str
+    version: str
+    name: str  # "TP8", "TP16 (2 nodes)", "PD: prefill TP8 + decode TP8"
+    roles: tuple[FleetRole, ...] = ()
+    refusal: str | None = None
+    confidence: str | None = None  # the verdict's confidence in the sizing (evidence.py's levels)
+    limits: tuple[str, ...] = ()  # where a limit the model does not know (compute, network) is likely to bind
+    handover: dict[str, int] | None = None  # PD: bytes one session hands from prefill to decode (state, kv, total)
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RankLaunch:
+    """What one node of one server runs, and the engine's verdict on it on the card."""
+
+    node_rank: int
+    argv: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+    serves: bool | None = None  # None: not an engine launch (a router): no verdict
+    verdict: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoleLaunch:
+    """Every node of one role's servers: `servers` copies of `ranks` (one entry per node of a server)."""
+
+    role: str
+    servers: int
+    requests: int  # sessions each server is launched for
+    gpus_per_node: int  # 0: no GPU (a router)
+    ports: tuple[int, ...]  # the first serves HTTP; the others are what peers reach (a prefill's bootstrap)
+    image: str
+    ranks: tuple[RankLaunch, ...]
+    rank_flag: str | None = None  # the flag whose value is the node's rank (a manifest sets it per node)
+    depends_on: tuple[str, ...] = ()  # the roles it reaches by their role names as host names (a router)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FleetLaunch:
+    """The chosen layout at its scale: every role's launch, each fed back through the engine's verdict."""
+
+    engine: str
+    version: str
+    layout: str
+    roles: tuple[RoleLaunch, ...]
+    notes: tuple[str, ...] = ()

@@ -15,12 +15,23 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from hybridplan.engine.api import engines, for_engine, releases
+from hybridplan.engine.api import builds, engines, for_engine, releases
 from hybridplan.engine.requests import CompareLeg, CompareRequest
 from hybridplan.errors import BadInput
 
 KV_DTYPES = ("auto", "fp8")  # --kv-cache-dtype as `compare` takes it; each engine spells it its own way
 MIB = 2**20
+
+
+def _modelled_as(name: str, version: str) -> str | None:
+    """The release or build engine `name` models `version` as (None: not a version it takes). Compare takes a
+    version only where it is modelled as itself (a release, or a build an engine models as one, e.g. a page's
+    pinned sglang build): its legs name the release they ran, with no room for the note a stand-in carries (explain
+    and plan take any version string and say which release models it)."""
+    try:
+        return for_engine(name, version).version
+    except BadInput:
+        return None
 
 
 def compare_engines(req: CompareRequest, versions: Mapping[str, str | None] | None = None) -> dict[str, Any]:
@@ -30,11 +41,9 @@ def compare_engines(req: CompareRequest, versions: Mapping[str, str | None] | No
     for name, version in versions.items():
         if version is None:
             continue
-        try:
-            for_engine(name, version)  # a release, or a build an engine models as one
-        except BadInput:
+        if _modelled_as(name, version) != version:
             raise BadInput(f"--{name}-version: {for_engine(name).display_name} {version} is not modelled "
-                           f"({', '.join(releases(name))})") from None
+                           f"({', '.join(releases(name) + builds(name))})")
     req = _from_launch(req, versions)
     if req.kv_cache_dtype not in KV_DTYPES:
         raise BadInput(f"--kv-cache-dtype: {req.kv_cache_dtype!r} (auto or fp8)")

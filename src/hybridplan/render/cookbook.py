@@ -42,6 +42,11 @@ def print_rendered(r: Rendered, console: Console | None = None) -> None:
         c.print(f"[yellow]reseated[/] {m.dim}: {m.from_} -> {m.to} ({m.reason})", highlight=False)
     c.print(f"[{BADGE_STYLE[r.badge]} bold]{BADGE_LABELS[r.badge]}[/]"
             + (f"  build {r.verification['build']}" if r.verification and r.verification.get("build") else ""))
+    ev = r.badge_evidence
+    if ev and not ev["backs_badge"]:
+        c.print(f"[yellow]badge not backed:[/] {ev['says']}", highlight=False)
+    elif ev and ev["level"]:
+        c.print(f"evidence: {ev['level']} - {ev['note']}", highlight=False)
     c.print()
     c.print(r.command, markup=False, highlight=False)
     c.print()

@@ -36,6 +36,32 @@ def print_parse(d: dict[str, Any], console: Console | None = None) -> None:
     c.print(t)
     if d.get("failure"):
         c.print(f"[bold red]failed[/] in phase [bold]{d['failure']['phase']}[/]: {escape(d['failure']['message'])}")
+    _print_failure_chain(c, d.get("failure"))
+    _print_missing(c, d)
+
+
+def _print_failure_chain(c: Console, failure: dict[str, Any] | None) -> None:
+    """The exceptions raised after the root error (while handling it, or carrying it out of the engine process)."""
+    chained = [] if not failure else failure.get("chained") or []
+    for text in [chained] if isinstance(chained, str) else chained:
+        c.print(f"  [dim]then raised:[/] {escape(text)}")
+
+
+def _print_missing(c: Console, d: dict[str, Any]) -> None:
+    """The lines a check needs that the log lacks."""
+    for line in d.get("missing") or []:
+        c.print(f"  [yellow]not in the log:[/] {escape(line)}")
+
+
+def _verdict(c: Console, d: dict[str, Any]) -> None:
+    """The last line: explained, unexplained, or nothing compared (a check on nothing never passes)."""
+    if d["explained"]:
+        c.print("[green]every difference is explained[/]")
+    elif not d.get("compared"):
+        c.print("[bold red]nothing compared[/]: the log states none of the figures the check holds against the model"
+                + (" (the boot failed first)" if d.get("failure") else ""))
+    else:
+        c.print("[bold red]unexplained differences[/]")
 
 
 def print_check(d: dict[str, Any], console: Console | None = None) -> None:
@@ -68,9 +94,11 @@ def print_check(d: dict[str, Any], console: Console | None = None) -> None:
         c.print(f"  {ref['explanation']}", markup=False)
     elif d.get("failure"):
         c.print(f"[bold red]failed[/] in phase {d['failure']['phase']}: {escape(d['failure']['message'])}")
+        _print_failure_chain(c, d["failure"])
     if d.get("diagnosis"):
         _print_diagnosis(c, d["diagnosis"])
-    c.print("[green]every difference is explained[/]" if d["explained"] else "[bold red]unexplained differences[/]")
+    _print_missing(c, d)
+    _verdict(c, d)
 
 
 def _print_diagnosis(c: Console, diag: dict[str, Any]) -> None:
@@ -89,8 +117,10 @@ def _plain(x: Any) -> str:
 def print_paged_check(d: dict[str, Any], console: Console | None = None) -> None:
     """`logs check --engine vllm`: predicted vs logged, with the rule behind each difference."""
     c = console or Console()
+    memory = "no logged available KV memory" if d["available_kv_gib"] is None else \
+        f"{d['available_kv_gib']} GiB of available KV memory"
     c.print(f"[bold]vLLM log[/bold] (release {d['log_release'] or 'not stated'}), checked by hybridplan's vLLM "
-            f"{d['modelled_release']} model on sm{d['sm']} from {d['available_kv_gib']} GiB of available KV memory")
+            f"{d['modelled_release']} model on sm{d['sm']} from {memory}")
     t = Table(show_header=True, header_style="bold")
     for col in ("quantity", "predicted", "logged", ""):
         t.add_column(col)
@@ -99,7 +129,8 @@ def print_paged_check(d: dict[str, Any], console: Console | None = None) -> None
         shown = " / ".join(_plain(x) for x in pred) if isinstance(pred, list) else _plain(pred)
         t.add_row(row["quantity"], shown, _plain(row["logged"]),
                   "ok" if row["match"] else f"differs: {row['rule']}")
-    c.print(t)
+    if d["checks"]:
+        c.print(t)
     est = (d.get("memory") or {}).get("estimates")
     if est is not None and est["terms"]:
         e = Table(title="the card-alone memory timeline against the log (GiB)", show_header=True,
@@ -113,7 +144,18 @@ def print_paged_check(d: dict[str, Any], console: Console | None = None) -> None
         c.print(e)
     elif est is not None:
         c.print(f"  [dim]no card-alone estimate: {est['note']}[/dim]")
-    c.print("explained" if d["explained"] else "[red]not explained[/red]")
+    _print_vllm_failure(c, d.get("failure"))
+    _print_missing(c, d)
+    if not d["explained"] and not d.get("compared"):
+        _verdict(c, d)
+    else:
+        c.print("explained" if d["explained"] else "[red]not explained[/red]")
+
+
+def _print_vllm_failure(c: Console, failure: dict[str, Any] | None) -> None:
+    if failure:
+        c.print(f"[bold red]failed[/]: {escape(failure['type'])}: {escape(failure['message'])}")
+        _print_failure_chain(c, failure)
 
 
 def show_check(d: dict[str, Any], layout: str) -> None:
@@ -130,8 +172,10 @@ def show_parse(d: dict[str, Any], layout: str) -> None:
     t = Table(show_header=True, header_style="bold")
     t.add_column("stated in the log")
     t.add_column("value", justify="right")
-    for part in d.values():
-        for key, value in (part or {}).items():
+    for part in (d["capacity"], d["memory"]):
+        for key, value in part.items():
             if value is not None and not isinstance(value, dict):
                 t.add_row(key, cell(value))
     c.print(t)
+    _print_vllm_failure(c, d.get("failure"))
+    _print_missing(c, d)

@@ -4,7 +4,6 @@ refusal's status, as the CLI exits 3."""
 
 from __future__ import annotations
 
-import json
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -12,8 +11,8 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
 
 from hybridplan.web.errors import STATUS_FOR_EXIT, GuardedRoute
-from hybridplan.web.schemas import (ID_PATTERN, CompareRequest, ExplainRequest, LogCheckRequest, LogParseRequest,
-                                   PlanRequest, RatioRequest, RenderRequest)
+from hybridplan.web.schemas import (ID_PATTERN, CompareRequest, ExplainRequest, FleetRequest, LogCheckRequest,
+                                   LogParseRequest, PlanRequest, RatioRequest, RenderRequest)
 
 if TYPE_CHECKING:
     from hybridplan.cookbook.schema import Page
@@ -35,10 +34,13 @@ router = APIRouter(prefix="/api", tags=["api"], route_class=GuardedRoute)
 
 
 class CliJSON(JSONResponse):
-    """JSON encoded exactly as the CLI's `emit_json` encodes it (non-JSON values as strings)."""
+    """JSON encoded exactly as the CLI's `emit_json` encodes it (non-JSON values as strings; a NaN or infinity is
+    a 400 naming its field, never `NaN` in the body)."""
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, default=str).encode()
+        from hybridplan.jsontext import dumps
+
+        return dumps(content).encode()
 
 
 def _uploads(req: _WithModel, model_ref: str | None, draft_ref: str | None) -> dict[str, Any]:
@@ -114,6 +116,28 @@ def compare(req: CompareRequest, request: Request) -> CliJSON:
                                    {"sglang": req.sglang_version, "vllm": req.vllm_version}).payload)
 
 
+@router.post("/fleet", responses=ERRORS, summary="hybridplan fleet --json")
+def fleet(req: FleetRequest, request: Request) -> CliJSON:
+    """The layouts each engine runs the model in on the card (TP, PP, attention DP, replicas, servers across nodes,
+    prefill/decode disaggregation), each server sized by the engine model and the evidence-bound planner, ranked by
+    the GPUs needed for `concurrency` sessions of `request_length` tokens, then by headroom (the `fleet --json`
+    object): `rows`, the `chosen` row's `launch` (every role and node, each with the engine's verdict) and its
+    `manifests` (Kubernetes, and compose where one host holds the fleet). No layout chosen is still a 200 answer."""
+    from hybridplan.calibration.sources import all_evidence
+    from hybridplan.cookbook.record_checks import measured_failure
+    from hybridplan.engine import requests as rq
+    from hybridplan.engine.api import engines, for_engine
+    from hybridplan.planner.fleet import plan_fleet
+
+    names = engines() if req.engine == "both" else (req.engine,)
+    versions = {"sglang": req.sglang_version, "vllm": req.vllm_version}
+    ask = rq.FleetRequest(model=req.model, gpu=req.gpu, request_length=req.request_length,
+                          concurrency=req.concurrency, gpus_available=req.gpus_available,
+                          gpus_per_node=req.gpus_per_node, evidence=all_evidence, measured=measured_failure)
+    with _sources(request):
+        return CliJSON(plan_fleet(ask, [for_engine(n, versions.get(n)) for n in names], pick=req.pick))
+
+
 @router.post("/plan", responses=ERRORS, summary="hybridplan plan --json")
 def plan(req: PlanRequest, request: Request) -> CliJSON:
     """The fewest changes to a launch command (`command`, or the catalog's for `model`) that serve C requests of L
@@ -157,16 +181,19 @@ def gpus() -> CliJSON:
 @router.post("/logs/parse", responses=ERRORS, summary="hybridplan logs parse --json")
 def logs_parse(req: LogParseRequest) -> CliJSON:
     """What a boot log states: for sglang the pools, weights, graphs, caps and the failure phase (the `logs parse
-    --json` object)."""
-    from hybridplan.engine.api import for_engine
+    --json` object); `missing` names the lines a check needs that it lacks (the CLI's exit 1, still a 200 answer).
+    A log holding none of the engine's lines is a 400 (naming the engine that wrote it, when one did)."""
+    from hybridplan.engine.api import for_engine, refuse_foreign_log
 
+    refuse_foreign_log(req.engine, req.log)
     return CliJSON(for_engine(req.engine).parse_log(req.log))
 
 
 @router.post("/logs/check", responses=ERRORS, summary="hybridplan logs check --json")
 def logs_check(req: LogCheckRequest, request: Request) -> CliJSON:
     """Predicted vs observed for a boot log and the command that wrote it (the `logs check --json` object);
-    `explained: false` is the CLI's exit 1 (findings), still a 200 answer."""
+    `explained: false` (a difference unexplained, or nothing compared: `missing`, `failure`) is the CLI's exit 1
+    (findings), still a 200 answer; a log holding none of the engine's lines is a 400."""
     from hybridplan.api.calls import run_check_log
     from hybridplan.engine import requests as rq
 
@@ -237,7 +264,9 @@ def render(req: RenderRequest, request: Request) -> CliJSON:
     reseat notes, flags, env, command, badge, warnings, greyed options with reasons, and the calculator's ratio;
     with `set_flags` / `set_env`, also the `effective` command (those flags in place of their families, that env)
     and its own ratio; `calculator` holds the `ratio --json` object for the base and the effective command, each
-    read with its own env; `install`, `build_warnings`, `examples` and `accuracy` are the rest of the docs page."""
+    read with its own env; `install`, `build_warnings`, `examples` and `accuracy` are the rest of the docs page;
+    `badge_evidence` whether the measured launches back the badge (the confidence the Memory picture shows)."""
+    from hybridplan.calibration.sources import all_evidence
     from hybridplan.cookbook.pages import at_version
     from hybridplan.cookbook.render import Delta, render as run
     from hybridplan.cookbook.selection import check_picks
@@ -248,7 +277,7 @@ def render(req: RenderRequest, request: Request) -> CliJSON:
         out = run(_with_workload(page, req.request_length, req.concurrency), picks, docker=req.docker,
                   placeholders=dict(req.placeholders), pin_ratio=not req.no_ratio,
                   delta=Delta(flags=tuple(req.set_flags), env=tuple(req.set_env))
-                  if req.set_flags or req.set_env else None)
+                  if req.set_flags or req.set_env else None, evidence=all_evidence)
     return CliJSON(out.as_dict())
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
+from annotated_types import Interval
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
-from hybridplan.limits import MAX_GPU_GIB, MAX_UTIL_PROPOSED
+from hybridplan.engine.requests import FIELD_BOUNDS
+from hybridplan.limits import MAX_UTIL_PROPOSED
 from hybridplan.limits import WEB_MAX_LOG_CHARS
 
 MAX_COMMAND_CHARS = 16_384
@@ -19,6 +21,16 @@ MAX_PICKS = 32
 MAX_TOKENS = 10_000_000  # request length: far above any context window
 MAX_CONCURRENCY = 1_000_000
 MAX_UPLOAD_CONFIG_BYTES = 128 * 1024  # a config.json sent with a request (compact); the largest bundled is 88 KB
+
+
+def _within(name: str) -> Interval:
+    """A request field's range as engine/requests.py's FIELD_BOUNDS defines it (the CLI and the engines hold the
+    same one), as a pydantic constraint."""
+    b = FIELD_BOUNDS[name]
+    return Interval(gt=b.lo if b.lo_open else None, ge=None if b.lo_open else b.lo, le=b.hi)
+
+
+KvMemoryGib = Annotated[float, _within("kv_memory_gib")]
 
 
 class _Strict(BaseModel):
@@ -131,7 +143,7 @@ class ExplainRequest(_WithModel):
     engine: Literal["sglang", "vllm"] = Field("sglang", description="The engine the command launches (--engine): "
                                               "vllm takes `vllm serve MODEL ...`, the api_server module or a "
                                               "`non-default args:` line, with `kv_memory_gib` and `gpu` only.")
-    kv_memory_gib: float | None = Field(None, gt=0, le=MAX_GPU_GIB, description="vLLM: the boot log's 'Available "
+    kv_memory_gib: KvMemoryGib | None = Field(None, description="vLLM: the boot log's 'Available "
                                         "KV cache memory' (GiB, --kv-memory-gib); left out, the sizing is null.")
 
 
@@ -148,7 +160,7 @@ class CompareRequest(_Strict):
     engine: Literal["sglang", "vllm"] = Field("sglang", description="The engine `command` launches (--engine).")
     gpu_memory_gib: float | None = Field(None, gt=0, le=MAX_BUDGET_GIB,
                                          description="Override the GPU's memory (GiB); alone: a generic CUDA card.")
-    memory_gib: float | None = Field(None, gt=0, le=MAX_GPU_GIB, description="Cache memory per rank (GiB): SGLang's "
+    memory_gib: Annotated[float, _within("memory_gib")] | None = Field(None, description="Cache memory per rank (GiB): SGLang's "
                                      "pool budget and vLLM's available KV memory. Left out, `gpu` sizes each engine "
                                      "from the card's memory timeline.")
     request_length: int = Field(ge=1, le=MAX_TOKENS, description="Tokens per request (each engine's context length).")
@@ -156,7 +168,7 @@ class CompareRequest(_Strict):
     kv_cache_dtype: Literal["auto", "fp8"] = Field("auto", description="KV cache dtype (each engine's spelling).")
     gpu: Id | None = Field(None, description="A GPU catalog id: its platform (SGLang) and sm (vLLM's GDN kernel).")
     vllm_version: str | None = Field(None, pattern=VERSION_PATTERN, description="The vLLM release to model "
-                                     "(--vllm-version; default the newest modelled).")
+                                     "(--vllm-version; default 0.33.0, engine.api.default_release).")
     sglang_version: str | None = Field(None, pattern=VERSION_PATTERN, description="The SGLang release (or the build "
                                        "a page pins) to model (--sglang-version; default the newest modelled).")
 
@@ -187,10 +199,10 @@ class PlanRequest(_WithModel):
     engine: Literal["sglang", "vllm"] = Field("sglang", description="The engine the launch is for (--engine): vllm "
                                               "takes `command` (`vllm serve MODEL ...`), `gpu`, `kv_memory_gib`, "
                                               "`max_util`, L, C and `engine_version` only.")
-    kv_memory_gib: float | None = Field(None, gt=0, le=MAX_GPU_GIB, description="vLLM: the measured boot's 'Available "
+    kv_memory_gib: KvMemoryGib | None = Field(None, description="vLLM: the measured boot's 'Available "
                                         "KV cache memory' (GiB, --kv-memory-gib) at the launch's utilization; left "
                                         "out, the KV memory is estimated from the card alone.")
-    max_util: float = Field(MAX_UTIL_PROPOSED, gt=0, le=1, description="vLLM: the highest --gpu-memory-utilization to propose "
+    max_util: Annotated[float, _within("max_util")] = Field(MAX_UTIL_PROPOSED, description="vLLM: the highest --gpu-memory-utilization to propose "
                             "(--max-util, the CLI's default 0.95).")
 
 
@@ -204,3 +216,23 @@ class RatioRequest(_WithModel):
                                           description="The engine's total_rest_memory (GiB).")
     engine_version: str | None = Field(None, pattern=VERSION_PATTERN, description="Engine version to model.")
     engine: Literal["sglang", "vllm"] = Field("sglang", description="The engine the command launches (--engine).")
+
+
+MAX_WEB_GPUS_PER_NODE = 16  # bounds the layouts one request enumerates (servers up to 4 nodes of this many cards)
+
+
+class FleetRequest(_Strict):
+    """`hybridplan fleet --json --model M --gpu G -L L -C C [--gpus-available N] [--gpus-per-node K] [--engine E]
+    [--sglang-version V] [--vllm-version V] [--pick R]`."""
+
+    model: str = Field(min_length=1, max_length=256, description="Model id (catalog, HF cache) or an allowed path.")
+    gpu: Id = Field(description="A GPU catalog id: every server's card.")
+    request_length: int = Field(ge=1, le=MAX_TOKENS, description="Tokens per session (L).")
+    concurrency: int = Field(ge=1, le=MAX_CONCURRENCY, description="Concurrent sessions to serve (C).")
+    gpus_available: int | None = Field(None, ge=1, le=1024, description="GPUs the fleet may take (--gpus-available).")
+    gpus_per_node: int = Field(8, ge=1, le=MAX_WEB_GPUS_PER_NODE, description="Cards in one node: a larger server "
+                               "spans nodes (--gpus-per-node).")
+    engine: Literal["sglang", "vllm", "both"] = Field("both", description="Which engines' layouts to rank (--engine).")
+    sglang_version: str | None = Field(None, pattern=VERSION_PATTERN, description="The SGLang release to model.")
+    vllm_version: str | None = Field(None, pattern=VERSION_PATTERN, description="The vLLM release to model.")
+    pick: int | None = Field(None, ge=1, le=10_000, description="Launch this row instead of the first that serves.")

@@ -34,9 +34,13 @@ def test_refusals_and_bad_input_exit_codes(cli, cli_json):
     code, d = cli_json("explain", "--engine", "vllm", "--kv-memory-gib", "6", "--json", "--",
                        "vllm", "serve", "Qwen/Qwen3.5-27B")
     assert code == 3 and "estimated maximum model length is 89856" in d["error"]["message"]
+    # an older release is modelled by the oldest modelled one (0.20.0's wording), a string that is no version refused
     code, out, err = cli("explain", "--engine", "vllm", "--engine-version", "0.10.0", "--kv-memory-gib", "4", "--",
                          "vllm", "serve", "Qwen/Qwen3.5-27B")
-    assert code == 2 and "vLLM 0.10.0 is not modelled" in err
+    assert code == 3 and "the models's max seq len" in out.replace("\n", " ")
+    code, out, err = cli("explain", "--engine", "vllm", "--engine-version", "latest", "--kv-memory-gib", "4", "--",
+                         "vllm", "serve", "Qwen/Qwen3.5-27B")
+    assert code == 2 and "'latest' is not a vLLM version" in err
 
 
 LOG_652 = (Path(__file__).resolve().parents[2] / "fixtures" / "vllm" / "club3090-652-rtx5090.log").read_text()

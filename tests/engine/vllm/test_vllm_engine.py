@@ -32,8 +32,11 @@ def test_the_three_launch_forms_parse_alike():
 
 
 def test_the_releases_own_parser_refuses():
-    with pytest.raises(BadInput, match="vllm serve: error: unrecognized arguments: --no-enable-prefix-caching"):
-        ENGINE.parse_command("vllm serve Qwen/Qwen3.5-27B --no-enable-prefix-caching")
+    # EnableDisableAction (0.33.0) keeps BooleanOptionalAction's --no-enable-x hidden but taken; --no-disable-x is not
+    assert ENGINE.parse_command("vllm serve Qwen/Qwen3.5-27B --no-enable-prefix-caching").values[
+        "enable_prefix_caching"] is False
+    with pytest.raises(BadInput, match="vllm serve: error: unrecognized arguments: --no-disable-prefix-caching"):
+        ENGINE.parse_command("vllm serve Qwen/Qwen3.5-27B --no-disable-prefix-caching")
     with pytest.raises(BadInput, match="invalid choice: 'all'"):
         ENGINE.parse_command("vllm serve Qwen/Qwen3.5-27B --mamba-cache-mode all")
     with pytest.raises(BadInput, match="not a vLLM server command"):
@@ -118,3 +121,21 @@ def test_a_non_default_args_line_is_bounded_too():
         ENGINE.parse_command("non-default args: {'model_tag': 'Qwen/Qwen3.5-27B', 'max_num_seqs': 0}")
     with pytest.raises(BadInput, match="not a vLLM 0.33.0 argument"):
         ENGINE.parse_command("non-default args: {'model_tag': 'Qwen/Qwen3.5-27B', 'no_such_flag': 1}")
+
+
+@pytest.mark.parametrize(("typed", "tokens"), [("128k", 128_000), ("128K", 131_072), ("1M", 1_048_576),
+                                               ("1m", 1_000_000), ("25.6k", 25_600), ("auto", -1), ("-1", -1)])
+def test_lengths_read_with_vllms_own_suffixes(typed, tokens):
+    """utils/argparse_utils.py::human_readable_int(_or_auto): k m g t decimal, K M G T binary (sglang's
+    human_readable_int reads M as 10**6 and refuses K)."""
+    for version in ("0.20.0", "0.33.0"):
+        cmd = vllm_release(version).parse_command(f"vllm serve Qwen/Qwen3.5-27B --max-model-len {typed}")
+        assert cmd.values["max_model_len"] == tokens
+
+
+def test_a_decimal_binary_suffix_is_refused_with_vllms_words():
+    with pytest.raises(BadInput, match="Decimals are not allowed with binary suffixes like K. Did you mean to use "
+                                       "1.5k instead?"):
+        vllm_release().parse_command("vllm serve Qwen/Qwen3.5-27B --max-model-len 1.5K")
+    with pytest.raises(BadInput, match="invalid human_readable_int_or_auto value: 'long'"):
+        vllm_release().parse_command("vllm serve Qwen/Qwen3.5-27B --max-model-len long")

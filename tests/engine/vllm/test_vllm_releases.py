@@ -116,3 +116,55 @@ def test_0_20_refusals_keep_their_wording_and_parser_has_no_bfloat16_state():
         vllm_release("0.20.1").parse_command(cmd + " --mamba-ssm-cache-dtype bfloat16")
     assert vllm_release("0.24.0").parse_command(cmd + " --mamba-ssm-cache-dtype bfloat16").values[
         "mamba_ssm_cache_dtype"] == "bfloat16"
+
+
+NEMOTRON = "vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --max-model-len 32768"
+
+
+def test_hybrid_prefix_caching_turns_on_by_default_in_0_28():
+    """0.26.0 and 0.27.x report prefix caching supported for hybrids but keep it opt-in (EngineArgs); 0.28.0 turns it
+    on: Qwen3.5-27B on an H200 runs align mode (784-token block, 2 pages in each of 3 state groups) where 0.27.1 ran
+    none (1 page a group), and its >= 160 GiB tier gives a B200 16,384 batched tokens."""
+    before, after = (_explain(QWEN, v) for v in ("0.27.1", "0.28.0"))
+    assert (before["resolved"]["mamba_cache_mode"], before["state_pages_per_request"], before["kv_cache_tokens"]) == (
+        "none", 3, 608028)
+    assert (after["resolved"]["mamba_cache_mode"], after["block_size"], after["state_pages_per_request"],
+            after["kv_cache_tokens"]) == ("align", 784, 6, 570026)
+    assert [_explain(QWEN, v, "b200")["resolved"]["max_num_batched_tokens"] for v in ("0.27.1", "0.28.0")] == [
+        8192, 16384]
+
+
+def test_all_mode_by_default_then_on_request_then_gone():
+    """Nemotron-Nano-9B-v2 under prefix caching: 'all' by default until 0.27.1 (1,408-token block, 24 pages in each of
+    7 state groups); 0.28.0-0.31.0 run align unless --mamba-cache-mode all; 0.32.0 drops the choice and keeps a
+    Mamba2 prefill checkpoint page (3 pages a group, not 2)."""
+    on = NEMOTRON + " --enable-prefix-caching"
+    assert _explain(on, "0.27.1")["resolved"]["mamba_cache_mode"] == "all"
+    d = _explain(on, "0.31.0")
+    assert (d["resolved"]["mamba_cache_mode"], d["block_size"], d["state_pages_per_request"]) == ("align", 1312, 14)
+    d = _explain(on + " --mamba-cache-mode all", "0.31.0")
+    assert (d["resolved"]["mamba_cache_mode"], d["block_size"], d["state_pages_per_request"]) == ("all", 1408, 168)
+    assert _explain(on, "0.32.0")["state_pages_per_request"] == 21
+    with pytest.raises(BadInput, match="invalid choice: 'all'"):
+        vllm_release("0.32.0").parse_command(on + " --mamba-cache-mode all")
+
+
+def test_0_34_asks_the_backend_for_64_token_blocks():
+    """0.34.0's CacheConfig.DEFAULT_BLOCK_SIZE is 64: without prefix caching Nemotron-Nano's block is the smallest
+    multiple of 64 whose page covers the 5,316,608-B state page (1,344 tokens), 0.33.0's the smallest of 16 (1,312);
+    --block-size 16 gives 0.34.0 the 1,312 back."""
+    off = NEMOTRON + " --disable-prefix-caching"
+    assert [_explain(off, v)["block_size"] for v in ("0.33.0", "0.34.0")] == [1312, 1344]
+    assert _explain(off + " --block-size 16", "0.34.0")["block_size"] == 1312
+
+
+def test_0_34_refusals_follow_the_extensible_kv_cache():
+    """0.34.0 defaults --gpu-memory-utilization to 1.0 under its extensible KV cache, and its refusals say so; a
+    given utilization is named instead."""
+    cmd = "vllm serve Qwen/Qwen3.5-27B --max-model-len 262144"
+    d = explain_vllm(cmd, version="0.34.0", kv_memory_gib=1, gpu="h200")
+    assert d["verdict"]["phase"] == "kv_cache" and d["error"]["message"] == d["verdict"]["message"]
+    assert "The extensible KV cache already takes all device memory left after the model and its activations" in \
+        d["error"]["message"] and "Decreasing `max_model_len` also reduces what is needed." in d["error"]["message"]
+    d = explain_vllm(cmd + " --gpu-memory-utilization 0.9", version="0.34.0", kv_memory_gib=1, gpu="h200")
+    assert "within `gpu_memory_utilization`=0.9; increase it" in d["error"]["message"]

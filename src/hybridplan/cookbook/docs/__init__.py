@@ -11,6 +11,7 @@ Modules:
   * `merge`: `cookbook import --merge`, the regenerated page with hybridplan's own additions kept as an overlay.
   * `keep`: the module text an import keeps, so an unchanged page exports the module itself.
   * `export`: `cookbook export --format sglang-jsx`, a page as a module.
+  * `pretty`: plain data as a JavaScript literal laid out as prettier lays out the docs' modules.
   * `rules`: the docs' structural rules for a module (docs/scripts/check_cookbook_configs.mjs), restated.
 
 Nothing is imported here: each command loads only the modules it uses.

@@ -203,7 +203,8 @@ class _Builder:
         if rules:
             verification["rules"] = rules
         raw = c.get(PRIVATE)
-        private: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        private: dict[str, Any] = raw if isinstance(raw, dict) else {}  # keep.cell_private: what no docs key holds
+        out.update({k: v for k, v in private.items() if k != "verification"})
         verification.update(private.get("verification") or {})
         verification["status"], verification["rules"] = base, rules
         if not rules:

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from hybridplan.cookbook.docs.literal import Layout, Slot, Value
-from hybridplan.cookbook.schema import DocsModule, DocsText, Page
+from hybridplan.cookbook.schema import Cell, DocsModule, DocsText, Page
 
 PRIVATE = "hybridplan"  # the config-private key hybridplan writes its own data under (the docs ignore it)
+PRIVATE_NOTE = ("// `hybridplan`: the page data the docs format has no place for (provenance, modelled\n"
+                "  // release, install, records); the docs' Deploy panel ignores it.")
 
 # the module's top-level keys hybridplan reads into page fields (the legacy four all become match_dims)
 MODELLED = {"modelName": "model", "supportedHardware": "supported_hardware", "hardware": "hardware",
@@ -31,6 +33,7 @@ GROUPS = tuple(dict.fromkeys(MODELLED.values()))
 CELL_KEYS = {"match": "match", "verified": "status", "verificationStatus": "status", "env": "env", "flags": "flags",
              "warn": "warn", "note": "note", "redirect": "redirect", "nnodes": "nnodes", PRIVATE: PRIVATE}
 CELL_GROUPS = tuple(dict.fromkeys(CELL_KEYS.values()))
+_CELL_WRITTEN = {g for g in CELL_GROUPS if g not in ("status", PRIVATE)}  # cell fields the docs' own keys write
 # a dimension row's keys and an option's keys -> the page field each is written from
 ROW_FIELDS = {"id": "id", "title": "title", "default": "default", "showWhen": "show_when", "options": "options"}
 ROW_GROUPS = tuple(ROW_FIELDS.values())
@@ -68,6 +71,15 @@ def group_value(page: Page, group: str) -> Any:
     return _dump(v)
 
 
+def cell_private(cell: Cell) -> dict[str, Any]:
+    """What a cell holds that no docs cell key writes, for its `hybridplan` key: every field but the ones CELL_KEYS
+    name (the badge's build, image and measurements; the known refusals with their reasons and sources), so a page
+    and its export are checked alike."""
+    data = cell.model_dump(mode="json", by_alias=True, exclude_defaults=True, exclude=_CELL_WRITTEN)
+    rest = {k: v for k, v in data.pop("verification", {}).items() if k not in ("status", "rules")}
+    return {**({"verification": rest} if rest else {}), **data}
+
+
 def cell_field(page: Page, i: int, group: str) -> Any:
     """A cell's value for one of CELL_GROUPS (what the module writes under that group's keys)."""
     c = page.cells[i]
@@ -75,7 +87,7 @@ def cell_field(page: Page, i: int, group: str) -> Any:
     if group == "status":
         return [v.status, [_dump(r) for r in v.rules]]
     if group == PRIVATE:
-        return v.model_dump(mode="json", exclude={"status", "rules"}, exclude_defaults=True)
+        return cell_private(c)
     return _dump(getattr(c, group))
 
 
@@ -251,7 +263,7 @@ def assemble(page: Page, parts: Parts, private: str) -> str:
         if g not in written and docs.absent.get(g) != group_digest(page, g) and (text := parts.group(g)):
             pieces.append("\n  " + text)
     if PRIVATE not in written:
-        pieces.append("\n  " + private)
+        pieces.append(f"\n  {PRIVATE_NOTE}\n  {private}")
     return docs.head + ",".join(pieces) + docs.close
 
 

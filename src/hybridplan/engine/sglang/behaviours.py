@@ -253,6 +253,14 @@ PROFILES: tuple[Profile, ...] = (
                  f"{_PAGE_1CF2B8C}: the DSPARK cells with RadixArk/Qwen3.8-27B-DSpark (markov_rank under "
                  "dflash_config) served on every SM120 card and GB10"),
     ), "https://github.com/sgl-project/sglang/pull/35825 (the page unified on 1cf2b8c and re-measured every pin)"),
+    # the first Qwen3.8 image, lmsysorg/sglang:qwen38-27b (digest febfb971, "0.0.0.dev0+qwen38.27b.g561c8f3",
+    # data/sglang_builds.yaml): a dev build between 0.5.17 and 0.5.18, before 1cf2b8c. It served the DSpark draft's
+    # nested config, which 0.5.18 refuses; nothing its users measured shows another of 0.5.18's switches moved.
+    Profile("561c8f3", "0.5.18", (
+        Override("dspark_markov_rank_in_dflash_config", True,
+                 "MiaAI-Lab/Qwen3.8-27B-SGLang-DGX-Spark start-dspark.sh @ 9acf62d: RadixArk/Qwen3.8-27B-DSpark served "
+                 "on GB10 on the febfb971 image (block 7, 8 draft tokens, at 0.90)"),
+    ), "https://github.com/sgl-project/sglang/issues/34872 (sglang 0.0.0.dev0+qwen38.27b.g561c8f3, image febfb971)"),
 )
 """The named build profiles. The switches a profile keeps from its base are checked against the build's records too:
 mid_tier_chunk_and_graph (2048, 24, 80) - the DFLASH2 bf16 pin's comment, "a prefill chunk smaller than the engine

@@ -86,13 +86,15 @@ def _find(needle: str | re.Pattern[str], text: str) -> int:
 
 @dataclass(frozen=True, kw_only=True)
 class Failure:
-    """Where and why a boot or run failed; `message` is the log's own text."""
+    """Where and why a boot or run failed; `message` is the log's own text of the root error, `chained` the
+    exception raised while handling it (torch's capture assert after a CUDA OOM), when the log shows one."""
 
     phase: str
     message: str
+    chained: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"phase": self.phase, "message": self.message}
+        return {"phase": self.phase, "message": self.message} | ({"chained": self.chained} if self.chained else {})
 
 
 def phase_at(milestone: Milestone) -> str:
@@ -108,20 +110,52 @@ def classify(records: list["Record"], marks: list[Milestone]) -> Failure | None:
     """
     final = marks[-1] if marks else Milestone.START
     candidates = [(i, r) for i, r in enumerate(records) if marks[i] == final]
+    first = candidates[0][0] if candidates else 0
     for phase, needle in _ENGINE_MESSAGES:
-        for _, rec in candidates:
+        for i, rec in candidates:
             if (start := _find(needle, rec.text)) >= 0:
-                return Failure(phase=phase, message=_message(rec.text, start))
-    for _, rec in candidates:
+                return _rooted(records, first, i, phase, _message(rec.text, start))
+    for i, rec in candidates:
         if any(w in rec.text.lower() for w in _OOM_WORDS) and _EXCEPTION.match(rec.text):
-            return Failure(phase=phase_at(final), message=rec.text)
-    for _, rec in candidates:
+            return _rooted(records, first, i, phase_at(final), rec.text)
+    for i, rec in candidates:
         if _EXCEPTION.match(rec.text):
-            return Failure(phase=phase_at(final), message=rec.text)
+            return _rooted(records, first, i, phase_at(final), rec.text)
     for _, rec in candidates:
         if _KILLED.search(rec.text):
             return Failure(phase="killed", message=rec.text)
     return None
+
+
+# Python's words between a root exception's traceback and the one raised while handling it (or from it)
+_CHAINED = ("During handling of the above exception, another exception occurred",
+            "The above exception was the direct cause of the following exception")
+
+
+def _rooted(records: list["Record"], first: int, at: int, phase: str, message: str) -> Failure:
+    """The failure named by its root error: from the exception at `at`, back through each chain separator to the
+    exception printed before it (records from `first` on; another exception before a separator ends the chain; a
+    root whose record runs on into the separator, as an unwrapped paste joins them, is cut there). One backward
+    pass: every record is looked at once."""
+    root, k = None, at - 1
+    while k >= first:
+        text = records[k].text
+        sep = next((c for c in _CHAINED if c in text), None)
+        if sep is None:
+            if _EXCEPTION.match(text):
+                break  # an exception of its own, not chained to this one
+            k -= 1
+            continue
+        head = text[:text.find(sep)].strip()
+        j = k if _EXCEPTION.match(head) else next(
+            (j for j in range(k - 1, first - 1, -1) if _EXCEPTION.match(records[j].text)), None)
+        if j is None:
+            break
+        root = head if j == k else records[j].text
+        k = j - 1
+    if root is None:
+        return Failure(phase=phase, message=message)
+    return Failure(phase=phase, message=root, chained=message)
 
 
 def _message(text: str, start: int) -> str:

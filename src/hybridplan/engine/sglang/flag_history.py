@@ -14,14 +14,10 @@ from importlib import resources
 from typing import Any
 
 from hybridplan.engine.sglang.behaviours import VERSIONS, base_release, check_version
-from hybridplan.engine.registry import FlagRegistry, ParsedFlags, parse_argv, registry_from_json
+from hybridplan.engine.registry import FlagRegistry, ParsedFlags, parse_argv, registry_from_json, rewind
 from hybridplan.errors import BadInput
 
 BASE_PACKAGE = "hybridplan.engine.sglang"
-
-
-def _key(flag: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
-    return flag["dest"], tuple(flag["options"])
 
 
 @lru_cache(maxsize=1)
@@ -41,17 +37,9 @@ def _base() -> dict[str, Any]:
 def registry_json(version: str) -> dict[str, Any]:
     """The flag registry of `version`, shaped like flags.json (engine, version, prog, allow_abbrev, flags)."""
     release = base_release(version)  # a build profile parses with its base release's flags
-    base, hist = _base(), history()
-    flags = {_key(f): f for f in base["flags"]}
-    for step in reversed(hist["releases"]):
-        if VERSIONS.index(step["to"]) <= VERSIONS.index(release):
-            break
-        for f in step["added"]:
-            flags.pop(_key(f), None)
-        for f in step["removed"] + step["changed"]:
-            flags[_key(f)] = f
-    ordered = sorted(flags.values(), key=lambda f: (f["dest"], f["options"][0] if f["options"] else ""))
-    return {**base, "version": version, "allow_abbrev": hist["allow_abbrev"][release], "flags": ordered}
+    hist = history()
+    data = rewind(_base(), hist["releases"], tuple(VERSIONS), release)
+    return {**data, "version": version, "allow_abbrev": hist["allow_abbrev"][release]}
 
 
 @lru_cache(maxsize=None)

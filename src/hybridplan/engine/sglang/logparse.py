@@ -15,12 +15,11 @@ from typing import Any
 
 from hybridplan.limits import MAX_LOG_BYTES
 from hybridplan.dtypes import ITEMSIZE
+from hybridplan.engine.logtext import check_bounds
 from hybridplan.errors import BadInput
 from hybridplan.engine.sglang.failures import ENGINE_MESSAGE_WORDS, Failure, Milestone, classify
 from hybridplan.engine.sglang.log_fields import fields, integer, number
 from hybridplan.engine.sglang.log_records import Record, rank0_tag, rank_numbers, split_records
-
-MAX_LINE_CHARS = 2 << 20  # no engine line is near this (server_args is ~10 KiB); a longer one is not a boot log
 
 _N = r"(\d{1,12}(?:\.\d{1,9})?)"
 
@@ -163,6 +162,16 @@ class RankLog:
         return None, "none"
 
 
+# the lines `logs check` compares, by the rank-0 field each fills (an excerpt may lack some; a log that stops at a
+# failure never wrote the rest)
+NEEDED = (("avail_after_load_gib", "`Load weight end. ... avail mem=...` (A and P)"),
+          ("max_mamba_cache_size", "`Mamba Cache is allocated. ...` (K and the state sizes)"),
+          ("kv_tokens", "`KV Cache is allocated. ... #tokens: ...` (the KV tokens and sizes)"),
+          ("max_running_requests", "`max_total_num_tokens=..., max_running_requests=...` (the scheduler's summary)"))
+# lines only an SGLang server writes (any one of them makes a text an SGLang boot log)
+OWN_LINES = (LOAD_BEGIN, LOAD_END, SERVER_ARGS, MAMBA, *KV, POOL_END, SUMMARY, READY)
+
+
 @dataclass(frozen=True, kw_only=True)
 class BootLog:
     """A parsed boot log: rank 0's view (or the only rank's) and every rank's when several ranks logged."""
@@ -177,6 +186,16 @@ class BootLog:
         if len(self.ranks) > 1:
             out["ranks"] = {tag: r.as_dict() for tag, r in self.ranks.items()}
         return out
+
+    def missing(self) -> list[str]:
+        """The lines `logs check` needs that rank 0 did not log; none when a failure says where the boot stopped."""
+        if self.rank0.failure is not None:
+            return []
+        return [line for key, line in NEEDED if getattr(self.rank0, key) is None]
+
+    def found_nothing(self) -> bool:
+        """No rank logged a number hybridplan reads, and no failure."""
+        return self.rank0.failure is None and not any(r.as_dict() for r in self.ranks.values())
 
     def min_over_ranks(self, key: str) -> float | None:
         """The MIN over ranks, as the engine's world all-reduce takes it (P and A)."""
@@ -367,14 +386,10 @@ def _rank_log(records: list[Record]) -> RankLog:
     return fold.result(classify(records, marks))
 
 
-def check_bounds(text: str, name: str = "log", max_chars: int = MAX_LOG_BYTES) -> None:
-    """Refuse a log over the size bound or with a line over MAX_LINE_CHARS, before any parsing."""
-    if len(text) > max_chars:
-        raise BadInput(f"{name}: {len(text):,} characters, over the {max_chars:,}-character bound for a boot log")
-    for no, line in enumerate(text.splitlines(), start=1):
-        if len(line) > MAX_LINE_CHARS:
-            raise BadInput(f"{name}: line {no} is {len(line):,} characters long, over the {MAX_LINE_CHARS:,}-character "
-                           "bound for one log line")
+def nothing_found(name: str) -> BadInput:
+    """The refusal of a text that holds no SGLang boot line: the lines it would need."""
+    return BadInput(f"{name}: none of the lines SGLang writes at startup was found (a check needs "
+                    f"{'; '.join(line for _, line in NEEDED)}): not an SGLang boot log?")
 
 
 def parse_log(text: str, *, name: str = "log", max_chars: int = MAX_LOG_BYTES) -> BootLog:

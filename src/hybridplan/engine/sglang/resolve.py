@@ -77,6 +77,35 @@ def _model(r: Resolver) -> None:
     r.set("configs/model_config.py::ModelConfig.is_multimodal", is_multimodal=mm)
 
 
+def _pd_disaggregation(r: Resolver) -> None:
+    """arg_groups/pd_disaggregation_hook.py::handle_pd_disaggregation (before the memory defaults): a decode server
+    keeps no radix cache unless --disaggregation-decode-enable-radix-cache asks for it (so one state slot a request),
+    and reserves extra req_to_token slots for in-transfer requests, 2x a small per-worker batch cap (none without an
+    explicit --max-running-requests or above 32 a worker). Every modelled release does both; the per-worker divisor is
+    the number of DP ranks (0.5.18-0.5.21: --dp; 0.5.22 on: replicas x attention-DP groups, the same product)."""
+    rule = "arg_groups/pd_disaggregation_hook.py::handle_pd_disaggregation"
+    fake = r["disaggregation_transfer_backend"] == "fake"
+    if r["disaggregation_mode"] == "prefill" and fake:
+        raise r.refuse("Prefill server does not support 'fake' as the transfer backend", rule, "AssertionError")
+    if r["disaggregation_mode"] != "decode":
+        return
+    if r["disaggregation_decode_enable_radix_cache"] and fake:
+        raise r.refuse("--disaggregation-decode-enable-radix-cache is incompatible with "
+                       "--disaggregation-transfer-backend fake", rule)
+    r.set(rule, disable_radix_cache=not r["disaggregation_decode_enable_radix_cache"])
+    if r["disaggregation_decode_extra_slots"] is None:
+        mrr, extra = r["max_running_requests"], 0
+        if mrr is not None:
+            per_worker = max(1, mrr // max(1, r["dp_size"] * r["attn_dp_size"]))
+            extra = per_worker * 2 if per_worker <= 32 else 0
+        r.set(rule, disaggregation_decode_extra_slots=extra)
+    if r["disaggregation_decode_extra_slots"]:
+        r.notes.append(f"PD decode: {r['disaggregation_decode_extra_slots']} extra request slots per worker for "
+                       "requests in transfer; the state pool is raised to (requests + extra) x S slots where "
+                       "max_mamba_cache_size is smaller (disaggregation/decode.py::HybridMambaDecodeReqToTokenPool), "
+                       "memory the pool budget does not hold: not modelled")
+
+
 def _memory(r: Resolver) -> None:
     """arg_groups/memory_hook.py::handle_gpu_memory_settings (chunked prefill, decode graph, mem fraction)."""
     apply_memory_defaults(r)
@@ -304,7 +333,7 @@ def _model_layers(r: Resolver) -> None:
                        "utils/common.py::make_layers", "AssertionError")
 
 
-STEPS = (_parallel, _model, _memory, _model_overrides, _data_parallel, _radix, _validate_radix, _attention,
+STEPS = (_parallel, _model, _pd_disaggregation, _memory, _model_overrides, _data_parallel, _radix, _validate_radix, _attention,
          _page_size, _pp_overlap, _spec, _linear_attn, _state_dtypes, _kv_dtype, _fallbacks, _unmodelled, _model_layers)
 
 

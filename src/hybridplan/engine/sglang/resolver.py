@@ -34,6 +34,7 @@ SIZING_FIELDS = (
     "enable_dp_lm_head", "speculative_ngram_max_bfs_breadth", "disable_cuda_graph", "disable_decode_cuda_graph",
     "disable_prefill_cuda_graph", "cuda_graph_backend_decode", "cuda_graph_backend_prefill", "language_only",
     "prefill_attention_backend", "decode_attention_backend", "prefill_max_requests",
+    "disaggregation_decode_enable_radix_cache", "disaggregation_decode_extra_slots", "disaggregation_transfer_backend",
 )
 @lru_cache(maxsize=64)
 def _sizing_defaults(version: str) -> tuple[tuple[str, Arg], ...]:

@@ -1,17 +1,23 @@
-"""The modelled vLLM releases (0.33.0, 0.24.0, 0.20.1, 0.20.0) behind the engine API (`engine.for_version(version)`)."""
+"""The modelled vLLM releases (every release from 0.20.0 to 0.34.0, engine/vllm/behaviours.py) behind the engine API
+(`engine.for_engine("vllm", version)`); any other vLLM version string is modelled by a release (engine/vllm/versions.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hybridplan.engine.registry import FlagRegistry
 from hybridplan.engine.vllm import command, planning
 from hybridplan.engine.vllm.behaviours import RELEASES
 from hybridplan.engine.vllm.startup import ModelLength
-from hybridplan.errors import BadInput
+from hybridplan.engine.vllm.versions import resolve
 from hybridplan.models.geometry import ModelGeometry
 
-SUPPORTED = tuple(RELEASES)  # oldest first; the last is the default
+SUPPORTED = tuple(RELEASES)  # oldest first
+# The release a launch is modelled by when none is named: 0.33.0, not the newest. 0.34.0's planning is modelled (and
+# conformant), but its extensible KV cache sizes the pool from the memory left after CUDA graph capture and warmup at
+# gpu_memory_utilization 1.0, which the card-alone memory estimate (planner/vllm_memory.py) has no public boot log
+# calibrated on yet.
+DEFAULT = "0.33.0"
 
 
 @dataclass(frozen=True)
@@ -19,6 +25,7 @@ class VllmEngine:
     """One vLLM release: parse a launch (or its non-default args line), resolve it, plan the KV cache."""
 
     version: str
+    note: str | None = None  # how the version asked for is modelled by this release (None: it is this release)
 
     @property
     def name(self) -> str:
@@ -45,9 +52,10 @@ class VllmEngine:
                 cuda_runtime_major: int = 12, model_length: ModelLength | None = None) -> planning.VllmArgs:
         """The release's resolution on a card; `model_length` is the config's derived limit (startup.model_length;
         without it the geometry's context length stands in, unchecked)."""
-        return planning.resolve(cmd.values, geo, sm=sm, total_memory_bytes=total_memory_bytes,
+        args = planning.resolve(cmd.values, geo, sm=sm, total_memory_bytes=total_memory_bytes,
                                 device_name=device_name, cuda_runtime_major=cuda_runtime_major,
                                 release=RELEASES[self.version], model_length=model_length, env=dict(cmd.env))
+        return replace(args, notes=(self.note, *args.notes)) if self.note else args
 
     def layout(self, args: planning.VllmArgs, geo: ModelGeometry) -> planning.KVLayout:
         return planning.layout(args, geo)
@@ -78,8 +86,9 @@ class VllmEngine:
 
 
 def for_version(version: str | None = None) -> VllmEngine:
-    """The modelled vLLM release; BadInput names the supported ones."""
-    v = version or SUPPORTED[-1]
-    if v not in SUPPORTED:
-        raise BadInput(f"--engine-version: vLLM {v} is not modelled (supported: {', '.join(SUPPORTED)})")
-    return VllmEngine(v)
+    """The modelled vLLM release for a version string: the newest when None, a dev, rc, post or unmodelled build by
+    the newest modelled release not newer than it (with a note); BadInput only for a string that is no version."""
+    if version is None:
+        return VllmEngine(DEFAULT)
+    resolved = resolve(version, SUPPORTED)
+    return VllmEngine(resolved.release, note=resolved.note)

@@ -1,4 +1,4 @@
-"""vLLM's hybrid KV cache plan (0.33.0; 0.24.0, 0.20.1, 0.20.0 by the switches of engine/vllm/behaviours.py):
+"""vLLM's hybrid KV cache plan (0.20.0 to 0.34.0, each release by its switches in engine/vllm/behaviours.py):
 resolved cache arguments, per-layer pages, the hybrid block size, the groups,
 and the capacity and concurrency its boot log prints, from the model geometry and the available KV memory.
 
@@ -15,7 +15,7 @@ from math import lcm
 from typing import Any
 
 from hybridplan.dtypes import itemsize, model_dtype
-from hybridplan.engine.vllm.behaviours import NEWEST, Release
+from hybridplan.engine.vllm.behaviours import NEWEST, Release, Wording
 from hybridplan.engine.vllm.kda import kda_class_dtypes, kda_layer_dtypes
 from hybridplan.engine.vllm.mla import FLASH_ATTN, AttentionBackend, select_mla_backend
 from hybridplan.engine.vllm.startup import ModelLength, check_model_length, cudagraph_mode
@@ -55,17 +55,21 @@ class VllmArgs:
     auto_fit: bool
     max_num_seqs: int | None  # None: a card-dependent default on an unknown card
     max_num_batched_tokens: int | None
-    gpu_memory_utilization: float
+    gpu_memory_utilization: float  # as given, else the release's default (0.92; 1.0 under the extensible KV cache)
     kv_cache_memory_bytes: int | None
     num_speculative_tokens: int
     draft_attention_layers: int  # the MTP drafter's full-attention layers, KV cache layers like the target's
-    gdn_prefill_checkpoints: bool  # FlashInfer's GDN prefill exports align-mode checkpoints
+    gdn_prefill_checkpoints: bool  # FlashInfer runs the GDN prefill (it exports align-mode checkpoints from 0.33.0)
     is_mamba2: bool  # MambaMixer2 layers (they always export prefill checkpoints)
     is_kda: bool = False  # Kimi-Linear's KDA layers (float32 recurrent state, engine/vllm/kda.py)
-    prefill_checkpoints: bool = True  # the release keeps prefill checkpoint pages at all (behaviours.Release)
+    # the release's state layers keep a prefill checkpoint page (behaviours.Release): GDN under FlashInfer, Mamba2
+    gdn_checkpoint_pages: bool = True
+    mamba2_checkpoint_pages: bool = True
     checks_hold_null_block: bool = True  # the memory checks and auto-fit leave the null block out
     tokens_from_blocks: bool = False  # the logged KV cache size is blocks // groups x block size (0.20.0)
-    cpu_backend_wording: bool = True  # the memory refusals' wording since 0.24.0 (behaviours.Release)
+    refusal_wording: Wording = "0.22"  # behaviours.Release.refusal_wording
+    extensible_kv_cache: bool = False  # the extensible KV cache sizes the pool (0.34.0's default on CUDA)
+    default_block_size: int = 16  # behaviours.Release.default_block_size
     planning_module: str = "v1/core/kv_cache_planning.py"  # behaviours.Release.planning_module (refusals name it)
     notes: tuple[str, ...] = ()
     attn_backend: AttentionBackend = FLASH_ATTN  # the full-attention layers' backend (its kernel-block contract)
@@ -160,13 +164,15 @@ def batch_defaults(values: dict[str, Any], max_model_len: int, total_memory_byte
     (the hybrids' default): get_batch_defaults' tiers by card memory (>= 160 GiB: 1024 / 16384; >= 70 GiB and not an
     A100 or a GB10: 1024 / 8192; else 256 / 2048), doubled under --performance-mode throughput, the tokens capped at
     max_num_seqs x max_model_len and the sequences at the tokens. None where the card is unknown and a default
-    applies. `large_tier` False: a release without the >= 160 GiB tier and the GB10 exception (0.24.0)."""
+    applies. `large_tier` False: a release without the >= 160 GiB tier (before 0.28.0). GB10 (sm121) is on the small
+    tier in every release: NVML has no memory total there, so get_batch_defaults' query raised and it fell back to the
+    small tier, and from 0.33.0 it keeps GB10 there by name (platforms/cuda.py::get_device_total_memory)."""
     seqs, tokens = values.get("max_num_seqs"), values.get("max_num_batched_tokens")
     if total_memory_bytes is None:
         return seqs, tokens
     if large_tier and total_memory_bytes >= 160 * GIB:
         d_tokens, d_seqs = 16384, 1024
-    elif total_memory_bytes >= 70 * GIB and "a100" not in device_name.lower() and (sm != 121 or not large_tier):
+    elif total_memory_bytes >= 70 * GIB and "a100" not in device_name.lower() and sm != 121:
         d_tokens, d_seqs = 8192, 1024
     else:
         d_tokens, d_seqs = 2048, 256
@@ -231,9 +237,10 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
     backend = select_mla_backend(sm, kv, values.get("block_size"), values.get("attention_backend")) if mla \
         else FLASH_ATTN
     graphs, graph_why = cudagraph_mode(values)
-    notes = ("--mamba-cache-mode is deprecated in 0.33.0 and has no effect "
+    notes = (f"--mamba-cache-mode is deprecated in {release.version} and has no effect "
              "(engine/arg_utils.py::_MAMBA_CACHE_MODE_DEPRECATION_MESSAGE)",) \
         if "mamba_cache_mode" in values and not release.mamba_cache_mode_flag else ()
+    extensible = _extensible(values, release)
     return VllmArgs(
         model=str(values.get("model", "")), tensor_parallel_size=int(values.get("tensor_parallel_size", 1)),
         model_dtype=m_dtype,
@@ -243,22 +250,31 @@ def resolve(values: dict[str, Any], geo: ModelGeometry, *, sm: int | None = 90, 
         mamba_cache_dtype=str(values.get("mamba_cache_dtype", "auto")),
         mamba_ssm_cache_dtype=_ssm_default(geo, str(values.get("mamba_ssm_cache_dtype", "auto"))),
         max_model_len=length, auto_fit=auto_fit, max_num_seqs=seqs, max_num_batched_tokens=batched,
-        gpu_memory_utilization=float(values.get("gpu_memory_utilization", 0.92)),
+        gpu_memory_utilization=float(values.get("gpu_memory_utilization") or (1.0 if extensible else 0.92)),
         kv_cache_memory_bytes=values.get("kv_cache_memory_bytes"), num_speculative_tokens=n_spec,
         draft_attention_layers=draft_layers,
         gdn_prefill_checkpoints=gdn_prefill_flashinfer(geo, sm, cuda_runtime_major), is_mamba2=geo.family == "mamba2",
         is_kda=geo.family == "kda",
-        prefill_checkpoints=release.prefill_checkpoints, checks_hold_null_block=release.checks_hold_null_block,
-        tokens_from_blocks=release.tokens_from_blocks, cpu_backend_wording=release.cpu_backend_wording,
+        gdn_checkpoint_pages=release.gdn_prefill_checkpoints, mamba2_checkpoint_pages=release.mamba2_prefill_checkpoints,
+        checks_hold_null_block=release.checks_hold_null_block, tokens_from_blocks=release.tokens_from_blocks,
+        refusal_wording=release.refusal_wording, extensible_kv_cache=extensible,
+        default_block_size=release.default_block_size,
         planning_module=release.planning_module,
         notes=notes, attn_backend=backend, mla_block_alignment=release.mla_hybrid_block_alignment if mla else 1,
         kda_ssm_cache_dtype_flag=release.kda_ssm_cache_dtype_flag, cudagraph_mode=graphs, cudagraph_reason=graph_why)
 
 
+def _extensible(values: dict[str, Any], release: Release) -> bool:
+    """config/vllm.py::VllmConfig._resolve_extensible_kv_cache on CUDA: on by default where the release has it, off
+    under --disable-extensible-kv-cache, --kv-cache-memory-bytes or --num-gpu-blocks-override."""
+    return (release.extensible_kv_cache and values.get("enable_extensible_kv_cache") is not False
+            and values.get("kv_cache_memory_bytes") is None and values.get("num_gpu_blocks_override") is None)
+
+
 def _cache_mode(values: dict[str, Any], geo: ModelGeometry, pc: bool, release: Release) -> str:
-    """model_executor/models/config.py::MambaModelConfig.verify_and_update_config: 0.33.0 runs the state in align
-    mode under prefix caching; 0.24.0 honours --mamba-cache-mode and turns 'none' into 'all' for a model class with
-    SupportsMambaPrefixCaching ('align' otherwise)."""
+    """model_executor/models/config.py::MambaModelConfig.verify_and_update_config: under prefix caching 0.33.0 and
+    newer run the state in align mode; older releases honour --mamba-cache-mode, and 'all' runs for a model class with
+    SupportsMambaPrefixCaching (by default before 0.28.0, when asked until 0.31.0), 'align' otherwise."""
     if not pc:
         return "none"
     if not release.mamba_cache_mode_flag:
@@ -266,7 +282,7 @@ def _cache_mode(values: dict[str, Any], geo: ModelGeometry, pc: bool, release: R
     mode = str(values.get("mamba_cache_mode") or "none")
     supports_all = geo.architecture in release.mamba_prefix_caching_archs
     if mode == "none":
-        mode = "all" if supports_all else "align"
+        mode = "all" if supports_all and release.all_mode_default else "align"
     elif mode == "all" and not supports_all:
         mode = "align"
     return mode
@@ -351,17 +367,15 @@ def checkpoint_alignment(args: VllmArgs) -> int | None:
     """The state layers' prefill checkpoint alignment (model_executor/layers/mamba/abstract.py::
     get_mamba_prefill_checkpoint_alignment): MambaMixer2 exports at any token (1); GDN only under FlashInfer's
     prefill (64, gdn_prefill_flashinfer); else none."""
-    if not args.prefill_checkpoints:  # 0.24.0: no prefill checkpoint pages (behaviours.V0_24_0)
-        return None
-    if args.gdn_prefill_checkpoints:
+    if args.gdn_prefill_checkpoints and args.gdn_checkpoint_pages:  # 0.33.0 on
         return FLASHINFER_GDN_CHECKPOINT_ALIGNMENT
-    return None if args.mamba_cache_mode == "none" or not args.is_mamba2 else 1
+    return 1 if args.is_mamba2 and args.mamba2_checkpoint_pages and args.mamba_cache_mode != "none" else None
 
 
 def requested_block_size(args: VllmArgs) -> int:
     """The block size before the hybrid alignment: --block-size, else the attention backend's preferred size
     (platforms/interface.py::Platform.update_block_size_for_backend, phase 1)."""
-    return args.block_size or args.attn_backend.preferred_block_size()
+    return args.block_size or args.attn_backend.preferred_block_size(args.default_block_size)
 
 
 def hybrid_block_size(args: VllmArgs, attn_1: int, state_page: int) -> tuple[int, int, int | None]:
@@ -488,8 +502,8 @@ def plan(args: VllmArgs, geo: ModelGeometry, available_memory: int) -> KVPlan:
     check = available_memory - bpb if args.checks_hold_null_block else available_memory
     length = args.max_model_len
     if args.auto_fit:
-        length = _auto_fit(length, check, bpb, lay.per_request, args.planning_module)
-    _check_enough(check, bpb, length, lay.per_request, args.cpu_backend_wording, args.planning_module)
+        length = _auto_fit(length, check, bpb, lay.per_request, args)
+    _check_enough(check, bpb, length, lay.per_request, args)
     num_blocks = available_memory // bpb
     concurrency = num_blocks / lay.per_request(length)  # get_max_concurrency_for_kv_cache_config
     # kv_cache_utils.py::get_kv_cache_capacity (0.20.x: _report_kv_cache_config, 0.20.0 by blocks per group)
@@ -519,39 +533,58 @@ def _longest_fit(original: int, memory: int, bytes_per_block: int, per_request: 
 
 
 def _auto_fit(original: int, memory: int, bytes_per_block: int, per_request: Callable[[int], int],
-              module: str) -> int:
-    """v1/core/kv_cache_planning.py::_auto_fit_max_model_len (`module`: where the release keeps it): the longest
+              args: VllmArgs) -> int:
+    """v1/core/kv_cache_planning.py::_auto_fit_max_model_len (in the release's args.planning_module): the longest
     fitting length, or a refusal."""
     best = _longest_fit(original, memory, bytes_per_block, per_request)
     if best <= 0:
+        hint = _memory_hint(args) if args.refusal_wording == "0.34" else "Try increasing `gpu_memory_utilization`."
         raise EngineRefusal("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single "
-                            "token. Try increasing `gpu_memory_utilization`.",
-                            rule=f"{module}::_auto_fit_max_model_len")
+                            f"token. {hint}", rule=f"{args.planning_module}::_auto_fit_max_model_len")
     return best
 
 
 _DOCS = "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
+_CPU_HINT = ("Try increasing `gpu_memory_utilization` when initializing the engine (this flag also controls CPU memory "
+             "reservation on the CPU backend, despite its name).")
+
+
+def _memory_hint(args: VllmArgs) -> str:
+    """v1/core/kv_cache_planning.py::_more_kv_cache_memory_hint (0.34.0), before CUDA graph capture and warmup."""
+    if not args.extensible_kv_cache:
+        return _CPU_HINT
+    used_by = "the model and its activations"
+    if args.gpu_memory_utilization < 1.0:
+        return (f"The KV cache gets what is left after {used_by} within `gpu_memory_utilization`="
+                f"{args.gpu_memory_utilization}; increase it (with the extensible KV cache it defaults to 1.0) or "
+                "decrease `max_model_len` or `max_num_seqs`.")
+    return (f"The extensible KV cache already takes all device memory left after {used_by}; decrease `max_model_len` "
+            "or `max_num_seqs`, or the model needs a device with more memory.")
 
 
 def _check_enough(memory: int, bytes_per_block: int, length: int, per_request: Callable[[int], int],
-                  cpu_wording: bool, module: str) -> None:
-    """v1/core/kv_cache_planning.py::_check_enough_kv_cache_memory (`module`: where the release keeps it), with its
-    messages (0.20.x's wording when `cpu_wording` is False)."""
-    rule = f"{module}::_check_enough_kv_cache_memory"
+                  args: VllmArgs) -> None:
+    """v1/core/kv_cache_planning.py::_check_enough_kv_cache_memory (in the release's args.planning_module), with the
+    release's messages (behaviours.Release.refusal_wording)."""
+    rule = f"{args.planning_module}::_check_enough_kv_cache_memory"
+    wording = args.refusal_wording
     if memory <= 0:
-        cpu = (" (this flag also controls CPU memory reservation on the CPU backend, despite its name)"
-               if cpu_wording else "")
-        raise EngineRefusal("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-                            f"initializing the engine{cpu}. {_DOCS}", rule=rule)
+        hint = {"0.20": "Try increasing `gpu_memory_utilization` when initializing the engine.", "0.22": _CPU_HINT,
+                "0.34": _memory_hint(args)}[wording]
+        raise EngineRefusal(f"No available memory for the cache blocks. {hint} {_DOCS}", rule=rule)
     needed = bytes_per_block * per_request(length)
     if needed <= memory:
         return
     estimated = _longest_fit(length, memory, bytes_per_block, per_request)
     hint = (f"Based on the available memory, the estimated maximum model length is {estimated}. "
             if estimated > 0 else "")
-    model, cpu = ("model's", " (which also controls CPU memory on the CPU backend)") if cpu_wording else ("models's", "")
+    advice = {"0.20": "Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
+                      "engine.",
+              "0.22": "Try increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or "
+                      "decreasing `max_model_len` when initializing the engine.",
+              "0.34": f"{_memory_hint(args)} Decreasing `max_model_len` also reduces what is needed."}[wording]
+    model = "models's" if wording == "0.20" else "model's"
     raise EngineRefusal(
         f"To serve at least one request with the {model} max seq len ({length}), ({_format_gib(needed)} GiB KV cache "
         f"is needed, which is larger than the available KV cache memory ({_format_gib(memory)} GiB). {hint}"
-        f"Try increasing `gpu_memory_utilization`{cpu} or decreasing "
-        f"`max_model_len` when initializing the engine. {_DOCS}", rule=rule)
+        f"{advice} {_DOCS}", rule=rule)

@@ -12,6 +12,7 @@ import { drawLinkNotes } from "./lib/url-state.js";
 import { initCompare } from "./panels/compare.js";
 import { initDeploy } from "./panels/deploy.js";
 import { initExplain, wireExplain } from "./panels/explain.js";
+import { initFleet } from "./panels/fleet.js";
 import { initPlan } from "./panels/plan.js";
 
 document.addEventListener("DOMContentLoaded", function () {
@@ -24,6 +25,7 @@ document.addEventListener("DOMContentLoaded", function () {
     initExplain();
     initPlan();
     initCompare();
+    initFleet();
     return initDeploy();
   }).then(ready, ready);
 });

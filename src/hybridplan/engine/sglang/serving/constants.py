@@ -2,6 +2,8 @@
 
 `constants_for(gpu_id)` gives the values the planner uses on a card; calibration substitutes fitted values with
 `PlannerConstants.with_values(...)` and passes the result to the timeline (`timeline.build(..., constants=...)`).
+`constants_for(gpu_id, host=name)` adds a named host's overlay (`hosts:` in the data file): how a unified-memory
+host meets memory pressure is the host's, not the card's (the stock host swaps, an earlyoom host kills).
 """
 
 from __future__ import annotations
@@ -90,12 +92,33 @@ def _load() -> tuple[dict[str, tuple[float, str]], dict[str, dict[str, tuple[flo
     return defaults, per_gpu
 
 
-def constants_for(gpu_id: str | None = None) -> PlannerConstants:
-    """The defaults, with the GPU's overrides from the data file when it has any."""
+@lru_cache(maxsize=1)
+def _hosts() -> dict[str, dict[str, tuple[float, str]]]:
+    """The named host overlays (`hosts:`), each a mapping of planner constants like a GPU's."""
+    from hybridplan.packaged import data_yaml
+
+    raw = (data_yaml(DATA_FILE) or {}).get("hosts") or {}
+    if not isinstance(raw, dict):
+        raise BadInput(f"{DATA_FILE}: hosts: expected a mapping of host name -> planner constants")
+    return {name: _entries(entries, f"hosts.{name}") for name, entries in raw.items()}
+
+
+def host_names() -> tuple[str, ...]:
+    """The hosts a launch can name (besides the stock host the defaults describe)."""
+    return tuple(_hosts())
+
+
+def constants_for(gpu_id: str | None = None, host: str | None = None) -> PlannerConstants:
+    """The defaults, with the GPU's overrides from the data file when it has any, and the named host's on top."""
     defaults, per_gpu = _load()
     merged = dict(defaults)
     override = per_gpu.get(gpu_id or "", {})
     merged.update(override)
+    origin = f"defaults + gpus.{gpu_id}" if override else "defaults"
+    if host is not None:
+        if host not in _hosts():
+            raise BadInput(f"unknown host {host!r}: {', '.join(host_names()) or 'none'} (data/{DATA_FILE} hosts)")
+        merged.update(_hosts()[host])
+        origin += f" + hosts.{host}"
     values: dict[str, Any] = {k: (int(v) if k == "mamba2_chunk_size" else float(v)) for k, (v, _) in merged.items()}
-    return PlannerConstants(**values, notes=tuple((k, note) for k, (_, note) in merged.items()),
-                            origin=f"defaults + gpus.{gpu_id}" if override else "defaults")
+    return PlannerConstants(**values, notes=tuple((k, note) for k, (_, note) in merged.items()), origin=origin)

@@ -293,8 +293,8 @@ def _activation_parts(args: EngineArgs, geo: ModelGeometry, widths: ModelWidths,
 def estimate(args: EngineArgs, geo: ModelGeometry, widths: ModelWidths, *, draft_widths: ModelWidths | None,
              running: int, mm_gib: float, consts: PlannerConstants, gpu: GPU | None = None) -> Headroom:
     """Memory outside the pools at steady state: workspaces, tables, CUDA graphs, activations, the VLM cache.
-    `running` is the resolved max_running_requests (the req_to_token rows); `gpu`, on unified memory, adds
-    the host's out-of-memory reserve. The attention backend is the resolved one (resolve `args` on the card's platform)."""
+    `running` is the resolved max_running_requests (the req_to_token rows); `gpu`, on unified memory, adds what
+    the host needs of the slack (`host_parts`). The attention backend is the resolved one (resolve `args` on the card's platform)."""
     backend = attention_backend(args)
     ws, ws_src, ws_note = attention_workspace(backend, geo, args, consts)
     r2t, r2t_note = req_to_token_bytes(args, geo, running)
@@ -317,15 +317,26 @@ def estimate(args: EngineArgs, geo: ModelGeometry, widths: ModelWidths, *, draft
              source=Source.ESTIMATE, note=consts.note("nccl_mib_per_rank") if world > 1 else "one rank: no NCCL"),
     ]
     if gpu is not None and gpu.unified:
-        parts.append(Part(name="host_reserve", label="host out-of-memory reserve", source=Source.ESTIMATE,
-                          nbytes=int(consts.unified_oom_reserve_fraction * gpu.memory_bytes),
-                          note=consts.note("unified_oom_reserve_fraction")))
-        parts.append(Part(name="host_runtime", label="server host processes", source=Source.ESTIMATE,
-                          nbytes=int(consts.unified_runtime_host_gib * GIB), note=consts.note("unified_runtime_host_gib")))
+        parts.extend(host_parts(gpu.memory_bytes, consts))
     if consts.headroom_offset_gib:
         parts.append(Part(name="calibration_offset", label="calibration offset", source=Source.ESTIMATE,
                           nbytes=int(consts.headroom_offset_gib * GIB), note=consts.note("headroom_offset_gib")))
     return Headroom(parts=tuple(parts))
+
+
+def host_parts(total_bytes: int, consts: PlannerConstants) -> list[Part]:
+    """What a unified-memory host (of `total_bytes`, its MemTotal) needs of the slack beyond the engine's own allocations. The engine reads the host's
+    available memory as the device's (utils/common.py::get_available_gpu_memory), so what the host holds at the
+    baseline is already out of P. What the server's host processes add later comes out of the same pool, and where the
+    host swaps (the stock host: no guard above the kernel's OOM killer) it goes to swap; on a host whose guard acts on
+    available memory (`unified_oom_reserve_fraction` > 0, e.g. earlyoom) it stays, and the guard's share stays free."""
+    guard = consts.unified_oom_reserve_fraction
+    if guard <= 0:
+        return []
+    return [Part(name="host_reserve", label="host out-of-memory guard", source=Source.ESTIMATE,
+                 nbytes=int(guard * total_bytes), note=consts.note("unified_oom_reserve_fraction")),
+            Part(name="host_runtime", label="server host processes", source=Source.ESTIMATE,
+                 nbytes=int(consts.unified_runtime_host_gib * GIB), note=consts.note("unified_runtime_host_gib"))]
 
 
 def engine_reserve(args: EngineArgs, geo: ModelGeometry, version: str | None = None) -> Sourced:

@@ -563,9 +563,13 @@ def check_log(boot: BootLog, command: LaunchCommand, *, log_version: str | None 
     if diagnosis is not None:
         out["diagnosis"] = diagnosis
     unexplained = [r for r in rows if not r.explained]
-    if refusal is not None:
+    compared = len(rows)
+    if refusal is not None:  # the log's refusal held against the release's (its numbers, or the budget band)
         unexplained += [r for r in refusal["rows"] if r["rule"] == "unexplained"]
-    out["explained"] = not unexplained
+        compared += max(1, len(refusal["rows"]))
+    out["missing"] = boot.missing()
+    out["compared"] = compared
+    out["explained"] = compared > 0 and not unexplained  # nothing compared is never "explained"
     return out
 
 

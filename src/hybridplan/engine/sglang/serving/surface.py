@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, LaunchSettings,
-                                        LogCheckRequest, PlanRequest, RatioRequest)
+from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, FleetLaunch,
+                                        FleetLayout, FleetRequest, LaunchSettings, LogCheckRequest, PlanRequest,
+                                        RatioRequest)
 from hybridplan.engine.sglang.serving.loading import launch
 from hybridplan.engine.sglang.releases import for_version
 from hybridplan.errors import BadInput
@@ -96,19 +97,29 @@ class SglangServing:
                                      hub=req.hub, version=self.version, measured=req.measured, evidence=req.evidence)
         return plan(target)
 
-    def parse_log(self, text: str, name: str = "log") -> dict[str, Any]:
-        from hybridplan.engine.sglang.logparse import parse_log
+    def writes(self, text: str) -> bool:
+        from hybridplan.engine.sglang.logparse import OWN_LINES
 
-        return parse_log(text, name=name).as_dict()
+        return any(line in text for line in OWN_LINES)
+
+    def parse_log(self, text: str, name: str = "log") -> dict[str, Any]:
+        from hybridplan.engine.sglang.logparse import nothing_found, parse_log
+
+        boot = parse_log(text, name=name)
+        if boot.found_nothing():
+            raise nothing_found(name)
+        return boot.as_dict() | {"missing": boot.missing()}
 
     def check_log(self, req: LogCheckRequest, name: str = "log") -> dict[str, Any]:
-        from hybridplan.engine.sglang.logparse import parse_log
+        from hybridplan.engine.sglang.logparse import nothing_found, parse_log
         from hybridplan.engine.sglang.serving.logcheck import check_log
 
         if not req.command:
             raise BadInput("command: the launch command that wrote the log is required for an sglang log (on the "
                            "command line: after `--`)")
         boot = parse_log(req.log, name=name)
+        if boot.found_nothing():
+            raise nothing_found(name)
         return check_log(boot, launch(req.command, req.expand_home), log_version=req.log_version,
                          version=req.engine_version)
 
@@ -139,6 +150,16 @@ class SglangServing:
 
         return leg(self, req)
 
+
+    def fleet_layouts(self, req: FleetRequest) -> list[FleetLayout]:
+        from hybridplan.engine.sglang.serving.fleet import layouts
+
+        return layouts(req, self.version)
+
+    def fleet_launch(self, req: FleetRequest, layout: FleetLayout, servers: Mapping[str, int]) -> FleetLaunch:
+        from hybridplan.engine.sglang.serving.fleet_launch import launch
+
+        return launch(req, layout, servers, self.version)
 
 def serving(version: str | None = None) -> SglangServing:
     """The release `version` (the newest modelled when None); BadInput names the modelled ones."""

@@ -20,7 +20,7 @@ from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.hardware.catalog import GPU, visible_estimate as catalog_visible
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.engine.sglang.serving import headroom as hr
-from hybridplan.engine.sglang.serving.constants import PlannerConstants, constants_for
+from hybridplan.engine.sglang.serving.constants import PlannerConstants, constants_for, host_names
 from hybridplan.models.widths import ModelWidths, command_widths
 from hybridplan.provenance import Source, Sourced
 from hybridplan.engine.sglang.loads import EAGLE_FAMILY, weights_query
@@ -38,6 +38,7 @@ class MemoryTimeline:
     """Every step from an empty card to the pools and the headroom, in GiB, each with its provenance."""
 
     gpu_id: str | None
+    unified_total_bytes: int | None  # a unified-memory card's total, the host's MemTotal (None: the card's own memory)
     capacity_gib: Sourced | None  # memory.total (nvidia-smi / rocminfo)
     visible_gib: Sourced | None  # what torch sees as the total: capacity less the driver's reservation
     context_gib: Sourced | None
@@ -222,7 +223,8 @@ def build(args: EngineArgs, geo: ModelGeometry, *, gpu: GPU | None = None, weigh
         value=pools.allocated_bytes / GIB, source=rest_src,
         note="state + verify scratch + target KV + draft KV as allocated ((K + 1) state rows, T + page KV rows)")
     return MemoryTimeline(
-        gpu_id=gpu.id if gpu is not None else None, capacity_gib=capacity, visible_gib=visible, context_gib=context,
+        gpu_id=gpu.id if gpu is not None else None,
+        unified_total_bytes=gpu.memory_bytes if gpu is not None and gpu.unified else None, capacity_gib=capacity, visible_gib=visible, context_gib=context,
         pre_load_gib=P,
         target_weights_gib=target, draft_weights_gib=draft_w, available_gib=A, mem_fraction_static=mfs_s,
         slack_gib=Sourced(value=slack, source=Source.ENGINE_RULE,
@@ -277,8 +279,31 @@ def memory_payload(tl: MemoryTimeline, weights: WeightReport | None) -> dict[str
                         f"{tl.serve_need_gib:.2f} GiB (estimates, each with the {tl.margin_gib.value:.2f} GiB margin): "
                         f"expect an out-of-memory error {at}; the highest safe fraction is about "
                         f"{tl.max_safe_mem_fraction.value}")
+    warnings += guarded_host_warnings(tl)
     return {"timeline": tl.as_dict(), "weights": weights.as_dict() if weights is not None else None,
             "warnings": warnings + (list(weights.notes) if weights is not None else [])}
+
+
+def guarded_host_warnings(tl: MemoryTimeline) -> list[str]:
+    """On a unified-memory card sized for the stock host (which swaps the host's growth out), what each named host
+    whose out-of-memory guard acts on available memory (data/planner_constants.yaml hosts) needs beyond that."""
+    if any(p.name == "host_reserve" for p in tl.headroom_parts) or tl.pool_sizing is None:
+        return []
+    if tl.unified_total_bytes is None:
+        return []
+    out = []
+    for host in host_names():
+        parts = {p.name: p.nbytes / GIB for p in hr.host_parts(tl.unified_total_bytes, constants_for(tl.gpu_id, host))}
+        if not parts:
+            continue
+        need = tl.serve_need_gib + sum(parts.values())
+        safe = math.floor((1 - need / tl.pre_load_gib.value) * 1000) / 1000
+        out.append(f"on a host whose out-of-memory guard acts on available memory ({host}: its "
+                   f"{parts['host_reserve']:.2f} GiB threshold and {parts['host_runtime']:.2f} GiB of the server's host "
+                   f"growth stay in memory), the slack must hold {need:.2f} GiB: --mem-fraction-static "
+                   f"{tl.mem_fraction_static.value} leaves {tl.slack_gib.value:.2f} GiB, and the highest safe fraction "
+                   f"there is about {safe}")
+    return out
 
 
 

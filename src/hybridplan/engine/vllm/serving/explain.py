@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from hybridplan.engine.vllm.planning import KVPlan
 from hybridplan.engine.vllm.serving.verdict import Memory, confidence, startup
 from hybridplan.errors import EngineRefusal
-from hybridplan.limits import MAX_GPU_GIB
 
 if TYPE_CHECKING:
     from hybridplan.engine.vllm.engine import VllmEngine
@@ -39,8 +38,6 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     from hybridplan.models.loader import load_model
     from hybridplan.engine.vllm.serving.launch import card, on_card, resolve_on
 
-    if kv_memory_gib is not None and not 0 < kv_memory_gib <= MAX_GPU_GIB:
-        raise BadInput(f"--kv-memory-gib: {kv_memory_gib:g} is outside 0..{MAX_GPU_GIB:g} (GiB on one GPU)")
     engine = for_version(version)
     cmd = engine.parse_command(text)
     model = cmd.values.get("model")

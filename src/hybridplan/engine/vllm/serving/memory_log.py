@@ -13,19 +13,24 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hybridplan.engine import numbers
+from hybridplan.engine.numbers import Bound
+from hybridplan.limits import MAX_GPU_GIB
 from hybridplan.provenance import Source
 
 if TYPE_CHECKING:
     from hybridplan.engine.vllm.planning import VllmArgs
 
-_NUM = r"[0-9]+(?:\.[0-9]+)?"
+# a number's text: digits and dots (commas too, for the reader to judge), at most one character past
+# numbers.MAX_NUMBER_CHARS; every repeat bounded, so a search is linear in the log's size
+_NUM = r"[0-9.,]{1,41}"
 _LOADING = re.compile(rf"Model loading took ({_NUM}) GiB memory")
 _SUMMARY = re.compile(
     rf"Free memory on device \((?P<free>{_NUM})/(?P<total>{_NUM}) GiB\) on startup\. Desired GPU memory utilization is "
     rf"\((?P<util>{_NUM}), (?P<requested>{_NUM}) GiB\)\. Actual usage is (?:(?P<consumed>{_NUM}) GiB for consumed "
     rf"memory \(weights \+ non-torch\), (?P<peak>{_NUM}) GiB for peak activation, and (?P<graph>{_NUM}) GiB for "
     rf"CUDAGraph memory|(?P<weights>{_NUM}) GiB for weight, (?P<peak_old>{_NUM}) GiB for peak activation, "
-    rf"(?P<non_torch>{_NUM}) GiB for non-torch memory, and (?P<graph_old>{_NUM}) GiB for CUDAGraph memory)\.[^\n]*?"
+    rf"(?P<non_torch>{_NUM}) GiB for non-torch memory, and (?P<graph_old>{_NUM}) GiB for CUDAGraph memory)\.[^\n]{{0,1024}}?"
     rf"Current kv cache memory in use is (?P<kv>{_NUM}) (?P<kv_unit>GiB|bytes)")
 _GRAPH_ESTIMATE = re.compile(rf"CUDA graph pool memory: {_NUM} GiB \(actual\), (?P<est>{_NUM}) GiB \(estimated\)"
                              rf"|Estimated CUDA graph memory: (?P<total>{_NUM}) GiB total")
@@ -33,6 +38,9 @@ _GRAPH_ESTIMATE = re.compile(rf"CUDA graph pool memory: {_NUM} GiB \(actual\), (
 # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, on by default from v0.21 in its own words, off before)
 _ESTIMATE_NOT_APPLIED = re.compile(r"CUDA graph memory profiling will be enabled by default|CUDA graph memory "
                                    r"profiling is disabled")
+_GIB = Bound(0.0, MAX_GPU_GIB, "GiB on one GPU")
+_BYTES = Bound(0, int(MAX_GPU_GIB) << 30, "bytes on one GPU")
+_UTILIZATION = Bound(0.0, 1.0, "a fraction of GPU memory")
 GIB = 1 << 30
 ROUNDING = 0.005  # format_gib (utils/mem_utils.py): round(bytes / GiB, 2)
 
@@ -67,11 +75,17 @@ class MemoryLog:
     estimate_applied: bool  # whether that estimate was taken from the KV memory (the log says when it was not)
 
 
+def _gib(text: str, field: str) -> float:
+    return float(numbers.read(text, field, _GIB, integer=False))
+
+
 def parse_memory(text: str) -> MemoryLog:
-    """The memory lines of a vLLM boot log (every worker prints its own; the smallest KV memory is kept)."""
-    loading = [float(x) for x in _LOADING.findall(text)]
+    """The memory lines of a vLLM boot log (every worker prints its own; the smallest KV memory is kept); every
+    number read by engine/numbers.py (BadInput names the line's field)."""
+    loading = [_gib(x, "Model loading took") for x in _LOADING.findall(text)]
     summaries = [_summary(m) for m in _SUMMARY.finditer(text)]
-    graphs = [float(m.group("est") or m.group("total")) for m in _GRAPH_ESTIMATE.finditer(text)]
+    graphs = [_gib(m.group("est") or m.group("total"), "CUDA graph memory estimate")
+              for m in _GRAPH_ESTIMATE.finditer(text)]
     summary = min(summaries, key=lambda s: s.kv_in_use) if summaries else None
     return MemoryLog(model_loading=min(loading) if loading else None, summary=summary,
                      cudagraph_estimate=max(graphs) if graphs else None,
@@ -79,15 +93,24 @@ def parse_memory(text: str) -> MemoryLog:
 
 
 def _summary(m: re.Match[str]) -> MemorySummary:
-    def num(name: str) -> float | None:
-        return None if m.group(name) is None else float(m.group(name))
+    def num(*names: str) -> float | None:
+        name = next((n for n in names if m.group(n) is not None), None)
+        return None if name is None else _gib(m.group(name), f"startup memory summary: {names[0]}")
 
-    kv = float(m.group("kv"))
-    return MemorySummary(free=float(m.group("free")), total=float(m.group("total")), utilization=float(m.group("util")),
-                         requested=float(m.group("requested")), consumed=num("consumed"), weights=num("weights"),
-                         non_torch=num("non_torch"), peak_activation=float(m.group("peak") or m.group("peak_old")),
-                         cudagraph=float(m.group("graph") or m.group("graph_old")),
-                         kv_in_use=kv / GIB if m.group("kv_unit") == "bytes" else kv)
+    def gib(*names: str) -> float:
+        value = num(*names)
+        assert value is not None  # each alternative of the pattern holds one of the names
+        return value
+
+    bytes_ = m.group("kv_unit") == "bytes"
+    kv = numbers.read(m.group("kv"), "startup memory summary: kv cache memory in use", _BYTES if bytes_ else _GIB,
+                      integer=bytes_)
+    return MemorySummary(free=gib("free"), total=gib("total"),
+                         utilization=float(numbers.read(m.group("util"), "startup memory summary: utilization",
+                                                        _UTILIZATION, integer=False)),
+                         requested=gib("requested"), consumed=num("consumed"), weights=num("weights"),
+                         non_torch=num("non_torch"), peak_activation=gib("peak", "peak_old"),
+                         cudagraph=gib("graph", "graph_old"), kv_in_use=kv / GIB if bytes_ else float(kv))
 
 
 def _f(x: float | None) -> float:

@@ -53,8 +53,6 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: "GPU | None" = Non
 
     if "non-default args:" in t.command:
         raise BadInput("plan --engine vllm: give the launch command after `--` (it is rewritten), not the log line")
-    if not 0 < t.max_util <= 1:
-        raise BadInput(f"--max-util: {t.max_util:g} is outside 0..1")
     if t.card.total_memory_bytes is None:
         raise BadInput("plan --engine vllm: --gpu (or --gpu-memory-gib) is required (gpu_memory_utilization is a "
                        "share of its memory)")

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, LaunchSettings,
-                                        LogCheckRequest, PlanRequest, RatioRequest)
+from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, FleetLaunch,
+                                        FleetLayout, FleetRequest, LaunchSettings, LogCheckRequest, PlanRequest,
+                                        RatioRequest)
 from hybridplan.engine.vllm.engine import for_version
 from hybridplan.errors import BadInput
 from hybridplan.limits import MAX_UTIL_PROPOSED
@@ -29,9 +30,16 @@ def text_of(command: str | tuple[str, ...]) -> str:
 
 @dataclass(frozen=True)
 class VllmServing:
-    """One vLLM release as the surfaces see it."""
+    """One vLLM release as the surfaces see it (`asked`: the version string it models, a dev or rc build say, whose
+    note the resolved launch carries)."""
 
     version: str
+    asked: str | None = None
+
+    @property
+    def _release(self) -> str:
+        """What the engine's own lookup is given: the version asked for, so its note comes along."""
+        return self.asked or self.version
 
     @property
     def name(self) -> str:
@@ -47,16 +55,16 @@ class VllmServing:
 
     @property
     def rules_package(self) -> str:
-        return for_version(self.version).rules_package
+        return for_version(self._release).rules_package
 
     def registry(self) -> FlagRegistry:
-        return for_version(self.version).registry()
+        return for_version(self._release).registry()
 
     def takes(self, surface: str) -> frozenset[str]:
         return {"explain": EXPLAIN_OPTIONS, "plan": PLAN_OPTIONS, "logs": LOG_OPTIONS}.get(surface, frozenset())
 
     def model_refs(self, command: str | tuple[str, ...]) -> tuple[str | None, str | None]:
-        model = for_version(self.version).parse_command(text_of(command)).values.get("model")
+        model = for_version(self._release).parse_command(text_of(command)).values.get("model")
         return (str(model) if model else None), None
 
     def workload(self, command: str | tuple[str, ...]) -> tuple[int | None, int | None]:
@@ -65,7 +73,7 @@ class VllmServing:
         from hybridplan.engine.vllm.serving.launch import card, resolve_on
         from hybridplan.models.loader import load_model
 
-        engine = for_version(self.version)
+        engine = for_version(self._release)
         cmd = engine.parse_command(text_of(command))
         model = cmd.values.get("model")
         if not model:
@@ -84,7 +92,7 @@ class VllmServing:
         if not req.command:
             raise BadInput("no launch command given; put it after `--`, e.g. "
                            "`hybridplan explain --engine vllm --kv-memory-gib 40 -- vllm serve Qwen/Qwen3.5-27B`")
-        return explain_vllm(text_of(req.command), version=self.version, kv_memory_gib=req.kv_memory_gib, gpu=req.gpu,
+        return explain_vllm(text_of(req.command), version=self._release, kv_memory_gib=req.kv_memory_gib, gpu=req.gpu,
                             others_gib=req.others_gib, gpu_memory_gib=req.gpu_memory_gib)
 
     def plan(self, req: PlanRequest) -> dict[str, Any]:
@@ -98,23 +106,33 @@ class VllmServing:
                             card=card(req.gpu, memory_gib=req.gpu_memory_gib), request_length=req.request_length,
                             concurrency=req.concurrency,
                             max_util=MAX_UTIL_PROPOSED if req.max_util is None else req.max_util)
-        return plan_vllm(target, self.version, on_card(req.gpu, req.gpu_memory_gib))
+        return plan_vllm(target, self._release, on_card(req.gpu, req.gpu_memory_gib))
+
+    def writes(self, text: str) -> bool:
+        from hybridplan.engine.vllm.serving.logcheck import OWN_LINES
+
+        return any(line in text for line in OWN_LINES)
 
     def parse_log(self, text: str, name: str = "log") -> dict[str, Any]:
         from dataclasses import asdict
 
-        from hybridplan.engine.vllm.serving.logcheck import parse_vllm_log
-        from hybridplan.engine.vllm.serving.memory_log import parse_memory
+        from hybridplan.engine.logtext import check_bounds
+        from hybridplan.engine.vllm.serving.logcheck import missing, read_log
 
-        return {"capacity": asdict(parse_vllm_log(text)), "memory": asdict(parse_memory(text))}
+        check_bounds(text, name)
+        log, mem, failed = read_log(text, name)
+        return {"capacity": asdict(log), "memory": asdict(mem), "failure": None if failed is None else failed.as_dict(),
+                "missing": missing(log, mem, failed is not None)}
 
     def check_log(self, req: LogCheckRequest, name: str = "log") -> dict[str, Any]:
+        from hybridplan.engine.logtext import check_bounds
         from hybridplan.engine.vllm.serving.logcheck import check_vllm_log
 
+        check_bounds(req.log, name)
         if req.log_version is not None:
             raise BadInput("log_version: an sglang build; vLLM's log states its release (use engine_version)")
         launch = text_of(req.command) if req.command else None
-        return check_vllm_log(req.log, launch, gpu=req.gpu, version=req.engine_version)
+        return check_vllm_log(req.log, launch, gpu=req.gpu, version=req.engine_version, name=name)
 
     def ratio(self, req: RatioRequest) -> dict[str, Any]:
         raise BadInput("ratio: vLLM has no state-pool ratio (its state pages come out of the one paged pool); "
@@ -138,6 +156,17 @@ class VllmServing:
         return leg(self, req)
 
 
+    def fleet_layouts(self, req: FleetRequest) -> list[FleetLayout]:
+        from hybridplan.engine.vllm.serving.fleet import layouts
+
+        return layouts(req, self.version)
+
+    def fleet_launch(self, req: FleetRequest, layout: FleetLayout, servers: Mapping[str, int]) -> FleetLaunch:
+        from hybridplan.engine.vllm.serving.fleet_launch import launch
+
+        return launch(req, layout, servers, self.version)
+
 def serving(version: str | None = None) -> VllmServing:
-    """The release `version` (the newest modelled when None); BadInput names the modelled ones."""
-    return VllmServing(for_version(version).version)
+    """The release modelling `version` (the default when None; a dev, rc or unmodelled build by the newest modelled
+    release not newer than it, engine/vllm/versions.py)."""
+    return VllmServing(for_version(version).version, asked=version)

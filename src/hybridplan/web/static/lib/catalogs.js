@@ -1,4 +1,4 @@
-// The catalogs: the GPUs (every GPU select: Explain's, Plan's, Compare's; `gpus` maps an id to its card for
+// The catalogs: the GPUs (every GPU select: Explain's, Plan's, Compare's, Fleet's; `gpus` maps an id to its card for
 // labels) and the bundled models (Plan's and Compare's model suggestions), loaded once.
 
 import { api } from "./api.js";
@@ -9,7 +9,7 @@ export var gpus = {};  // catalog id -> GPU (for labels)
 
 export function loadCatalogs() {
   return api("/api/gpus").then(function (res) {
-    ["explain-gpu", "plan-gpu", "compare-gpu"].forEach(function (id) {
+    ["explain-gpu", "plan-gpu", "compare-gpu", "fleet-gpu"].forEach(function (id) {
       (res.data.gpus || []).forEach(function (g) {
         gpus[g.id] = g;
         $(id).appendChild(el("option", {value: g.id, text: g.name + " (" + fmtGiBv(g.memory_gib) + ")"}));

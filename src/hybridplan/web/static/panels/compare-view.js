@@ -85,13 +85,13 @@ function answer(d, e, own) {
   var fix = leg.cheapest_change;
   var where = d.gpu || isNum(d.gpu_memory_gib) ? "on " + cardName(d.gpu, d.gpu_memory_gib) : null;
   var verdict = verdictBlock("compare-verdict-" + name, leg.verdict, {where: where, fix: fix,
-    fixBlock: fix && fix.command ? commandBlock("compare-fix-" + name, fix.command, d.gpu, null, null, {engine: name}) : null});
+    fixBlock: fix && fix.command ? commandBlock("compare-fix-" + name, fix.command, d.gpu, null, null, {engine: name, version: leg.version}) : null});
   if (verdict) box.appendChild(verdict);
   else if (leg.error) box.appendChild(el("p", {class: "alert error", id: "compare-verdict-" + name}, el("strong", {text: "The engine would refuse to start: "}), leg.error.message));
   var memory = own ? leg.cache_memory_gib : d.memory_gib;
   box.appendChild(el("p", {class: "muted", text: "The command compared" + (isNum(memory) ? ", with " + fmtGiBv(memory) + (name === "sglang" ? " as its pool budget" : " as its available KV memory") : "") +
     (own && leg.memory_source ? " (" + leg.memory_source + ")" : "") + ":"}));
-  box.appendChild(commandBlock("compare-" + name + "-command", leg.command, d.gpu, null, null, {engine: name, memory: d.memory_gib}));
+  box.appendChild(commandBlock("compare-" + name + "-command", leg.command, d.gpu, null, null, {engine: name, memory: d.memory_gib, version: leg.version}));
   var launch = leg.launch;
   if (launch && launch.from) {
     var from = (ENGINES.filter(function (x) { return x[0] === launch.from; })[0] || [0, launch.from])[1];

@@ -83,6 +83,16 @@ function drawRows(d) {
   }
 }
 
+// the evidence behind the badge (cookbook.badge): its confidence on hover, and beside it when it does not back it
+function drawBadgeEvidence(badge, ev) {
+  badge.title = ev && ev.level ? "Evidence: " + ev.level + " - " + ev.note : "";
+  var note = $("deploy-badge-evidence");
+  var unbacked = !!ev && !ev.backs_badge;
+  note.textContent = unbacked ? ev.says : "";
+  note.setAttribute("data-level", ev && ev.level ? ev.level : "none");
+  note.hidden = !unbacked;
+}
+
 function drawDeploy(d) {
   drawRows(d);
   var res = clear($("deploy-reseated"));
@@ -96,12 +106,13 @@ function drawDeploy(d) {
   badge.textContent = d.badge_label;
   badge.setAttribute("data-badge", d.badge);
   badge.hidden = false;
+  drawBadgeEvidence(badge, d.badge_evidence);
   var changed = changedFlags(d);
   markedLines(clear($("deploy-command")), d.redirect ? "" : commandOf(d), changed);
   $("deploy-copy").disabled = d.redirect || !d.cell;
   var link = $("deploy-explain");
   link.hidden = d.redirect || !d.cell;
-  link.setAttribute("href", explainHref(commandOf(S.analysis || d), hardware().gpu));
+  link.setAttribute("href", explainHref(commandOf(S.analysis || d), hardware().gpu, {version: (S.analysis || d).engine_version}));
   var change = clear($("deploy-change"));
   change.hidden = !changed.length;
   if (changed.length) {
@@ -328,7 +339,7 @@ export function initDeploy() {
   $("deploy-explain").addEventListener("click", function (ev) {
     if (ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button || !S.analysis) return;
     ev.preventDefault();
-    openInExplain(commandOf(S.analysis), hardware().gpu);
+    openInExplain(commandOf(S.analysis), hardware().gpu, {version: S.analysis.engine_version});
   });
   $("calc-L").addEventListener("input", onWorkload);
   $("calc-C").addEventListener("input", onWorkload);

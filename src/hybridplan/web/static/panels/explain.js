@@ -165,7 +165,9 @@ export function openInExplain(command, gpu, opts) {
   $("explain-command").value = command;
   if (gpu && $("explain-gpu").querySelector('option[value="' + CSS.escape(gpu) + '"]')) $("explain-gpu").value = gpu;
   $("explain-budget").value = opts && isNum(opts.memory) ? String(opts.memory) : "";
+  // the release (or the page's build) the other panel ran it on, so Explain's verdict is that panel's
   if (engine === "vllm") $("explain-vllm-version").value = (opts && opts.version) || "";
+  else $("explain-version").value = (opts && opts.version) || $("explain-version").getAttribute("data-default");
   $("explain").scrollIntoView();
   $("explain-h").focus();
   return runExplain();

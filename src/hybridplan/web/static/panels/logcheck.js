@@ -34,13 +34,29 @@ function renderLogCheck(d) {
       el("strong", {text: "Refusal (" + d.refusal.kind + "): "}), d.refusal.observed,
       el("div", {text: d.refusal.explanation})));
   } else if (d.failure) {
-    out.appendChild(el("div", {class: "alert error", id: "logcheck-failure"},
-      el("strong", {text: "Failed in phase " + d.failure.phase + ": "}), d.failure.message));
+    out.appendChild(failureBlock("Failed in phase " + d.failure.phase + ": ", d.failure.message, d.failure.chained));
   }
   var notes = listBlock("logcheck-notes", "Notes", d.notes);
   if (notes) out.appendChild(notes);
+  appendMissing(out, d);
   out.appendChild(el("p", {id: "logcheck-verdict", class: d.explained ? "alert info" : "alert warn",
-    text: d.explained ? "Every difference is explained." : "Some differences stay unexplained."}));
+    text: d.explained ? "Every difference is explained." : d.compared ? "Some differences stay unexplained." :
+      nothingCompared(d)}));
+}
+// the root error, and what was raised after it (while handling it, or carrying it out of the engine process)
+function failureBlock(head, message, chained) {
+  var after = chained ? [].concat(chained) : [];
+  return el("div", {class: "alert error", id: "logcheck-failure"}, el("strong", {text: head}), message,
+    after.length ? el("div", {class: "muted", text: "then raised: " + after.join(" / ")}) : null);
+}
+// the lines a check needs that the log lacks: a check on nothing never passes
+function appendMissing(out, d) {
+  var missing = listBlock("logcheck-missing", "Not in the log", d.missing);
+  if (missing) out.appendChild(missing);
+}
+function nothingCompared(d) {
+  return "Nothing compared: the log states none of the figures the check holds against the model" +
+    (d.failure ? " (the boot failed first)." : ".");
 }
 // `logs check --engine vllm --json`: each number the vLLM log states beside the prediction, or the rule that differs
 var VLLM_UNITS = {block_size: " tokens", max_model_len: " tokens", kv_cache_tokens: " tokens", max_concurrency: "x",
@@ -51,9 +67,9 @@ function renderVllmLogCheck(d) {
   out.appendChild(el("h3", {text: "Boot log: predicted vs logged (vLLM)"}));
   out.appendChild(el("p", {id: "logcheck-vllm-about"}, "vLLM log (release " + (d.log_release || "not stated") +
     "), checked by hybridplan's vLLM " + d.modelled_release + " model on sm" + d.sm +
-    (d.gpu ? " (" + ((gpus[d.gpu] || {}).name || d.gpu) + ")" : " (no GPU picked)") + " from " + d.available_kv_gib +
-    " GiB of available KV memory."));
-  out.appendChild(el("div", {class: "stats", id: "logcheck-vllm-figures"},
+    (d.gpu ? " (" + ((gpus[d.gpu] || {}).name || d.gpu) + ")" : " (no GPU picked)") + " from " +
+    (d.available_kv_gib === null ? "no logged available KV memory." : d.available_kv_gib + " GiB of available KV memory.")));
+  if (d.available_kv_gib !== null) out.appendChild(el("div", {class: "stats", id: "logcheck-vllm-figures"},
     stat("available_kv_gib", "available KV memory (logged)", d.available_kv_gib + " GiB", d.available_kv_gib, {source: "input", note: "the log's Available KV cache memory (the smallest worker's)"}),
     stat("blocks_per_request", "blocks / request", fmtInt(d.blocks_per_request), d.blocks_per_request, {source: "engine rule", note: "at the logged max_model_len"}),
     stat("state_pages_per_request", "of them state pages", fmtInt(d.state_pages_per_request), d.state_pages_per_request, {source: "engine rule"})));
@@ -93,9 +109,11 @@ function renderVllmLogCheck(d) {
   }
   out.appendChild(el("details", {id: "logcheck-launch"}, el("summary", {text: "The launch it was read with"}),
     el("pre", {class: "command", tabindex: "0", "aria-label": "launch", text: d.launch})));
+  if (d.failure) out.appendChild(failureBlock("Failed: " + d.failure.type + ": ", d.failure.message, d.failure.chained));
+  appendMissing(out, d);
   out.appendChild(el("p", {id: "logcheck-verdict", class: d.explained ? "alert info" : "alert warn",
     text: d.explained ? "Every logged number is predicted." :
-      rows.length ? "Some logged numbers differ from the prediction: the rule behind each is named." : "The log states no number to check."}));
+      rows.length ? "Some logged numbers differ from the prediction: the rule behind each is named." : nothingCompared(d)}));
 }
 
 // which engine wrote a pasted log, by lines only that engine prints (null: neither); a log of the other engine is

@@ -48,7 +48,8 @@ function renderPlan(d, gpu) {
     })));
   }
   out.appendChild(el("h3", {text: "Best command"}));
-  out.appendChild(commandBlock("plan-command", d.command, gpu, null));
+  out.appendChild(commandBlock("plan-command", d.command, gpu, null, null,
+                              {version: plan.follow && plan.command ? plan.version : null}));
   var up = m.step_up || {};
   out.appendChild(el("div", {class: "stats", id: "plan-fraction"},
     isNum(m.engine_default) ? stat("engine_default", "engine default fraction", fmtFrac(m.engine_default), m.engine_default, {source: "engine rule", note: "the release's own --mem-fraction-static for this command"}) : null,

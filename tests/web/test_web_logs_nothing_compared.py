@@ -1,0 +1,116 @@
+"""Nothing compared is a failure (issue 26): `logs parse` and `logs check`, on both engines and on the CLI and the
+API, never pass on an empty, unrelated, foreign-engine or truncated log; they name the lines they needed and did
+not find. Exit codes (README): 2 (HTTP 400) when the log holds none of the engine's lines, 1 (200, `explained:
+false`) when it holds some but not those a check compares; a failure names its root error, not what chained it."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import pytest
+
+from tests.conftest import FIXTURES
+
+SYNTH = FIXTURES / "logs" / "synthetic"
+SGL_OK = (SYNTH / "sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-ok.log").read_text()
+SGL_CMD = shlex.split(json.loads((SYNTH / "sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-ok.log.json").read_text())[
+    "launch"]["command_verbatim"])
+V_OK = (FIXTURES / "vllm" / "club3090-652-rtx5090.log").read_text()
+V_FAILED = FIXTURES / "vllm" / "failures"
+LOGS = {"sglang": SGL_OK, "vllm": V_OK}
+OTHER = {"sglang": "vllm", "vllm": "sglang"}
+
+
+def _cut_before(text: str, marker: str) -> str:
+    return text[:text.index(marker)]
+
+
+TRUNCATED = {"sglang": _cut_before(SGL_OK, "[2026-08-22 10:00:41] Mamba Cache"),
+             "vllm": _cut_before(V_OK, "(EngineCore pid=107) INFO 07-09 02:58:11 [gpu_worker.py:508] Available")}
+
+
+def _argv(command: str, engine: str, path: str) -> list[str]:
+    argv = ["logs", command, "--json", "--engine", engine, path]
+    if command == "check":
+        argv += ["--gpu", "rtx5090"] if engine == "vllm" else ["--", *SGL_CMD]
+    return argv
+
+
+@pytest.mark.parametrize("command", ["parse", "check"])
+@pytest.mark.parametrize("engine", ["sglang", "vllm"])
+@pytest.mark.parametrize("kind", ["empty", "unrelated", "foreign"])
+def test_a_log_without_the_engines_lines_is_refused_naming_them(cli_json, client, tmp_path, command, engine, kind):
+    text = {"empty": "\n", "unrelated": "GET /index.html 200\nconnection closed\n", "foreign": LOGS[OTHER[engine]]}[kind]
+    path = tmp_path / "boot.log"
+    path.write_text(text)
+    code, out = cli_json(*_argv(command, engine, str(path)))
+    message = out["error"]["message"]
+    assert code == 2 and "\n" not in message
+    if kind == "foreign":
+        assert f"check it with --engine {OTHER[engine]}" in message
+    else:
+        assert "none of the lines" in message and ("Load weight end" if engine == "sglang" else
+                                                   "Available KV cache memory") in message
+    body = {"log": text, "engine": engine} | ({"command": " ".join(SGL_CMD)} if command == "check" and engine ==
+                                               "sglang" else {})
+    res = client.post(f"/api/logs/{command}", json=body)
+    assert res.status_code == 400 and res.json()["error"]["message"] == message.replace(str(path), "log")
+
+
+@pytest.mark.parametrize("engine", ["sglang", "vllm"])
+def test_a_log_cut_before_its_pool_lines_compares_nothing_and_says_what_it_lacks(cli, cli_json, client, tmp_path,
+                                                                                engine):
+    path = tmp_path / "cut.log"
+    path.write_text(TRUNCATED[engine])
+    code, parsed = cli_json(*_argv("parse", engine, str(path)))
+    assert code == 1 and parsed["missing"]
+    code, checked = cli_json(*_argv("check", engine, str(path)))
+    assert code == 1 and checked["explained"] is False and checked["compared"] == 0
+    assert checked["missing"] == parsed["missing"]
+    needed = {"sglang": ["Mamba Cache is allocated", "KV Cache is allocated", "max_total_num_tokens="],
+              "vllm": ["Available KV cache memory", "GPU KV cache size", "Maximum concurrency"]}[engine]
+    assert [n for n in needed if any(n in line for line in checked["missing"])] == needed
+    code, text, _ = cli(*[a for a in _argv("check", engine, str(path)) if a != "--json"])
+    assert code == 1 and "nothing compared" in text and "every difference is explained" not in text
+    body = {"log": TRUNCATED[engine], "engine": engine} | (
+        {"command": " ".join(SGL_CMD)} if engine == "sglang" else {"gpu": "rtx5090"})
+    res = client.post("/api/logs/check", json=body)
+    assert res.status_code == 200 and res.json()["explained"] is False and res.json()["missing"] == checked["missing"]
+
+
+def test_a_whole_log_still_passes_and_lacks_nothing(cli_json, tmp_path):
+    for engine, text in LOGS.items():
+        path = tmp_path / f"{engine}.log"
+        path.write_text(text)
+        code, parsed = cli_json(*_argv("parse", engine, str(path)))
+        assert code == 0 and parsed["missing"] == []
+        code, checked = cli_json(*_argv("check", engine, str(path)))
+        assert code == 0 and checked["explained"] and checked["compared"] >= 3 and checked["missing"] == []
+
+
+@pytest.mark.parametrize("name, root, chained", [
+    # vllm-project/vllm#49064: vLLM's own refusal, carried out of the engine process by the API server's RuntimeError
+    ("h100-qwen3.8-27b-mamba-blocks", ("ValueError", "max_num_seqs (1024) exceeds available Mamba cache blocks (969)"),
+     ["RuntimeError: Engine core initialization failed. See root cause above"]),
+    # a CUDA-graph capture out of memory: torch's capture error is raised while handling it
+    ("capture-oom", ("torch.OutOfMemoryError", "CUDA out of memory. Tried to allocate 1.02 GiB"),
+     ["RuntimeError: CUDA error: operation failed due to a previous error", "RuntimeError: Engine core initial"]),
+])
+def test_a_failed_vllm_boot_is_named_by_its_root_error(cli_json, name, root, chained):
+    path = str(V_FAILED / f"{name}.log")
+    code, parsed = cli_json("logs", "parse", "--json", "--engine", "vllm", path)
+    failure = parsed["failure"]
+    assert code == 0 and parsed["missing"] == []  # the failure says where the log stops
+    assert failure["type"] == root[0] and failure["message"].startswith(root[1])
+    assert [c[:len(p)] for c, p in zip(failure["chained"], chained)] == chained
+    code, checked = cli_json("logs", "check", "--json", "--engine", "vllm", "--gpu", "h100-80gb", path)
+    assert code == 1 and checked["explained"] is False and checked["compared"] == 0
+    assert checked["failure"] == failure
+
+
+def test_a_failed_sglang_boot_compares_nothing(cli_json):
+    path = str(SYNTH / "sglang-0.5.23-qwen3.8-27b-nvfp4-rtx5090-weights-oom.log")
+    code, checked = cli_json("logs", "check", "--json", path, "--", *SGL_CMD)
+    assert code == 1 and checked["explained"] is False and checked["failure"]["phase"] == "weights"
+    assert checked["missing"] == [] and checked["compared"] == 0
