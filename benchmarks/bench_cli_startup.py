@@ -1,5 +1,10 @@
 """Cold start of `hybridplan explain` beside AIConfigurator's `aiconfigurator cli estimate` for the same model and card,
-in one run: each command in a fresh process, turn about (A B A B ...), so a drift in the machine's speed hits both.
+in one run: each command in a fresh process, turn about (A B A B ...), so a drift in the machine's speed hits both;
+and `plan` and `compare` on the same card beside `explain` (issue 26: within 2x of it).
+
+The package's bytecode is compiled first, as `pip install` leaves it (an editable checkout under
+PYTHONDONTWRITEBYTECODE would otherwise recompile every changed module on each run; AIConfigurator's install is
+compiled by pip).
 
 Run: python benchmarks/bench_cli_startup.py [--runs 10] [--aiconfigurator PATH]. AIConfigurator lives in its own
 environment (`python -m venv /tmp/aic-venv && /tmp/aic-venv/bin/pip install aiconfigurator`); without it only
@@ -25,7 +30,12 @@ HYBRIDPLAN = {
     "explain --json --pool-budget-gib 66.5": [sys.executable, "-m", "hybridplan", "explain", "--json",
                                               "--pool-budget-gib", "66.5", *LAUNCH],
     f"explain --json --gpu {CARD}": [sys.executable, "-m", "hybridplan", "explain", "--json", "--gpu", CARD, *LAUNCH],
+    f"plan --json --gpu {CARD} -L 32768 -C 8": [sys.executable, "-m", "hybridplan", "plan", "--json", "--gpu", CARD,
+                                               "-L", "32768", "-C", "8", *LAUNCH],
+    f"compare --json --gpu {CARD} -L 32768": [sys.executable, "-m", "hybridplan", "compare", "--json", "--model", MODEL,
+                                             "--gpu", CARD, "-L", "32768"],
 }
+EXPLAIN = f"explain --json --gpu {CARD}"  # what plan and compare are held within 2x of
 
 
 def _timed(cmd: list[str]) -> tuple[float, float]:
@@ -53,6 +63,11 @@ def main() -> None:
                          "--backend", "sglang"]
     else:
         print(f"no aiconfigurator at {ns.aiconfigurator}: timing hybridplan alone")
+    import compileall
+
+    import hybridplan
+
+    compileall.compile_dir(os.path.dirname(hybridplan.__file__), quiet=1)
     for cmd in commands.values():  # warm-up: the file cache, not the interpreter
         _timed(cmd)
     walls: dict[str, list[float]] = {name: [] for name in commands}
@@ -70,6 +85,10 @@ def main() -> None:
         for name in HYBRIDPLAN:
             ratios = [a / h for a, h in zip(walls[aic], walls[name])]
             print(f"  aiconfigurator / hybridplan {name}: {statistics.median(ratios):.1f}x (wall, median of pairs)")
+    for name in HYBRIDPLAN:
+        if name.split()[0] in ("plan", "compare"):
+            ratios = [h / e for h, e in zip(walls[name], walls[EXPLAIN])]
+            print(f"  hybridplan {name} / {EXPLAIN}: {statistics.median(ratios):.2f}x (wall, median of pairs)")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,11 @@ def _hits(modules: set[str], prefixes: tuple[str, ...]) -> list[str]:
     (["ratio", "--json", "-L", "8192", "-C", "8", *EXPLAIN], "hybridplan.commands.ratio",
      ("pydantic", "hybridplan.models.config_schema")),
     (["models", "--json"], "hybridplan.commands.models", ("pydantic",)),
+    # plan bounds itself below the launches the pages measured failing from the same table (record_evidence)
+    (["plan", "--json", "--gpu", "h200", "-L", "32768", "-C", "8", *EXPLAIN], "hybridplan.commands.plan",
+     ("hybridplan.models.config_schema", *VERDICT_NEVER, *PAGE_MODEL)),
+    (["compare", "--json", "--model", "Qwen/Qwen3.5-27B", "--gpu", "h200", "-L", "32768"], "hybridplan.commands.compare",
+     ("hybridplan.models.config_schema", *VERDICT_NEVER, *PAGE_MODEL)),
 ])
 def test_a_json_answer_imports_only_what_it_needs(argv, own, also_never):
     code, modules = _run(argv)

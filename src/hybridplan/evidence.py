@@ -58,7 +58,7 @@ MATCH_KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_pa
               "speculative_num_steps", "speculative_eagle_topk", "mamba_radix_cache_strategy", "mamba_ssm_dtype",
               "kv_cache_dtype", "max_running_requests", "cuda_graph_decode_max_bs", "tp_size", "pp_size",
               "page_size", "attention_backend", "context_length", "chunked_prefill_size", "mamba_full_memory_ratio",
-              "max_mamba_cache_size", "disable_radix_cache")
+              "max_mamba_cache_size", "disable_radix_cache", "enable_linear_replayssm_spec")
 Level = Literal["measured", "calibrated", "extrapolated"]
 
 

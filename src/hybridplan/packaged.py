@@ -4,6 +4,7 @@ its aliases, nesting and size first."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 
@@ -21,6 +22,8 @@ def data_text(name: str) -> str:
     return (resources.files("hybridplan") / "data" / name).read_text()
 
 
+@lru_cache(maxsize=None)
 def data_yaml(name: str) -> Any:
-    """data/<name> as plain data."""
+    """data/<name> as plain data, parsed once per process (several tables read the same file: gpus.yaml holds the
+    cards and the driver's reserve); the result is shared, so callers read it and never change it."""
     return plain_yaml(data_text(name))

@@ -9,10 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hybridplan.engine.sglang.command import parse_command
-from hybridplan.engine.registry import human_readable_int, load_registry, parse_argv
+from hybridplan.engine.registry import human_readable_int, parse_argv
+from hybridplan.engine.sglang.behaviours import VERSIONS
+from hybridplan.engine.sglang.flag_history import registry
 from hybridplan.errors import BadInput
 
-REG = load_registry("hybridplan.engine.sglang")
+REG = registry(VERSIONS[-1])  # the newest release: flags.json as shipped
 
 
 def test_env_program_and_flags():

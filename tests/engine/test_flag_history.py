@@ -9,7 +9,7 @@ import pytest
 
 from hybridplan.engine.sglang.behaviours import VERSIONS
 from hybridplan.engine.sglang.flag_history import history, registry_json, release_delta
-from hybridplan.engine.registry import load_registry, parse_argv
+from hybridplan.engine.registry import parse_argv, registry_from_json
 from hybridplan.errors import BadInput
 
 # option strings of each release's serve parser (without -h/--help)
@@ -17,21 +17,9 @@ OPTION_COUNTS = {"0.5.18": 506, "0.5.19": 521, "0.5.20": 513, "0.5.21": 532, "0.
 
 
 @pytest.fixture(scope="module")
-def registries(tmp_path_factory):
-    """Each release's registry loaded by engine/registry.py as a package of its own."""
-    import sys
-
-    root = tmp_path_factory.mktemp("flagregs")
-    out = {}
-    for v in VERSIONS:
-        pkg = root / f"hp_flags_{v.replace('.', '_')}"
-        pkg.mkdir()
-        (pkg / "__init__.py").write_text("")
-        (pkg / "flags.json").write_text(json.dumps(registry_json(v)))
-        out[v] = pkg.name
-    sys.path.insert(0, str(root))
-    yield {v: load_registry(name) for v, name in out.items()}
-    sys.path.remove(str(root))
+def registries():
+    """Each release's registry as engine/registry.py indexes it from its JSON text (as flags.json is read)."""
+    return {v: registry_from_json(json.loads(json.dumps(registry_json(v)))) for v in VERSIONS}
 
 
 M = ["--model-path", "m"]

@@ -82,7 +82,7 @@ def run_plan(req: PlanRequest, engine: str = "sglang", version: str | None = Non
     from dataclasses import replace
 
     from hybridplan.calibration.sources import all_evidence
-    from hybridplan.cookbook.record_checks import measured_failure
+    from hybridplan.cookbook.record_evidence import measured_failure
     from hybridplan.engine.api import for_engine
     from hybridplan.errors import BadInput
 
@@ -120,7 +120,7 @@ def run_compare(req: CompareRequest, versions: Mapping[str, str | None] | None =
     from dataclasses import replace
 
     from hybridplan.calibration.sources import all_evidence
-    from hybridplan.cookbook.record_checks import measured_failure
+    from hybridplan.cookbook.record_evidence import measured_failure
     from hybridplan.engine.api import engines, for_engine
     from hybridplan.planner.compare import compare_engines
 

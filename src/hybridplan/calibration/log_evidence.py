@@ -27,25 +27,26 @@ def _model(model: str, command: str | None) -> str:
                       "speculative_draft_model_path": model if algorithm and draft in (None, path) else draft})
 
 
-@lru_cache(maxsize=1)
-def _points() -> tuple[EvidencePoint, ...]:
+@lru_cache(maxsize=None)
+def _point(record_id: str) -> EvidencePoint:
+    """One boot's evidence point, its model key read from its command once (only for cards that ask)."""
     from hybridplan.calibration.public_logs import load
 
-    out = []
-    for r in load().records:
-        v = r.values
-        if v.mem_fraction_static is None:
-            continue
-        out.append(EvidencePoint(
-            kind="boot log", label=r.id, source=r.url, gpu=r.gpu,
-            model=_model(r.model, r.command) if r.model else None,
-            outcome="failed" if v.failure else "served", phase=v.failure, mem_fraction_static=v.mem_fraction_static,
-            chunked_prefill_size=v.chunked_prefill_size, max_running_requests=v.max_running_requests, tp=r.tp,
-            build=r.sglang_version))
-    return tuple(out)
+    r = next(r for r in load().records if r.id == record_id)
+    v = r.values
+    assert v.mem_fraction_static is not None  # log_evidence asks only for boots that printed it
+    return EvidencePoint(
+        kind="boot log", label=r.id, source=r.url, gpu=r.gpu, model=_model(r.model, r.command) if r.model else None,
+        outcome="failed" if v.failure else "served", phase=v.failure, mem_fraction_static=v.mem_fraction_static,
+        chunked_prefill_size=v.chunked_prefill_size, max_running_requests=v.max_running_requests, tp=r.tp,
+        build=r.sglang_version)
 
 
 def log_evidence(gpu: GPU, version: str) -> Sequence[EvidencePoint]:
-    """The public boot logs on the card, or on a card whose fraction evidence transfers to it (any release: the
-    fraction's meaning, P x (1 - f) of slack, has not changed across them)."""
-    return tuple(p for p in _points() if p.gpu == gpu.id or same_class(gpu, p.gpu))
+    """The public boot logs that printed their --mem-fraction-static on the card, or on a card whose fraction
+    evidence transfers to it (any release: the fraction's meaning, P x (1 - f) of slack, has not changed across
+    them)."""
+    from hybridplan.calibration.public_logs import load
+
+    return tuple(_point(r.id) for r in load().records
+                 if r.values.mem_fraction_static is not None and (r.gpu == gpu.id or same_class(gpu, r.gpu)))

@@ -44,7 +44,7 @@ def fleet(
 
     def body() -> int:
         from hybridplan.calibration.sources import all_evidence
-        from hybridplan.cookbook.record_checks import measured_failure
+        from hybridplan.cookbook.record_evidence import measured_failure
         from hybridplan.engine.api import engines, for_engine
         from hybridplan.engine.requests import FleetRequest
         from hybridplan.errors import BadInput

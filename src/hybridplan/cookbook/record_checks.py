@@ -1,32 +1,18 @@
-"""The engine model held to a page's measured records, and the records as bounds for `plan`.
-
-`cookbook check` and the tests hold the model to every record (`check`), and `plan` never recommends a command a
-record shows failing (`measured_failure`): a failure bounds the same settings in the direction that makes it worse (a
-higher fraction or a larger prefill chunk for an out-of-memory at capture or on the first request, a lower fraction
-for a pool too small).
-"""
+"""The engine model held to a page's measured records: `cookbook check` and the tests hold the model to every record
+(`check`), and the calibration reads the margins they allow (`margin_interval`). What `plan` stays clear of, the
+records that failed, it reads from the shipped table (cookbook.record_evidence.measured_failure)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from hybridplan.cookbook.engine_view import env_pairs
 from hybridplan.cookbook.records import Record
 from hybridplan.engine.api import LaunchCommand
-from hybridplan.engine.api import MeasuredFailure
 
 if TYPE_CHECKING:
-    from hybridplan.engine.api import EngineArgs
     from hybridplan.engine.api import Verdict
-
-# resolved arguments that must be equal for a record to speak for another command (the rest bound it monotonically)
-SAME = ("model_path", "speculative_algorithm", "speculative_draft_model_path", "speculative_num_draft_tokens",
-        "speculative_num_steps", "speculative_eagle_topk", "mamba_radix_cache_strategy", "mamba_ssm_dtype",
-        "kv_cache_dtype", "max_running_requests", "cuda_graph_decode_max_bs", "tp_size", "pp_size", "page_size",
-        "attention_backend", "context_length", "enable_linear_replayssm_spec")
-
 
 def commands(record: Record) -> list[tuple[str, LaunchCommand]]:
     """(label, command) for each launch a record stands for, with the record's env."""
@@ -89,59 +75,6 @@ def check(record: Record, gpu_id: str, version: str) -> list[Check]:
         except HybridPlanError as exc:
             out.append(Check(record=record, label=label, gpu=card.name, verdict=None, error=exc.message))
     return out
-
-
-def _num(args: EngineArgs, key: str) -> float:
-    v = args.get(key)
-    return float(v) if v is not None else 0.0
-
-
-def bounds(failed_args: EngineArgs, failed_phase: str | None, args: EngineArgs) -> bool:
-    """Whether a failed launch (its resolved args) shows that `args` fails too."""
-    if any(failed_args.get(k) != args.get(k) for k in SAME):
-        return False
-    mfs, fmfs = _num(args, "mem_fraction_static"), _num(failed_args, "mem_fraction_static")
-    if failed_phase in ("cuda_graph", "first_request"):
-        return mfs >= fmfs and _num(args, "chunked_prefill_size") >= _num(failed_args, "chunked_prefill_size")
-    if failed_phase in ("weights", "kv_pool"):
-        return mfs <= fmfs
-    same_split = all(failed_args.get(k) == args.get(k) for k in ("mamba_full_memory_ratio", "max_mamba_cache_size",
-                                                                 "chunked_prefill_size"))
-    return same_split and (mfs <= fmfs if failed_phase == "state_pool" else mfs == fmfs)
-
-
-@lru_cache(maxsize=64)
-def _failed_launches(gpu_id: str, version: str) -> tuple[tuple[Record, str, EngineArgs], ...]:
-    """Every failed launch recorded on a card by the bundled pages, resolved once by `version`'s rules: a failure
-    measured on a page's build bounds the same command under any modelled release (the card ran out all the same)."""
-    from hybridplan.cookbook.pages import bundled_ids, load_page
-    from hybridplan.errors import HybridPlanError
-    from hybridplan.hardware.catalog import lookup
-    from hybridplan.engine.api import load
-
-    card = lookup(gpu_id)
-    out: list[tuple[Record, str, EngineArgs]] = []
-    for pid in bundled_ids():
-        page = load_page(pid)
-        gpus = {h.id: h.gpu for h in page.hardware}
-        for r in page.records:
-            if r.outcome != "failed" or gpus.get(r.hw) != gpu_id:
-                continue
-            for label, command in commands(r):
-                try:
-                    out.append((r, label, load(command, platform=card.platform(), version=version).args))
-                except HybridPlanError:
-                    continue
-    return tuple(out)
-
-
-def measured_failure(args: EngineArgs, gpu_id: str, version: str) -> MeasuredFailure | None:
-    """The first bundled record that shows a command (its resolved args) failing on the card, as the planner takes
-    it (planner.plan.FailureLookup): what `plan` must stay clear of."""
-    for r, label, fargs in _failed_launches(gpu_id, version):
-        if bounds(fargs, r.phase, args):
-            return MeasuredFailure(label=label, phase=r.phase, build=r.build, source=r.source)
-    return None
 
 
 def margin_interval(checks: list[Check], margin_gib: float) -> tuple[float, float]:

@@ -8,21 +8,22 @@ for the cells they measured: their Deploy command on their card is "measured".
 Deriving them renders every measured selection (composition, the calculator's ratio, the engine's resolution), far
 more than a verdict's start-up can pay, so they ship as a table, data/page_evidence.json, one point per line,
 written by `scripts/record_page_evidence.py`; tests/cookbook/test_record_evidence.py holds it equal to the pages.
-A verdict reads only the table: no page model, no renderer."""
+A verdict, and `plan`'s bound below the launches that failed (`measured_failure`), read only the table: no page
+model, no renderer."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 
 from hybridplan.hardware.catalog import GPU
 from hybridplan.evidence import EvidencePoint, match_args, model_key, same_class
 
 if TYPE_CHECKING:
     from hybridplan.cookbook.schema import Page
-    from hybridplan.engine.api import LaunchCommand
+    from hybridplan.engine.api import LaunchCommand, MeasuredFailure
 
 TABLE = "page_evidence.json"  # in hybridplan/data
 
@@ -138,6 +139,49 @@ def _table() -> tuple[dict[str, Any], ...]:
 
 def _on(gpu: GPU, gpu_id: str) -> bool:
     return gpu_id == gpu.id or same_class(gpu, gpu_id)
+
+
+# resolved arguments that must be equal for a failed launch to speak for another command (the rest bound it
+# monotonically: bounds)
+SAME = ("model_path", "speculative_algorithm", "speculative_draft_model_path", "speculative_num_draft_tokens",
+        "speculative_num_steps", "speculative_eagle_topk", "mamba_radix_cache_strategy", "mamba_ssm_dtype",
+        "kv_cache_dtype", "max_running_requests", "cuda_graph_decode_max_bs", "tp_size", "pp_size", "page_size",
+        "attention_backend", "context_length", "enable_linear_replayssm_spec")
+
+
+def _num(args: Mapping[str, Any], key: str) -> float:
+    v = args.get(key)
+    return float(v) if v is not None else 0.0
+
+
+def bounds(failed_args: Mapping[str, Any], failed_phase: str | None, args: Mapping[str, Any]) -> bool:
+    """Whether a failed launch (its resolved args) shows that `args` fails too: the same settings, moved the way that
+    makes it worse (a higher fraction or a larger prefill chunk for an out-of-memory at capture or on the first
+    request, a lower fraction for a pool too small)."""
+    if any(failed_args.get(k) != args.get(k) for k in SAME):
+        return False
+    mfs, fmfs = _num(args, "mem_fraction_static"), _num(failed_args, "mem_fraction_static")
+    if failed_phase in ("cuda_graph", "first_request"):
+        return mfs >= fmfs and _num(args, "chunked_prefill_size") >= _num(failed_args, "chunked_prefill_size")
+    if failed_phase in ("weights", "kv_pool"):
+        return mfs <= fmfs
+    same_split = all(failed_args.get(k) == args.get(k) for k in ("mamba_full_memory_ratio", "max_mamba_cache_size",
+                                                                 "chunked_prefill_size"))
+    return same_split and (mfs <= fmfs if failed_phase == "state_pool" else mfs == fmfs)
+
+
+def measured_failure(args: Mapping[str, Any], gpu_id: str) -> MeasuredFailure | None:
+    """The first launch a bundled page measured failing on the card (its records, and the cells whose measurements
+    failed) whose settings show `args` failing too, as the planner takes it (FailureLookup): what `plan` must stay
+    clear of. Each failed launch is compared as it ran (resolved under its page's release: the card ran out all the
+    same under any release that resolves a command to those settings); read from the table, no page model."""
+    from hybridplan.engine.api import MeasuredFailure
+
+    for p in _table():
+        if p["outcome"] == "failed" and p["gpu"] == gpu_id and p["args"] is not None \
+                and bounds({**p["args"], "mem_fraction_static": p["mem_fraction_static"]}, p["phase"], args):
+            return MeasuredFailure(label=p["label"], phase=p["phase"], build=p["build"] or "", source=p["source"])
+    return None
 
 
 def page_evidence(gpu: GPU, version: str) -> Sequence[EvidencePoint]:

@@ -14,8 +14,6 @@ import math
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
-from importlib import resources
 from argparse import ArgumentTypeError
 from collections.abc import Callable
 from typing import Any
@@ -85,12 +83,6 @@ class FlagRegistry:
 
     def knows(self, option: str) -> bool:
         return option in self.by_option
-
-
-@lru_cache(maxsize=None)
-def load_registry(package: str) -> FlagRegistry:
-    """Load `flags.json` from an engine-version package (e.g. hybridplan.engine.sglang)."""
-    return registry_from_json(json.loads((resources.files(package) / "flags.json").read_text()))
 
 
 def _negated(f: dict[str, Any]) -> tuple[tuple[str, ...], frozenset[str]]:

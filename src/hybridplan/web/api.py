@@ -124,7 +124,7 @@ def fleet(req: FleetRequest, request: Request) -> CliJSON:
     object): `rows`, the `chosen` row's `launch` (every role and node, each with the engine's verdict) and its
     `manifests` (Kubernetes, and compose where one host holds the fleet). No layout chosen is still a 200 answer."""
     from hybridplan.calibration.sources import all_evidence
-    from hybridplan.cookbook.record_checks import measured_failure
+    from hybridplan.cookbook.record_evidence import measured_failure
     from hybridplan.engine import requests as rq
     from hybridplan.engine.api import engines, for_engine
     from hybridplan.planner.fleet import plan_fleet

@@ -8,9 +8,8 @@ from typing import Any
 
 from hybridplan.engine.sglang.args import Arg, Platform
 from hybridplan.engine.sglang.command import LaunchCommand
-from hybridplan.engine.sglang.behaviours import Switches
+from hybridplan.engine.sglang.behaviours import VERSIONS, Switches
 from hybridplan.engine.sglang.flag_history import parse, registry
-from hybridplan.engine.registry import load_registry
 from hybridplan.errors import EngineRefusal
 from hybridplan.models.geometry import DraftGeometry, ModelGeometry
 from hybridplan.provenance import Source
@@ -40,7 +39,7 @@ SIZING_FIELDS = (
 def _sizing_defaults(version: str) -> tuple[tuple[str, Arg], ...]:
     """The default Arg of each sizing field for a release, in SIZING_FIELDS order, built once per release (every
     resolution starts from them): its own default, else the newest registry's off value for a field it lacks."""
-    reg, newest = registry(version), load_registry(REGISTRY_PACKAGE)
+    reg, newest = registry(version), registry(VERSIONS[-1])
     out = []
     for dest in SIZING_FIELDS:
         if dest in reg.by_dest:

@@ -54,8 +54,8 @@ class MeasuredFailure:
     source: str
 
 
-# (resolved args, GPU id, engine version) -> the measured failure those settings fall under, or None
-FailureLookup = Callable[[EngineArgs, str, str], "MeasuredFailure | None"]
+# (resolved args, GPU id) -> the measured failure those settings fall under, or None
+FailureLookup = Callable[[EngineArgs, str], "MeasuredFailure | None"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -372,7 +372,7 @@ class Planner:
             final_argv = with_flag(final_argv, option, value, self.reg)
         final = self.timeline(replace(loaded, args=split.args), gpu, weights)  # the pools as the split sizes them
         # a generic card (--gpu-memory-gib alone) is in no page, so no record can show it failing
-        r = self.t.measured(split.args, gpu.id, loaded.version) if self.t.measured and not gpu.generic else None
+        r = self.t.measured(split.args, gpu.id) if self.t.measured and not gpu.generic else None
         if r is not None:
             return Outcome(candidate=c, fits=False, timeline=final, mem_fraction=mfs, argv=final_argv, split=split,
                            needs=check["needs"], measured_failure=r, bound=bound, reason=(
