@@ -323,3 +323,12 @@ def test_a_card_known_only_by_its_memory_is_sized_as_a_catalog_card_is(cli, cli_
     code, plan = cli_json("plan", "--engine", "vllm", "--gpu-memory-gib", "48", "-L", "32768", "-C", "4", "--json",
                           "--", "vllm serve Qwen/Qwen3.5-9B")
     assert code == 0 and plan["measured"]["source"] == "card" and plan["best"]["max_concurrency"] >= 4
+    assert plan["verdict"]["serves"] and plan["verdict"]["confidence"]["level"] == "extrapolated"
+    code, out, _ = cli("plan", "--engine", "vllm", "--gpu-memory-gib", "48", "-L", "32768", "-C", "4", "--",
+                       "vllm serve Qwen/Qwen3.5-9B")
+    assert code == 0 and "on the card: boots and serves" in out and "confidence: extrapolated" in out
+    # where nothing fits (bf16 weights over the 48 GiB), the text names the cheapest change as the JSON does
+    code, out, _ = cli("plan", "--engine", "vllm", "--gpu-memory-gib", "48", "-L", "32768", "-C", "8", "--",
+                       "vllm serve Qwen/Qwen3.5-35B-A3B")
+    assert code == 1 and "cheapest change: --quantization fp8 (the weights quantized to FP8 as they load): 8 " in \
+        " ".join(out.split())
