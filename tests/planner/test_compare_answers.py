@@ -145,3 +145,14 @@ def test_compare_models_a_version_only_as_itself(cli, cli_json):
     assert code == 2 and err.startswith("error: --vllm-version: vLLM 0.25.7 is not modelled (0.20.0, ")
     code, _, err = cli("compare", "--gpu", "h200", "-L", "5120", "--sglang-version", "0.5.17", "--", H200_FP8)
     assert code == 2 and err.rstrip().endswith("0.5.23, 1cf2b8c, 561c8f3)")
+
+
+def test_the_text_table_says_each_verdicts_confidence(cli, cli_json):
+    """The table's confidence row is each leg's verdict confidence, '-' where a verdict has none (SGLang's on a card
+    known only by its memory: no measured launch is comparable; vLLM's says extrapolated, naming what is unknown)."""
+    args = ("compare", "--model", "Qwen/Qwen3.5-9B", "--gpu-memory-gib", "80", "-L", "32768")
+    _, d = cli_json(*args, "--json")
+    code, out, _ = cli(*args)
+    row = next(line for line in out.splitlines() if line.startswith("│ confidence"))
+    levels = [(d[e]["verdict"]["confidence"] or {}).get("level", "-") for e in ("sglang", "vllm")]
+    assert code == 0 and [cell.strip() for cell in row.split("│")[2:4]] == levels == ["-", "extrapolated"]

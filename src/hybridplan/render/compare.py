@@ -1,4 +1,4 @@
-"""`compare` as text: every engine in one table (its verdict too), then why they differ, each failing engine's
+"""`compare` as text: every engine in one table (its verdict and confidence too), then why they differ, each failing engine's
 cheapest change, and what a launch carried from one engine to another changed or left behind."""
 
 from __future__ import annotations
@@ -34,6 +34,12 @@ def _verdict(leg: dict[str, Any]) -> str:
     return "serves" if v["serves"] else f"fails ({v['phase']})"
 
 
+def _confidence(leg: dict[str, Any]) -> str:
+    """How far the verdict rests on measured launches (its confidence level), as explain's confidence line says."""
+    conf = (leg.get("verdict") or {}).get("confidence")
+    return "-" if conf is None else str(conf["level"])
+
+
 def print_compare(d: dict[str, Any], layouts: dict[str, str], console: Console | None = None) -> None:
     """`compare`: the engines in one table (`layouts`: each engine's memory layout, by name), then why they differ."""
     c = console or Console()
@@ -49,6 +55,7 @@ def print_compare(d: dict[str, Any], layouts: dict[str, str], console: Console |
     sized = {name: leg for name, leg in legs.items() if leg.get("modelled") is not False}
     if any(leg.get("verdict") is not None for leg in sized.values()):
         t.add_row(f"verdict{' on ' + card if card else ''}", *(_verdict(leg) for leg in legs.values()))
+        t.add_row("confidence", *(_confidence(leg) for leg in legs.values()))
     if d["memory_gib"] is None:
         t.add_row("cache GiB per rank", *(_num(leg.get("cache_memory_gib"), ".2f") for leg in legs.values()))
     t.add_row("KV tokens", *(_num(leg.get("kv_tokens")) for leg in legs.values()))
