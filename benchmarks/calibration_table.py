@@ -101,11 +101,11 @@ def records_table() -> list[str]:
 def reports_table() -> list[str]:
     from hybridplan.calibration.launch_reports import check, load
 
-    checks = [c for r in load() for c in check(r)]
+    checks = [c for r in load("sglang") for c in check(r)]
     agree, unsafe = sum(c.agrees for c in checks), sum(c.unsafe for c in checks)
     out = ["## Public launch reports", "",
            "Commands people ran on their own cards, with the outcome they reported (`src/hybridplan/data/"
-           "launch_reports.yaml`, one link each), against `explain --gpu` under the report's release: *agrees* when "
+           "sglang_launch_reports.yaml`, one link each), against `explain --gpu` under the report's release: *agrees* when "
            "it serves or fails as reported, a failure in the same kind of phase (boot: weights or a pool; runtime: "
            "capture or the first request). A community checkpoint is sized as loaded: `--quantization auto-round` on "
            "the model's geometry is its AutoRound INT4 export, an MTP head holds its own embedding and lm_head while "

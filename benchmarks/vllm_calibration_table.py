@@ -28,7 +28,7 @@ from hybridplan.engine.vllm.serving.logcheck import Prediction
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "vllm_boot_logs.yaml"
 OUT = ROOT / "docs" / "vllm-calibration.md"
-REPORTS = "vllm_launch_reports.yaml"
+REPORTS = "vllm"  # the engine whose launch reports these are
 # what vLLM prints that the model does not compute (shown, not held to a prediction)
 SHOWN = ("weights_gib", "free_gib", "total_gib")
 _KV_REFUSAL = re.compile(r"\(([0-9.]+) GiB KV cache is needed.*estimated maximum model length is (\d+)")

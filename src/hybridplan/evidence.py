@@ -66,6 +66,7 @@ Level = Literal["measured", "calibrated", "extrapolated"]
 class EvidencePoint:
     """One measured launch as evidence: where it ran, with what, and whether it served."""
 
+    engine: str  # the engine that ran it (its name in engine.api.engines()): evidence speaks for that engine only
     kind: str  # "page record" | "boot log" | "launch report"
     label: str
     source: str  # the link or citation
@@ -73,8 +74,8 @@ class EvidencePoint:
     model: str | None  # checkpoint id (with spec setup folded in where known), None when not recorded
     outcome: Literal["served", "failed"]
     phase: str | None  # the failing phase, when recorded
-    mem_fraction_static: float
-    chunked_prefill_size: int | None = None
+    mem_fraction_static: float  # the engine's memory fraction (--mem-fraction-static, --gpu-memory-utilization)
+    chunked_prefill_size: int | None = None  # the prefill chunk (tokens batched per step)
     max_running_requests: int | None = None
     cuda_graph_max_bs: int | None = None
     tp: int | None = None
@@ -87,8 +88,8 @@ class EvidencePoint:
         return out
 
 
-# (card, engine version) -> the launches measured on that card or on cards of its architecture
-EvidenceSource = Callable[[GPU, str], Sequence[EvidencePoint]]
+# (engine, card, engine version) -> the engine's launches measured on that card or on cards of its architecture
+EvidenceSource = Callable[[str, GPU, str], Sequence[EvidencePoint]]
 
 
 def model_key(args: ResolvedArgs | Mapping[str, Any]) -> str:
@@ -108,11 +109,12 @@ def match_args(args: ResolvedArgs | Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True, kw_only=True)
 class Probe:
-    """The facts of one command on one card that evidence is compared on."""
+    """The facts of one command on one card that evidence is compared on (launches of its engine: EvidenceSource)."""
 
     gpu: GPU
     model: str
-    mem_fraction_static: float
+    mem_fraction_static: float  # the engine's memory fraction ...
+    fraction_flag: str  # ... and the flag that sets it, as the notes name it
     chunked_prefill_size: int | None
     concurrency: int  # requests the command admits (its request cap as sized)
     cuda_graph_max_bs: int | None
@@ -122,7 +124,9 @@ class Probe:
 
     @classmethod
     def of(cls, args: ResolvedArgs, gpu: GPU, concurrency: int) -> Probe:
-        return cls(gpu=gpu, version=args.version, model=model_key(args), mem_fraction_static=float(args["mem_fraction_static"]),
+        """A launch resolved by sglang, read by its argument names (ResolvedArgs)."""
+        return cls(gpu=gpu, version=args.version, model=model_key(args),
+                   mem_fraction_static=float(args["mem_fraction_static"]), fraction_flag="--mem-fraction-static",
                    chunked_prefill_size=args.get("chunked_prefill_size"), concurrency=concurrency,
                    cuda_graph_max_bs=args.get("cuda_graph_decode_max_bs"), tp=int(args.get("tp_size") or 1),
                    args=match_args(args))
@@ -298,21 +302,25 @@ def confidence(probe: Probe, points: Sequence[EvidencePoint]) -> Confidence:
         side = "below" if s.point.outcome == "served" else "at or above"
         return Confidence(level="calibrated", basis=tuple(_cite(x.point) for x in inside[:3]), margin=margin,
                           distance=s.distance.value, unknowns=s.distance.terms, note=(
-                              f"--mem-fraction-static {f} is {margin} {side} {s.point.kind} {s.point.label} "
+                              f"{probe.fraction_flag} {f} is {margin} {side} {s.point.kind} {s.point.label} "
                               f"({s.point.outcome} at {s.point.mem_fraction_static}, distance {s.distance.value:g})"))
     near = [s for s in ev if s.point.outcome == "served"]
     comparable = [(d, p) for p in points if p.outcome == "served"
                   for d in [distance(p, probe)] if d is not None]
     if not comparable:
-        return Confidence(level="extrapolated", basis=(), unknowns=(
-            f"no measured launch on {probe.gpu.id} or a smaller {probe.gpu.arch} card",
+        failed = [p for p in points if p.outcome == "failed" and (p.gpu == probe.gpu.id or same_class(probe.gpu, p.gpu))]
+        others = (f"; {len(failed)} measured there failed ({', '.join(p.label for p in failed[:3])}), none at this "
+                  "command or one it is at least as demanding as") if failed else ""
+        return Confidence(level="extrapolated", basis=tuple(_cite(p) for p in failed[:3]), unknowns=(
+            f"no launch measured serving on {probe.gpu.id} or a smaller {probe.gpu.arch} card",
             "allocator fragmentation over long mixed traffic"), note=(
-                f"no measured launch on {probe.gpu.id} or its class: the fraction rests on the model's estimate alone"))
+                f"no launch measured serving on {probe.gpu.id} or its class{others}: the fraction rests on the "
+                "model's estimate alone"))
     d, p = min(comparable, key=lambda x: x[0].value)
     if near:
         s = near[0]
         return Confidence(level="extrapolated", basis=(_cite(s.point),), distance=s.distance.value,
-                          unknowns=s.distance.terms + (f"--mem-fraction-static {f} above the {s.fraction} it supports",),
+                          unknowns=s.distance.terms + (f"{probe.fraction_flag} {f} above the {s.fraction} it supports",),
                           note=(f"{round(f - s.fraction, 3)} above what {s.point.kind} {s.point.label} supports "
                                 f"(served at {s.point.mem_fraction_static}, distance {s.distance.value:g})"))
     return Confidence(level="extrapolated", basis=(_cite(p),), distance=d.value, unknowns=d.terms, note=(

@@ -25,7 +25,7 @@ def test_the_seed_target_is_capped_two_steps_below_the_recorded_bf16_first_reque
     """The page's bf16 DFlash record ran out of memory on its first request at 0.90 (chunk 4096): the ceiling is
     0.88, the page's own serving setting, although the model's estimate and the no-evidence rule allow 0.90."""
     p, default = probe(SEED, "rtx5090", 1)
-    b = ev.fraction_bound(p, default, SOURCE(lookup("rtx5090"), "0.5.23"))
+    b = ev.fraction_bound(p, default, SOURCE("sglang", lookup("rtx5090"), "0.5.23"))
     assert default == pytest.approx(0.7213, abs=1e-4) and b.no_evidence_ceiling == 0.9
     assert b.ceiling == 0.88 and b.cap is not None and b.cap.point.label.endswith("dflash-bf16-first-request-oom")
     assert b.support is not None and b.support.fraction > b.ceiling  # a measured cell supports more: the cap wins
@@ -36,8 +36,8 @@ def test_no_comparable_launch_keeps_the_no_evidence_ceiling():
     stays within max(default + 0.05, 0.90)."""
     cmd = "--model-path Qwen/Qwen3.8-27B-FP8"
     p, default = probe(cmd, "h100-80gb", 103)
-    points = SOURCE(lookup("h100-80gb"), "0.5.23")
-    assert {x.label for x in points} == {"vllm-21348-qwen3-235b-fp8-4xh100"}
+    points = SOURCE("sglang", lookup("h100-80gb"), "0.5.23")
+    assert {x.label for x in points} == {"vllm-21348-qwen3-235b-fp8-4xh100"}  # vLLM's own launches: not for sglang
     b = ev.fraction_bound(p, default, points)
     assert b.support is None and b.cap is None
     assert b.ceiling == round(max(default + ev.NO_EVIDENCE_STEP, ev.NO_EVIDENCE_FLOOR), 3) == 0.9
@@ -51,7 +51,7 @@ def test_the_pages_measured_h200_cells_are_evidence_below_the_no_evidence_ceilin
     supports less than max(default + 0.05, 0.90), so the ceiling stays there and 0.9 is extrapolated above it."""
     cmd = "--model-path Qwen/Qwen3.8-27B-FP8"
     p, default = probe(cmd, "h200", 103)
-    points = SOURCE(lookup("h200"), "0.5.23")
+    points = SOURCE("sglang", lookup("h200"), "0.5.23")
     b = ev.fraction_bound(p, default, points)
     assert b.support is None and b.cap is None and b.ceiling == 0.9
     assert b.evidence and b.evidence[0].point.label.startswith("qwen3.8-27b:h200 x default x fp8")
@@ -63,7 +63,7 @@ def test_the_pages_measured_h200_cells_are_evidence_below_the_no_evidence_ceilin
 
 def test_distance_terms_and_card_class():
     p, _ = probe("--model-path Qwen/Qwen3.8-27B-FP8 --chunked-prefill-size 32768", "h200", 64)
-    near = ev.EvidencePoint(kind="boot log", label="x", source="s", gpu="h100-80gb", model=p.model, outcome="served",
+    near = ev.EvidencePoint(engine="sglang", kind="boot log", label="x", source="s", gpu="h100-80gb", model=p.model, outcome="served",
                             phase=None, mem_fraction_static=0.9, chunked_prefill_size=8192, max_running_requests=64,
                             tp=1)
     d = ev.distance(near, p)
@@ -82,7 +82,7 @@ def test_a_launch_of_this_command_is_measured():
            "--mamba-radix-cache-strategy extra_buffer_lazy --mamba-ssm-dtype float32 --mem-fraction-static 0.895 "
            "--mamba-full-memory-ratio 10")
     card = lookup("rtx5090")
-    points = SOURCE(card, "0.5.23")
+    points = SOURCE("sglang", card, "0.5.23")
     built = next(p.version for p in points if p.label.endswith("dflash-fp32-ht-pin"))
     assert built is not None
     c = ev.confidence(probe(cmd, "rtx5090", 1, built)[0], points)
@@ -100,7 +100,7 @@ def test_an_int4_export_is_another_model_than_the_checkpoint_it_was_made_from():
     bf16, _ = probe("--model-path Qwen/Qwen3.8-27B", "rtx3090", 1)
     int4, _ = probe("--model-path Qwen/Qwen3.8-27B --quantization auto-round", "rtx3090", 1)
     assert int4.model == "Qwen/Qwen3.8-27B + --quantization auto-round" and bf16.model == "Qwen/Qwen3.8-27B"
-    points = {p.label: p for p in SOURCE(lookup("rtx3090"), "0.5.23")}
+    points = {p.label: p for p in SOURCE("sglang", lookup("rtx3090"), "0.5.23")}
     served = points["club3090-single-int4-nomtp-mf088"]
     near, far = ev.distance(served, int4), ev.distance(served, bf16)
     assert near is not None and far is not None

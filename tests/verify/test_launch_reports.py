@@ -1,4 +1,4 @@
-"""Public launch reports (data/launch_reports.yaml) against `explain --gpu`: every report is called served or failed,
+"""Public launch reports (data/sglang_launch_reports.yaml) against `explain --gpu`: every report is called served or failed,
 in the right kind of phase, a failed launch is never predicted to serve, and the verdict names the reports it rests
 on. The community checkpoints they run are sized as loaded (an AutoRound INT4 export, an MTP head's own embedding and
 lm_head)."""
@@ -17,7 +17,7 @@ from hybridplan.weights.quant import method_policy, policy_from_config, scheme_b
 from hybridplan.engine.api import weights_query
 from hybridplan.weights.report import model_weights
 
-REPORTS = load()
+REPORTS = load("sglang")
 CHECKS = [c for r in REPORTS for c in check(r)]
 GIB = 1 << 30
 INT4_3090 = ("python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B --quantization auto-round "
@@ -68,9 +68,11 @@ def test_the_verdict_names_the_reports_it_rests_on(cli_json):
     c = out["memory"]["verdict"]["confidence"]
     assert code == 0 and out["memory"]["verdict"]["serves"] and c["level"] == "measured"
     assert any("club3090-single-int4-nomtp-mf088" in b and "github.com/noonghunna/club-3090" in b for b in c["basis"])
-    pts = report_evidence(lookup("rtx3090"), "0.5.23")
+    pts = report_evidence("sglang", lookup("rtx3090"), "0.5.23")
     assert {p.kind for p in pts} == {"launch report"} and all(p.gpu == "rtx3090" for p in pts)
-    assert report_evidence(lookup("h200"), "0.5.23") == ()
+    # on the H200's class only vLLM's launches (H100): evidence for vLLM's verdicts, none for sglang's
+    assert report_evidence("sglang", lookup("h200"), "0.5.23") == ()
+    assert {p.engine for p in report_evidence("vllm", lookup("h200"), "0.33.0")} == {"vllm"}
 
 
 def test_auto_round_on_the_bf16_geometry_sizes_the_int4_export_not_the_bf16_checkpoint():

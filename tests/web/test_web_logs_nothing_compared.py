@@ -104,9 +104,22 @@ def test_a_failed_vllm_boot_is_named_by_its_root_error(cli_json, name, root, cha
     assert code == 0 and parsed["missing"] == []  # the failure says where the log stops
     assert failure["type"] == root[0] and failure["message"].startswith(root[1])
     assert [c[:len(p)] for c, p in zip(failure["chained"], chained)] == chained
+    code, checked = cli_json("logs", "check", "--json", "--engine", "vllm", path)
+    assert code == 1 and checked["explained"] is False and checked["failure"] == failure
+    if name == "capture-oom":  # its logged KV memory: a verdict without the card, which sees no runtime OOM there
+        assert checked["verdict"]["serves"] and [(c["quantity"], c["match"]) for c in checked["checks"]] == [
+            ("outcome", False)]
+    else:  # no memory line, no card: no verdict, nothing compared
+        assert checked["compared"] == 0 and checked["verdict"] is None
+    # on the card the verdict is held to the outcome: the same refusal (its words; 969 blocks are not the bf16
+    # checkpoint's 303 on an H100, vllm_launch_reports.yaml says why), or a capture OOM the Mamba-block check preempts
     code, checked = cli_json("logs", "check", "--json", "--engine", "vllm", "--gpu", "h100-80gb", path)
-    assert code == 1 and checked["explained"] is False and checked["compared"] == 0
-    assert checked["failure"] == failure
+    rows = {c["quantity"]: (c["predicted"], c["logged"], c["match"]) for c in checked["checks"]}
+    assert code == 1 and checked["explained"] is False and checked["verdict"]["phase"] == "cuda_graph"
+    if name == "capture-oom":
+        assert list(rows) == ["outcome"] and rows["outcome"][2] is False
+    else:
+        assert rows["outcome"][2] is True and rows["num_blocks"] == (303, 969, False)
 
 
 def test_a_failed_sglang_boot_compares_nothing(cli_json):
@@ -114,3 +127,19 @@ def test_a_failed_sglang_boot_compares_nothing(cli_json):
     code, checked = cli_json("logs", "check", "--json", path, "--", *SGL_CMD)
     assert code == 1 and checked["explained"] is False and checked["failure"]["phase"] == "weights"
     assert checked["missing"] == [] and checked["compared"] == 0
+
+
+def test_a_served_vllm_boot_holds_the_verdict_to_its_outcome(cli_json, tmp_path):
+    """club-3090#652 logged its KV memory; with the API server's start line after it the boot served: the verdict on
+    that memory serves too, and is compared. Without it (an excerpt) the outcome is not known and not compared."""
+    path = tmp_path / "served.log"
+    path.write_text(V_OK + "(APIServer pid=1) INFO 07-09 02:58:40 [api_server.py:1880] Starting vLLM server on "
+                           "http://0.0.0.0:8000\n")
+    code, checked = cli_json("logs", "check", "--json", "--engine", "vllm", str(path))
+    rows = {c["quantity"]: c for c in checked["checks"]}
+    assert code == 0 and checked["explained"] and checked["verdict"]["serves"]
+    assert rows["outcome"] == {"quantity": "outcome", "predicted": "serves", "logged": "serves", "match": True}
+    assert checked["verdict"]["confidence"]["level"] == "measured"
+    path.write_text(V_OK)
+    code, checked = cli_json("logs", "check", "--json", "--engine", "vllm", str(path))
+    assert code == 0 and "outcome" not in {c["quantity"] for c in checked["checks"]} and checked["verdict"]["serves"]

@@ -1,5 +1,5 @@
 """Public launch reports: commands people ran on their own cards and what happened, one data file per engine
-(data/launch_reports.yaml, data/vllm_launch_reports.yaml; each states its `engine:` and its phases), read by one
+(data/sglang_launch_reports.yaml, data/vllm_launch_reports.yaml; each states its `engine:` and its phases), read by one
 loader. They are the engine model's test set (`check`: does `explain --gpu` call each one right) and, for the
 engine whose verdict weighs a mem fraction, the planner's evidence (`report_evidence`, an evidence.EvidenceSource)."""
 
@@ -14,9 +14,8 @@ from typing import Any, Optional
 
 from hybridplan.errors import BadInput
 from hybridplan.hardware.catalog import GPU
-from hybridplan.evidence import EvidencePoint, match_args, model_key, same_class
+from hybridplan.evidence import EvidencePoint, same_class
 
-DATA_FILE = "launch_reports.yaml"
 MAX_REPORTS = 512
 MAX_SWEEP = 32
 # what a log prints, by name (a report's `logged:`): GiB, tokens, blocks, sequences
@@ -134,7 +133,13 @@ def _modelled(engine: str, version: str) -> bool:
         return False
 
 
-def parse(data: Any, name: str = DATA_FILE) -> tuple[Report, ...]:
+def report_file(engine: str) -> str:
+    """The data file of engine `engine`'s public launch reports: each engine's is named for it (a new engine adds
+    `<engine>_launch_reports.yaml`)."""
+    return f"{engine}_launch_reports.yaml"
+
+
+def parse(data: Any, name: str = "launch reports") -> tuple[Report, ...]:
     """The reports of one parsed data file; a malformed entry is a BadInput naming the file and the field."""
     from hybridplan.hardware.catalog import lookup
 
@@ -203,11 +208,15 @@ def parse(data: Any, name: str = DATA_FILE) -> tuple[Report, ...]:
 
 
 @lru_cache(maxsize=None)
-def load(name: str = DATA_FILE) -> tuple[Report, ...]:
-    """The packaged reports of data file `name` (default: the file whose verdicts weigh a mem fraction)."""
+def load(engine: str) -> tuple[Report, ...]:
+    """The packaged reports of engine `engine` (its file states that engine)."""
     from hybridplan.packaged import data_yaml
 
-    return parse(data_yaml(name), name)
+    name = report_file(engine)
+    reports = parse(data_yaml(name), name)
+    if any(r.engine != engine for r in reports):
+        raise BadInput(f"{name}: engine: {engine} (the file is named for it)")
+    return reports
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -266,30 +275,26 @@ def check(report: Report) -> list[ReportCheck]:
 
 
 @lru_cache(maxsize=None)
-def _points(report_id: str) -> tuple[EvidencePoint, ...]:
-    """One report's launches as evidence points, resolved under its release once (only for cards that ask)."""
+def _points(engine_name: str, report_id: str) -> tuple[EvidencePoint, ...]:
+    """One report's launches as evidence points, each resolved by its engine under its release once (only for cards
+    that ask); a launch the engine refuses is no evidence."""
     from hybridplan.errors import HybridPlanError
-    from hybridplan.hardware.catalog import lookup
-    from hybridplan.engine.api import load as load_command
+    from hybridplan.engine.api import for_engine
 
-    r = next(r for r in load() if r.id == report_id)
-    card = lookup(r.gpu)
+    r = next(r for r in load(engine_name) if r.id == report_id)
+    engine = for_engine(r.engine, r.version)
     out = []
     for label, command in r.launches():
         try:
-            args = load_command(command, platform=card.platform(), version=r.version).args
+            out.append(engine.launch_evidence(
+                command, r.gpu, kind="launch report", label=label + (f" on the {r.host} host" if r.host else ""),
+                source=r.url, outcome="served" if r.outcome == "served" else "failed", phase=r.phase))
         except HybridPlanError:
             continue
-        out.append(EvidencePoint(
-            kind="launch report", label=label + (f" on the {r.host} host" if r.host else ""), source=r.url, gpu=r.gpu, model=model_key(args),
-            outcome="served" if r.outcome == "served" else "failed", phase=r.phase,
-            mem_fraction_static=float(args["mem_fraction_static"]), chunked_prefill_size=args.get("chunked_prefill_size"),
-            max_running_requests=args.get("max_running_requests"), cuda_graph_max_bs=args.get("cuda_graph_decode_max_bs"),
-            tp=int(args.get("tp_size") or 1), build=r.version, version=r.version, args=match_args(args)))
     return tuple(out)
 
 
-def report_evidence(gpu: GPU, version: str) -> Sequence[EvidencePoint]:
-    """The launch reports on the card, or on a card whose fraction evidence transfers to it (any release, as the
-    public boot logs: P x (1 - f) of slack means the same in each)."""
-    return tuple(p for r in load() if r.gpu == gpu.id or same_class(gpu, r.gpu) for p in _points(r.id))
+def report_evidence(engine: str, gpu: GPU, version: str) -> Sequence[EvidencePoint]:
+    """Engine `engine`'s launch reports on the card, or on a card whose fraction evidence transfers to it (any
+    release, as the public boot logs: P x (1 - f) of slack means the same in each)."""
+    return tuple(p for r in load(engine) if r.gpu == gpu.id or same_class(gpu, r.gpu) for p in _points(engine, r.id))

@@ -31,22 +31,26 @@ def _model(model: str, command: str | None) -> str:
 def _point(record_id: str) -> EvidencePoint:
     """One boot's evidence point, its model key read from its command once (only for cards that ask)."""
     from hybridplan.calibration.public_logs import load
+    from hybridplan.engine.api import for_version  # the engine whose parser reads these logs (see _model)
 
     r = next(r for r in load().records if r.id == record_id)
     v = r.values
     assert v.mem_fraction_static is not None  # log_evidence asks only for boots that printed it
     return EvidencePoint(
-        kind="boot log", label=r.id, source=r.url, gpu=r.gpu, model=_model(r.model, r.command) if r.model else None,
+        engine=for_version(None).name, kind="boot log", label=r.id, source=r.url, gpu=r.gpu, model=_model(r.model, r.command) if r.model else None,
         outcome="failed" if v.failure else "served", phase=v.failure, mem_fraction_static=v.mem_fraction_static,
         chunked_prefill_size=v.chunked_prefill_size, max_running_requests=v.max_running_requests, tp=r.tp,
         build=r.sglang_version)
 
 
-def log_evidence(gpu: GPU, version: str) -> Sequence[EvidencePoint]:
+def log_evidence(engine: str, gpu: GPU, version: str) -> Sequence[EvidencePoint]:
     """The public boot logs that printed their --mem-fraction-static on the card, or on a card whose fraction
     evidence transfers to it (any release: the fraction's meaning, P x (1 - f) of slack, has not changed across
     them)."""
     from hybridplan.calibration.public_logs import load
+    from hybridplan.engine.api import for_version
 
+    if engine != for_version(None).name:  # the logs are that engine's (its parser reads them: _model)
+        return ()
     return tuple(_point(r.id) for r in load().records
                  if r.values.mem_fraction_static is not None and (r.gpu == gpu.id or same_class(gpu, r.gpu)))

@@ -12,10 +12,12 @@ if TYPE_CHECKING:
     from hybridplan.evidence import EvidencePoint
 
 
-def all_evidence(gpu: GPU, version: str) -> Sequence[EvidencePoint]:
-    """The measured launches on the card and its class, from every source (planner.evidence.EvidenceSource)."""
+def all_evidence(engine: str, gpu: GPU, version: str) -> Sequence[EvidencePoint]:
+    """Engine `engine`'s measured launches on the card and its class, from every source
+    (planner.evidence.EvidenceSource)."""
     from hybridplan.cookbook.record_evidence import page_evidence
     from hybridplan.calibration.launch_reports import report_evidence
     from hybridplan.calibration.log_evidence import log_evidence
 
-    return tuple(page_evidence(gpu, version)) + tuple(log_evidence(gpu, version)) + tuple(report_evidence(gpu, version))
+    return (tuple(p for p in page_evidence(gpu, version) if p.engine == engine) + tuple(log_evidence(engine, gpu, version))
+            + tuple(report_evidence(engine, gpu, version)))

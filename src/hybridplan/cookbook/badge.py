@@ -26,7 +26,7 @@ def badge_evidence(page: Page, hw_id: str, flags: tuple[str, ...], env: tuple[st
                    evidence: EvidenceSource) -> dict[str, Any] | None:
     """{"level", "note", "basis", "backs_badge", "says"} for a rendered command (placeholders filled) on the card of
     its hardware choice; None when that choice names no catalog card to size it on."""
-    from hybridplan.engine.api import for_loaded, predict
+    from hybridplan.engine.api import for_loaded, for_version, predict
     from hybridplan.hardware.catalog import lookup
 
     gpu = next(h.gpu for h in page.hardware if h.id == hw_id)
@@ -43,7 +43,7 @@ def badge_evidence(page: Page, hw_id: str, flags: tuple[str, ...], env: tuple[st
     except HybridPlanError as exc:
         return _answer(None, "", [], claims, f"the engine model cannot lay this command out on {card.name} "
                                            f"({exc.message})")
-    conf = predict(loaded, tl, request_tokens=1, gpu=card, evidence=evidence(card, loaded.version)).confidence
+    conf = predict(loaded, tl, request_tokens=1, gpu=card, evidence=evidence(for_version(loaded.version).name, card, loaded.version)).confidence
     assert conf is not None  # a catalog card always gets one
     return _answer(conf.level, conf.note, list(conf.basis), claims,
                    f"no measured launch of this command on {card.name} under sglang {loaded.version}: the "

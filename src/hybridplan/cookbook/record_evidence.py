@@ -97,9 +97,10 @@ def points(page: Page) -> tuple[EvidencePoint, ...]:
     `cookbook check` reports them)."""
     from hybridplan.errors import HybridPlanError
     from hybridplan.hardware.catalog import lookup
-    from hybridplan.engine.api import load
+    from hybridplan.engine.api import for_version, load
 
     version = page.engine_version
+    engine = for_version(version).name
     gpus = {h.id: h.gpu for h in page.hardware}
     out = []
     for launch in _record_launches(page) + _measured_launches(page):
@@ -113,7 +114,7 @@ def points(page: Page) -> tuple[EvidencePoint, ...]:
         if args["mem_fraction_static"] is None:
             continue
         out.append(EvidencePoint(
-            kind="page record", label=launch.label, source=launch.source, gpu=gpu_id, model=model_key(args),
+            engine=engine, kind="page record", label=launch.label, source=launch.source, gpu=gpu_id, model=model_key(args),
             outcome=launch.outcome, phase=launch.phase, mem_fraction_static=float(args["mem_fraction_static"]),
             chunked_prefill_size=args["chunked_prefill_size"],
             max_running_requests=args["max_running_requests"] or launch.concurrency,

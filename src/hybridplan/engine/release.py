@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from hybridplan.engine.registry import FlagRegistry
 from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, FleetLaunch,
                                         FleetLayout, FleetRequest, LaunchSettings, LogCheckRequest, PlanRequest,
                                         RatioRequest)
+
+if TYPE_CHECKING:
+    from hybridplan.evidence import EvidencePoint
 
 
 class EngineRelease(Protocol):
@@ -69,6 +72,13 @@ class ServingEngine(EngineRelease, Protocol):
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
         """The variables of a process environment the engine's rules read (the guard hands them to explain with the
         launch, as the engine will see them)."""
+        ...
+
+    def launch_evidence(self, command: str, gpu: str, *, kind: str, label: str, source: str,
+                        outcome: Literal["served", "failed"], phase: str | None) -> EvidencePoint:
+        """A measured launch of this release on the card (its catalog id; a public report, a page's record) as evidence for its
+        verdicts: its facts read by the engine's own parser and resolution. BadInput or EngineRefusal when the
+        engine refuses the command (no evidence then)."""
         ...
 
     def explain(self, req: ExplainRequest) -> dict[str, Any]:

@@ -8,6 +8,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from hybridplan.render.explain import print_verdict
+
 
 def print_plan(r: dict[str, Any], console: Console | None = None) -> None:
     """The command (or why nothing fits and the cheapest change), the memory breakdown, K, KV tokens and the margin."""
@@ -115,12 +117,11 @@ def print_paged_plan(d: dict[str, Any], console: Console | None = None) -> None:
     if d.get("cheapest_change"):
         ch = d["cheapest_change"]
         c.print(f"[bold]cheapest change:[/] {ch['change']}: {ch['reaches']}", highlight=False)
+    if d.get("verdict"):
+        where = "the card" if m["source"] == "card" else "the measured boot's memory"
+        print_verdict(d["verdict"], where if d["fits"] else f"{where}, at the target's length", c)
     for w in d["warnings"]:
         c.print(f"  [yellow]note:[/yellow] {w}")
-    if d.get("verdict") is not None:
-        from hybridplan.render.explain import print_verdict
-
-        print_verdict(d["verdict"], "the card" if d["fits"] else "the card, at the target's length", c)
 
 
 def show_plan(r: dict[str, Any], layout: str) -> None:

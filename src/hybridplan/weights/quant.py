@@ -215,7 +215,7 @@ def _int(cfg: dict[str, Any], keys: tuple[str, ...], default: int) -> int:
 # kept in 16 bits), AutoGPTQ's BaseQuantizeConfig (4-bit, group 128, the layout GPTQModel exports), AutoAWQ's
 # quant_config (w_bit 4, q_group_size 128, zero_point), llm-compressor's W4A16 preset scheme (int4 symmetric, group
 # 128, lm_head ignored). The community Qwen3.8-27B INT4 exports the launch reports run are of these shapes
-# (data/launch_reports.yaml).
+# (data/sglang_launch_reports.yaml).
 METHOD_DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
     "auto-round": {"quant_method": "auto-round", "bits": 4, "group_size": 128, "sym": True},
     "gptq": {"quant_method": "gptq", "bits": 4, "group_size": 128},

@@ -176,7 +176,7 @@ def _mtp_own_ends(config: dict[str, Any], par: Parallel) -> int:
     """The embedding and lm_head an in-checkpoint MTP draft builds for itself (VocabParallelEmbedding, ParallelLMHead
     in the model dtype, vocab split over TP) before the EAGLE worker swaps in the target's: the draft runner loads
     them before the pools are sized, so they count there (club-3090's single RTX 3090 AutoRound boot: "minimum
-    viable 0.98" with the MTP head, data/launch_reports.yaml)."""
+    viable 0.98" with the MTP head, data/sglang_launch_reports.yaml)."""
     nested = config.get("text_config")
     text: dict[str, Any] = nested if isinstance(nested, dict) else config
     vocab, hidden = int(text.get("vocab_size") or 0), int(text.get("hidden_size") or 0)

@@ -327,8 +327,10 @@ def test_a_card_known_only_by_its_memory_is_sized_as_a_catalog_card_is(cli, cli_
     code, out, _ = cli("plan", "--engine", "vllm", "--gpu-memory-gib", "48", "-L", "32768", "-C", "4", "--",
                        "vllm serve Qwen/Qwen3.5-9B")
     assert code == 0 and "on the card: boots and serves" in out and "confidence: extrapolated" in out
-    # where nothing fits (bf16 weights over the 48 GiB), the text names the cheapest change as the JSON does
+    # where nothing fits (bf16 weights over the 48 GiB), the text names the cheapest change as the JSON does, and
+    # the verdict on the launch at the target's length (explain's: the weights do not load)
     code, out, _ = cli("plan", "--engine", "vllm", "--gpu-memory-gib", "48", "-L", "32768", "-C", "8", "--",
                        "vllm serve Qwen/Qwen3.5-35B-A3B")
-    assert code == 1 and "cheapest change: --quantization fp8 (the weights quantized to FP8 as they load): 8 " in \
-        " ".join(out.split())
+    text = " ".join(out.split())
+    assert code == 1 and "cheapest change: --quantization fp8 (the weights quantized to FP8 as they load): 8 " in text
+    assert "on the card, at the target's length: fails (weights)" in text and "confidence: extrapolated" in text

@@ -20,7 +20,7 @@ from hybridplan.engine.vllm import startup
 from hybridplan.hardware.catalog import lookup
 
 ROOT = Path(__file__).resolve().parents[3]
-REPORTS = load("vllm_launch_reports.yaml")
+REPORTS = load("vllm")
 GIB = 1 << 30
 
 
@@ -186,3 +186,35 @@ def test_a_launch_is_checked_under_its_own_release_once_that_is_modelled():
     assert len(named) >= 8
     stale = {rid: v for rid, (v, modelled) in named.items() if v in releases("vllm") and v != modelled}
     assert not stale, f"model these under their own release now: {stale}"
+
+
+@pytest.mark.parametrize("rid", [r.id for r in REPORTS if "+" not in r.command and r.gpu_count == 1])
+def test_a_verdict_names_the_public_launch_it_rests_on(rid):
+    """explain --engine vllm --gpu on a report's own card, release and command (the card-alone estimate) is
+    "measured": the report is this launch, and the confidence cites it by link; under another release it is not."""
+    from hybridplan import explain
+
+    r = next(r for r in REPORTS if r.id == rid)
+    c = explain(r.command, engine="vllm", engine_version=r.version, gpu=r.gpu).payload["verdict"]["confidence"]
+    assert c["level"] == "measured" and any(r.url in b for b in c["basis"]), c
+    other = "0.33.0" if r.version != "0.33.0" else "0.28.0"
+    c = explain(r.command, engine="vllm", engine_version=other, gpu=r.gpu).payload["verdict"]["confidence"]
+    assert c["level"] != "measured"
+
+
+def test_the_issue_refusal_under_the_default_release_rests_on_its_report_and_sglang_never_on_vllms(cli_json):
+    """vllm#49064 on the H100 under 0.33.0 (the report ran 0.28.0): calibrated at or above the launch that failed at
+    the same --gpu-memory-utilization, which it names; an sglang verdict on the same card never cites a vLLM launch
+    (another engine's fraction is another budget)."""
+    code, out = cli_json("explain", "--json", "--engine", "vllm", "--gpu", "h100-80gb", "--", "vllm", "serve",
+                         "Qwen/Qwen3.8-27B", "--max-model-len", "132000", "--gpu-memory-utilization", "0.9")
+    c = out["verdict"]["confidence"]
+    assert code == 3 and c["level"] == "calibrated" and c["basis"] == [
+        "launch report vllm49064-h100-qwen38-27b (https://github.com/vllm-project/vllm/issues/49064)"]
+    assert c["note"].startswith("--gpu-memory-utilization 0.9 is 0.0 at or above launch report vllm49064")
+    assert "the weights as loaded" in c["unknowns"]
+    code, out = cli_json("explain", "--json", "--gpu", "h100-80gb", "--", "python", "-m", "sglang.launch_server",
+                         "--model-path", "Qwen/Qwen3.8-27B", "--mem-fraction-static", "0.9")
+    vllm_ids = {x.id for x in REPORTS}
+    basis = out["memory"]["verdict"]["confidence"]["basis"]
+    assert code == 0 and not any(i in b for b in basis for i in vllm_ids)

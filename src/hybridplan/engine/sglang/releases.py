@@ -10,6 +10,7 @@ from importlib import import_module
 from hybridplan.engine.sglang.protocol import Engine
 from hybridplan.engine.sglang.behaviours import PROFILES, VERSIONS, check_version
 
+NAME = "sglang"  # the engine these releases are (engine.api.engines())
 SUPPORTED = VERSIONS
 BUILDS = tuple(p.name for p in PROFILES)  # the named builds modelled as themselves (a page pins one)
 DEFAULT = VERSIONS[-1]

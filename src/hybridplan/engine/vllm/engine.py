@@ -18,6 +18,7 @@ SUPPORTED = tuple(RELEASES)  # oldest first
 # gpu_memory_utilization 1.0, which the card-alone memory estimate (planner/vllm_memory.py) has no public boot log
 # calibrated on yet.
 DEFAULT = "0.33.0"
+NAME = "vllm"  # the engine these releases are (engine.api.engines())
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class VllmEngine:
 
     @property
     def name(self) -> str:
-        return "vllm"
+        return NAME
 
     @property
     def rules_package(self) -> str:

@@ -9,7 +9,7 @@ from hybridplan.errors import BadInput
 
 QUANT_SUFFIX = {"fp8": "FP8", "nvfp4": "NVFP4", "nvfp4-bf16-head": "NVFP4-BF16-LMHead", "bf16": ""}
 # community INT4 exports, launched as `--model-path <export> --quantization <method>`: sized as the method's default
-# export of the bf16 geometry (weights.quant.METHOD_DEFAULTS, the layouts data/launch_reports.yaml's launches ran)
+# export of the bf16 geometry (weights.quant.METHOD_DEFAULTS, the layouts data/sglang_launch_reports.yaml's launches ran)
 COMMUNITY_INT4 = ("auto-round", "gptq", "awq", "compressed-tensors")
 QUANT_CHOICES = (*QUANT_SUFFIX, *COMMUNITY_INT4)
 _QUANT_TAIL = re.compile(r"-(FP8|NVFP4(-BF16-LMHead)?|BF16|MXFP4)$", re.IGNORECASE)

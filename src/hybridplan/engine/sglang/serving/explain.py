@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hybridplan.hardware.platform import Platform
+from hybridplan.engine.sglang.releases import NAME
 from hybridplan.engine.sglang.command import LaunchCommand
 from hybridplan.engine.sglang.types import PoolBudget
 from hybridplan.errors import EngineRefusal
@@ -67,7 +68,7 @@ def explain(command: LaunchCommand | str, *, budget: float | PoolBudget | None =
         from hybridplan.engine.sglang.serving.verdict import predict
 
         out["memory"] = memory_payload(tl, weights)
-        points = evidence(gpu, loaded.version) if evidence is not None and gpu is not None else ()
+        points = evidence(NAME, gpu, loaded.version) if evidence is not None and gpu is not None else ()
         out["memory"]["verdict"] = predict(loaded, tl, request_tokens=1, gpu=gpu, evidence=points).as_dict()
         budget = tl.budget
         warnings += out["memory"]["warnings"]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
-from hybridplan.engine.sglang.releases import for_version
+from hybridplan.engine.sglang.releases import NAME, for_version
 from hybridplan.engine.sglang.args import EngineArgs
 from hybridplan.engine.sglang.command import LaunchCommand, parse_command
 from hybridplan.engine.registry import FlagRegistry
@@ -255,7 +255,7 @@ class Planner:
         if self.t.evidence is None or gpu.generic:
             return ()
         if gpu.id not in self._points:
-            self._points[gpu.id] = self.t.evidence(gpu, for_version(self.t.version).version)
+            self._points[gpu.id] = self.t.evidence(NAME, gpu, for_version(self.t.version).version)
         return self._points[gpu.id]
 
     def default_fraction(self, argv: tuple[str, ...], loaded: Loaded, gpu: GPU) -> float:

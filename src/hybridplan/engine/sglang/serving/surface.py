@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from hybridplan.engine.registry import FlagRegistry
 from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, FleetLaunch,
                                         FleetLayout, FleetRequest, LaunchSettings, LogCheckRequest, PlanRequest,
                                         RatioRequest)
 from hybridplan.engine.sglang.serving.loading import launch
-from hybridplan.engine.sglang.releases import for_version
+from hybridplan.engine.sglang.releases import NAME, for_version
 from hybridplan.errors import BadInput
+
+if TYPE_CHECKING:
+    from hybridplan.evidence import EvidencePoint
 
 LAYOUT = "state_and_kv_pools"  # a state pool of S-slot requests and a KV pool of tokens, both fixed at startup
 EXPLAIN_OPTIONS = frozenset({"command", "gpu", "gpu_memory_gib", "pool_budget_gib", "available_gib", "pre_load_gib",
@@ -34,7 +37,7 @@ class SglangServing:
 
     @property
     def name(self) -> str:
-        return "sglang"
+        return NAME
 
     @property
     def display_name(self) -> str:
@@ -70,6 +73,13 @@ class SglangServing:
 
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
         return {k: v for k, v in environ.items() if k.startswith(ENV_PREFIX)}
+
+    def launch_evidence(self, command: str, gpu: str, *, kind: str, label: str, source: str,
+                        outcome: Literal["served", "failed"], phase: str | None) -> EvidencePoint:
+        from hybridplan.engine.sglang.serving.evidence import launch_point
+
+        return launch_point(self.version, command, gpu, kind=kind, label=label, source=source, outcome=outcome,
+                            phase=phase)
 
     def explain(self, req: ExplainRequest) -> dict[str, Any]:
         from hybridplan.engine.sglang.serving.explain import explain

@@ -154,7 +154,7 @@ def leg(engine: ServingEngine, req: CompareRequest) -> CompareLeg:
         head["launch"] = run.as_dict(req.launch_engine if req.launch_engine != engine.name else None)
     try:
         v = explain_vllm(run.command, version=engine.version, kv_memory_gib=req.memory_gib, gpu=req.gpu,
-                         gpu_memory_gib=req.gpu_memory_gib)
+                         gpu_memory_gib=req.gpu_memory_gib, evidence=req.evidence)
     except EngineRefusal as exc:  # refused while resolving the launch (the model length, a value)
         v = {"error": exc.as_dict(), "verdict": {
             "serves": False, "phase": "config", "why": f"vLLM refuses to start: {exc.message}",

@@ -14,6 +14,7 @@ from hybridplan.engine.vllm.serving.verdict import Memory, confidence, startup
 from hybridplan.errors import EngineRefusal
 
 if TYPE_CHECKING:
+    from hybridplan.evidence import EvidenceSource
     from hybridplan.engine.vllm.engine import VllmEngine
     from hybridplan.engine.vllm.planning import VllmArgs
     from hybridplan.engine.vllm.command import VllmCommand
@@ -24,15 +25,16 @@ if TYPE_CHECKING:
 
 def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
                  gpu: str | None = None, others_gib: float | None = None,
-                 gpu_memory_gib: float | None = None) -> dict[str, Any]:
+                 gpu_memory_gib: float | None = None, evidence: EvidenceSource | None = None) -> dict[str, Any]:
     """The plan for a vLLM launch (`vllm serve ...`, the api_server module, or a `non-default args:` line) on a
     catalog card (its compute capability picks the GDN prefill kernel, whose align-mode checkpoints change the block
     size; its memory the batch defaults; none: an sm90 card). With the logged `Available KV cache memory` (GiB) the
     pool is sized from it; else with a catalog card from the card alone (engine/vllm/serving/memory.py: the memory timeline
     of gpu_worker.py::determine_available_memory, each term sourced); with neither the block size, pages, groups and
     blocks per request still are (the sizing fields null). `gpu_memory_gib` overrides the card's memory or, alone,
-    names a card known only by its memory (estimated as a catalog card is). BadInput / EngineRefusal propagate to
-    the guard."""
+    names a card known only by its memory (estimated as a catalog card is). `evidence`: the measured launches on a
+    card, which the verdict's confidence on a catalog card names (a card known only by its memory has none to
+    compare). BadInput / EngineRefusal propagate to the guard."""
     from hybridplan.engine.vllm.engine import for_version
     from hybridplan.errors import BadInput
     from hybridplan.models.loader import load_model
@@ -72,7 +74,12 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
                    unified=card_gpu is not None and card_gpu.unified, others=int((others_gib or 0) * 2**30),
                    generic=timeline is not None and card_gpu is not None and card_gpu.generic)
     verdict, checks = startup(args, sized, plan)
-    verdict = replace(verdict, confidence=confidence(sized))
+    launches = None  # the launch as evidence.py compares it, and the measured launches on its card
+    if card_gpu is not None and not card_gpu.generic and evidence is not None:
+        from hybridplan.engine.vllm.serving.evidence import probe
+
+        launches = probe(cmd, args, card_gpu, engine.version), evidence(engine.name, card_gpu, engine.version)
+    verdict = replace(verdict, confidence=confidence(sized, launches))
     notes = [] if timeline is None else [
         "available KV memory estimated from the card alone (memory.timeline); a boot log's 'Available KV cache "
         "memory' (--kv-memory-gib) replaces the estimate"]

@@ -130,6 +130,9 @@ def predict(command_text: str, gib: float, gpu: str | None, version: str | None 
 NEEDED = (("available", "`Available KV cache memory: X GiB` (or the startup memory summary)"),
           ("kv_cache_tokens", "`GPU KV cache size: N tokens`"),
           ("max_concurrency", "`Maximum concurrency for L tokens per request: Nx`"))
+# the line the API server writes once the engine has started (entrypoints' `Starting vLLM server on %s`; older
+# releases: `Starting vLLM API server`): the boot served
+SERVING = ("Starting vLLM server on ", "Starting vLLM API server")
 # lines only a vLLM server writes (any one of them makes a text a vLLM boot log)
 OWN_LINES = (ARGS_MARKER, "Available KV cache memory: ", "GPU KV cache size: ", "Maximum concurrency for ",
              "LLM engine (v", "Model loading took ", "Free memory on device (")
@@ -183,13 +186,19 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
         if gpu is not None:
             memory["estimates"] = memlog.estimates(mem, p.args, gpu, p.quantization, available)
     checks += memlog.exact_checks(mem)
+    verdict = None
+    if available is not None or gpu is not None:
+        verdict = _verdict(launch, engine.version, available, gpu)
+        if failed is not None or any(line in text for line in SERVING):  # the log shows how the boot ended
+            checks += _outcome_checks(verdict, failed, available is not None)
     # a log from a build no release is (a dev or rc build, an older or newer release): how it is modelled
     note = {} if version is not None or engine.note is None else {"release_note": engine.note}
     return {"engine": "vllm", "log_release": log.release, "modelled_release": engine.version, **note,
             "launch": launch, "gpu": gpu, "sm": card(gpu).sm, "available_kv_gib": available,
             "state_pages_per_request": None if p is None else p.state_pages_per_request,
             "blocks_per_request": None if p is None else p.blocks_per_request, "checks": checks, "memory": memory,
-            "failure": None if failed is None else failed.as_dict(), "missing": missing(log, mem, failed is not None),
+            "verdict": verdict, "failure": None if failed is None else failed.as_dict(),
+            "missing": missing(log, mem, failed is not None),
             "compared": len(checks), "explained": bool(checks) and all(c["match"] for c in checks)}
 
 
@@ -209,6 +218,58 @@ def _capacity_checks(log: VllmLog, p: Prediction, rules: dict[str, str]) -> list
         rows.append(("max_concurrency", sorted(set(p.concurrency)), logged, logged in p.concurrency))
     return [{"quantity": q, "predicted": pred, "logged": got, "match": ok} | ({} if ok else {"rule": rules[q]})
             for q, pred, got, ok in rows]
+
+
+def _verdict(launch: str, version: str, available: float | None, gpu: str | None) -> dict[str, Any]:
+    """explain's verdict on the launch, on the memory the log states (else the card alone): a refusal while the
+    launch resolves is its config check."""
+    from hybridplan.errors import EngineRefusal
+    from hybridplan.engine.vllm.serving.explain import explain_vllm
+
+    try:
+        verdict: dict[str, Any] = explain_vllm(launch, version=version, kv_memory_gib=available, gpu=gpu)["verdict"]
+    except EngineRefusal as exc:
+        return {"serves": False, "phase": "config", "why": f"vLLM refuses to start: {exc.message}",
+                "message": exc.message, "rule": exc.rule}
+    return verdict
+
+
+def _template(message: str) -> str:
+    """A refusal's words without its numbers (the log's block count may differ from the model's and still be the
+    same check)."""
+    return re.sub(r"\d[\d.,]*", "N", message)[:48]
+
+
+# the Mamba-block refusal's count, as config/compilation.py::resolve_cudagraph_mode_and_sizes prints it
+_BLOCKS = re.compile(r"exceeds available Mamba cache blocks \((\d{1,12})\)")
+
+
+def _outcome_checks(verdict: dict[str, Any], failed: Failure | None, logged_memory: bool) -> list[dict[str, Any]]:
+    """The verdict against the log's outcome, and the block count a Mamba-block refusal printed against the model's
+    (from the log's own KV memory where it states it, else from the card alone)."""
+    rows = [_outcome(verdict, failed)]
+    logged = _BLOCKS.search(failed.message) if failed is not None else None
+    if logged is not None and verdict.get("num_blocks") is not None:
+        ok = int(logged.group(1)) == verdict["num_blocks"]
+        rows.append({"quantity": "num_blocks", "predicted": verdict["num_blocks"], "logged": int(logged.group(1)),
+                     "match": ok} | ({} if ok else {"rule": "v1/core/kv_cache_utils.py::get_kv_cache_configs on " + (
+                         "the log's available KV memory" if logged_memory else
+                         "the card-alone memory estimate (the log states no 'Available KV cache memory')")}))
+    return rows
+
+
+def _outcome(verdict: dict[str, Any], failed: Failure | None) -> dict[str, Any]:
+    """The verdict against the log's outcome: it served (the API server started), or it stopped with the root error
+    the verdict names (the same check: its message's words)."""
+    predicted = "serves" if verdict["serves"] else f"fails ({verdict['phase']})"
+    if failed is None:
+        return {"quantity": "outcome", "predicted": predicted, "logged": "serves", "match": verdict["serves"]} | (
+            {} if verdict["serves"] else {"rule": verdict.get("rule") or verdict["why"]})
+    same = not verdict["serves"] and verdict.get("message") is not None \
+        and _template(verdict["message"]) in _template(failed.message)
+    return {"quantity": "outcome", "predicted": predicted + (f": {verdict['message']}" if verdict.get("message") else ""),
+            "logged": f"{failed.type}: {failed.message}", "match": same} | (
+        {} if same else {"rule": verdict.get("rule") or "the root error is not the check the verdict stops at"})
 
 
 def _modelled(release: str | None) -> str | None:

@@ -17,15 +17,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hybridplan.engine.search import Knob, candidates
-from hybridplan.engine.vllm.serving.launch import KVAt, VllmTarget, card_memory, measured_memory, resolve_on
+from hybridplan.engine.vllm.serving.launch import (KVAt, VllmTarget, card_memory, measured_memory, on_card,
+                                                   resolve_on)
 from hybridplan.engine.verdict import Verdict
 from hybridplan.engine.vllm.serving.memory import estimate_margin
-from hybridplan.engine.vllm.serving.verdict import Check, Memory, confidence, startup
+from hybridplan.engine.vllm.serving.verdict import Memory, startup
 from hybridplan.engine.vllm.startup import full_graphs
 from hybridplan.errors import BadInput, EngineRefusal
 
 if TYPE_CHECKING:
-    from hybridplan.hardware.catalog import GPU
+    from hybridplan.evidence import EvidenceSource
     from hybridplan.engine.vllm.engine import VllmEngine
     from hybridplan.engine.vllm.planning import KVPlan
     from hybridplan.engine.vllm.planning import VllmArgs
@@ -44,10 +45,13 @@ def no_evidence_ceiling(engine_default: float) -> float:
     return round(max(engine_default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR), 3)
 
 
-def plan_vllm(t: VllmTarget, version: str | None = None, gpu: "GPU | None" = None) -> dict[str, Any]:
-    """The baseline (the launch at the target's length) and, cheapest first, the candidates that fit. Without the
-    measured boot (t.kv_memory_gib None) the KV memory comes from card `gpu` alone (a catalog card, or one known
-    only by its memory)."""
+def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None, gpu_memory_gib: float | None = None,
+              evidence: EvidenceSource | None = None) -> dict[str, Any]:
+    """The baseline (the launch at the target's length) and, cheapest first, the candidates that fit, and the verdict
+    as explain gives it (fed back through it: its checks and its confidence, from `evidence`, the measured launches
+    on the card) on the proposed command, else on the launch at the target's length. Without the measured boot
+    (t.kv_memory_gib None) the KV memory comes from the card alone: catalog card `gpu` (`gpu_memory_gib` over its
+    memory), or a card known only by its memory (`gpu_memory_gib` alone)."""
     from hybridplan.engine.vllm.engine import for_version
     from hybridplan.models.loader import load_model
 
@@ -61,12 +65,13 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: "GPU | None" = Non
     geo = load_model(str(base.values.get("model") or ""))
     default_u = 0.92  # config/cache.py::CacheConfig.gpu_memory_utilization
     u0 = float(base.values.get("gpu_memory_utilization", default_u))
+    card_gpu = on_card(gpu, gpu_memory_gib)
     if t.kv_memory_gib is None:
-        if gpu is None:
+        if card_gpu is None:
             raise BadInput("plan --engine vllm: --gpu (or --gpu-memory-gib) is required (gpu_memory_utilization is "
                            "a share of its memory)")
         quant = base.values.get("quantization")
-        kv_at = card_memory(gpu, None if quant is None else str(quant))
+        kv_at = card_memory(card_gpu, None if quant is None else str(quant))
         ceiling = no_evidence_ceiling(default_u)
         if t.max_util > ceiling:
             t = replace(t, max_util=max(ceiling, u0))
@@ -129,19 +134,16 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: "GPU | None" = Non
     if baseline is not None:
         del baseline["capped"]
     best = next((r for r in rows if r["fits"]), None)
-    # the verdict and vLLM's startup checks on the planned launch (else on the launch at the target's length), as
-    # explain --engine vllm gives them; the rows keep the verdict's serves, phase and why
-    shown = best or baseline
-    verdict, checks = shown.pop(_FULL) if shown is not None else (None, [])
-    for row in [*rows, *([baseline] if baseline is not None else [])]:
-        row.pop(_FULL, None)
+    command = None if best is None else _rewrite(reg, base, best, t.request_length)
+    # the verdict and vLLM's startup checks as explain gives them, on the proposed command (else on the launch at the
+    # target's length)
+    verdict, checks = _fed_back(command or _rewrite(reg, base, {"changes": {}}, t.request_length), engine.version, t,
+                                u0, best or baseline, gpu, gpu_memory_gib, evidence)
     out = {"engine": "vllm", "engine_version": engine.version,
            "target": {"request_length": t.request_length, "concurrency": t.concurrency},
            "measured": measured,
-           "baseline": baseline, "candidates": rows, "fits": best is not None,
-           "command": None if best is None else _rewrite(reg, base, best, t.request_length),
-           "best": best, "verdict": None if verdict is None else verdict.as_dict(),
-           "checks": [c.as_dict() for c in checks],
+           "baseline": baseline, "candidates": rows, "fits": best is not None, "command": command, "best": best,
+           "verdict": verdict, "checks": checks,
            "max_num_seqs": seqs, "warnings": warnings}
     if best is None:
         from hybridplan.engine.vllm.serving.cheapest import cheapest_changes
@@ -149,7 +151,7 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: "GPU | None" = Non
         loosest = [tok for dim in dims if dim[-1] is not None for flag, value in dim[-1].sets
                    for tok in ((flag, value) if value else (flag,))]
         with_cap = CAP_SEQS in [dim[-1] for dim in dims]
-        changes = cheapest_changes(engine, t, [*loosest, *cap], kv_at, gpu, lambda target, flags, at: _fit(
+        changes = cheapest_changes(engine, t, [*loosest, *cap], kv_at, card_gpu, lambda target, flags, at: _fit(
             engine, geo, target, u0, [*flags, "--max-model-len", str(target.request_length)], at, cap_seqs=with_cap),
             geo.quant_method)
         out |= {"cheapest_change": changes[0] if changes else None, "changes_that_fit": changes}
@@ -174,6 +176,28 @@ _WHY: dict[str, tuple[float, str]] = {
 }
 
 
+def _fed_back(command: str, version: str, t: VllmTarget, u0: float, row: dict[str, Any] | None, gpu: str | None,
+              gpu_memory_gib: float | None,
+              evidence: EvidenceSource | None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The verdict and startup checks of `command` (the candidate `row` rewritten; None: the launch refused before it
+    planned), as `explain --engine vllm` gives them on the memory the plan sized it with: the card alone, or the
+    boot's logged KV memory (moved by what the proposed utilization requests over the boot's, which the confidence
+    says: the profile at the new utilization was not measured)."""
+    from hybridplan.engine.vllm.serving.explain import explain_vllm
+
+    measured = t.kv_memory_gib is not None
+    kv = (t.kv_memory_gib if row is None else row["available_kv_gib"]) if measured else None
+    back = explain_vllm(command, version=version, gpu=gpu, gpu_memory_gib=gpu_memory_gib, evidence=evidence,
+                        kv_memory_gib=kv)
+    verdict: dict[str, Any] | None = back.get("verdict")
+    u = u0 if row is None else row["gpu_memory_utilization"]
+    if verdict is not None and measured and u != u0:
+        verdict["confidence"] = {**verdict["confidence"], "level": "calibrated", "margin": round(u - u0, 3),
+                                 "note": f"the boot's logged 'Available KV cache memory' at utilization {u0:g}, moved "
+                                         f"by what {u:g} requests over it: the profile at {u:g} was not measured"}
+    return verdict, list(back.get("checks") or [])
+
+
 def _knob(flag: str, value: str | None = None) -> Knob:
     """One change the search may make, priced and explained by _WHY."""
     cost, why = _WHY[flag]
@@ -193,17 +217,17 @@ def _fit(engine: "VllmEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, f
     last = None
     for i in range(steps + 1):
         u = round(u0 + i * UTIL_STEP, 4)
-        at, memory, p, verdict, checks = _checked(engine, geo, args, u, kv_at, t.concurrency if cap_seqs else None)
+        at, memory, p, verdict = _checked(engine, geo, args, u, kv_at, t.concurrency if cap_seqs else None)
         if verdict.phase == "free_memory":  # more of the card is only further from free
             break
         if isinstance(p, EngineRefusal):
             continue
-        last = (u, at, memory, p, verdict, checks)
+        last = (u, at, memory, p, verdict)
         if _serves(p, at, t) and verdict.serves:
             break
     if last is None:
         return None
-    u, args, memory, p, verdict, checks = last
+    u, args, memory, p, verdict = last
     capped = cap_seqs and args.max_num_seqs != launched_seqs  # else the blocks covered the launch's own max_num_seqs
     changes = {k: v for k, v in _pairs(flags).items() if k != "--max-model-len"}
     if capped and args.max_num_seqs is not None:
@@ -219,15 +243,11 @@ def _fit(engine: "VllmEngine", geo: "ModelGeometry", t: VllmTarget, u0: float, f
             "max_concurrency": p.max_concurrency, "state_pages_per_request": p.state_pages_per_request,
             "max_num_seqs": args.max_num_seqs, "num_blocks": p.num_blocks,
             "verdict": {k: verdict.as_dict()[k] for k in ("serves", "phase", "why")},
-            "fits": _serves(p, args, t) and verdict.serves, "why": why, "cost": round(cost, 6), "capped": capped,
-            _FULL: (replace(verdict, confidence=confidence(memory)), checks)}
-
-
-_FULL = "_verdict_and_checks"  # a row's whole verdict and checks, until plan_vllm keeps those of the row it shows
+            "fits": _serves(p, args, t) and verdict.serves, "why": why, "cost": round(cost, 6), "capped": capped}
 
 
 def _checked(engine: "VllmEngine", geo: "ModelGeometry", args: "VllmArgs", u: float, kv_at: KVAt,
-             floor: int | None) -> tuple["VllmArgs", Memory, "KVPlan | EngineRefusal", Verdict, list[Check]]:
+             floor: int | None) -> tuple["VllmArgs", Memory, "KVPlan | EngineRefusal", Verdict]:
     """The launch at utilization u through the release's planning and startup checks; with `floor` (the target
     concurrency) a max_num_seqs above the planned blocks is capped at them, never below the floor (fewer sequences
     capture fewer graphs, so the card-alone pool only grows: one re-plan settles it)."""
@@ -247,8 +267,8 @@ def _checked(engine: "VllmEngine", geo: "ModelGeometry", args: "VllmArgs", u: fl
             p = engine.plan(args, geo, memory.available)
         except EngineRefusal as exc:
             p = exc
-    verdict, checks = startup(args, memory, p)
-    return args, memory, p, verdict, checks
+    verdict, _ = startup(args, memory, p)
+    return args, memory, p, verdict
 
 
 # the change that caps the scheduler at the blocks the pool has, when the card's default max_num_seqs is more

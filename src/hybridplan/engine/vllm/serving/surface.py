@@ -6,14 +6,17 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from hybridplan.engine.registry import FlagRegistry
 from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, FleetLaunch,
                                         FleetLayout, FleetRequest, LaunchSettings, LogCheckRequest, PlanRequest,
                                         RatioRequest)
-from hybridplan.engine.vllm.engine import for_version
+from hybridplan.engine.vllm.engine import NAME, for_version
 from hybridplan.errors import BadInput
+
+if TYPE_CHECKING:
+    from hybridplan.evidence import EvidencePoint
 from hybridplan.limits import MAX_UTIL_PROPOSED
 
 LAYOUT = "paged_pool"  # attention KV and recurrent state pages in one pool of blocks
@@ -43,7 +46,7 @@ class VllmServing:
 
     @property
     def name(self) -> str:
-        return "vllm"
+        return NAME
 
     @property
     def display_name(self) -> str:
@@ -86,6 +89,13 @@ class VllmServing:
         """None: vLLM's rules here read no environment variable."""
         return {}
 
+    def launch_evidence(self, command: str, gpu: str, *, kind: str, label: str, source: str,
+                        outcome: Literal["served", "failed"], phase: str | None) -> EvidencePoint:
+        from hybridplan.engine.vllm.serving.evidence import launch_point
+
+        return launch_point(self._release, command, gpu, kind=kind, label=label, source=source, outcome=outcome,
+                            phase=phase)
+
     def explain(self, req: ExplainRequest) -> dict[str, Any]:
         from hybridplan.engine.vllm.serving.explain import explain_vllm
 
@@ -93,10 +103,10 @@ class VllmServing:
             raise BadInput("no launch command given; put it after `--`, e.g. "
                            "`hybridplan explain --engine vllm --kv-memory-gib 40 -- vllm serve Qwen/Qwen3.5-27B`")
         return explain_vllm(text_of(req.command), version=self._release, kv_memory_gib=req.kv_memory_gib, gpu=req.gpu,
-                            others_gib=req.others_gib, gpu_memory_gib=req.gpu_memory_gib)
+                            others_gib=req.others_gib, gpu_memory_gib=req.gpu_memory_gib, evidence=req.evidence)
 
     def plan(self, req: PlanRequest) -> dict[str, Any]:
-        from hybridplan.engine.vllm.serving.launch import VllmTarget, card, on_card
+        from hybridplan.engine.vllm.serving.launch import VllmTarget, card
         from hybridplan.engine.vllm.serving.plan import plan_vllm
 
         if not req.command:
@@ -106,7 +116,7 @@ class VllmServing:
                             card=card(req.gpu, memory_gib=req.gpu_memory_gib), request_length=req.request_length,
                             concurrency=req.concurrency,
                             max_util=MAX_UTIL_PROPOSED if req.max_util is None else req.max_util)
-        return plan_vllm(target, self._release, on_card(req.gpu, req.gpu_memory_gib))
+        return plan_vllm(target, self._release, req.gpu, req.gpu_memory_gib, req.evidence)
 
     def writes(self, text: str) -> bool:
         from hybridplan.engine.vllm.serving.logcheck import OWN_LINES

@@ -12,7 +12,8 @@ vLLM's own profile keeps capture and the first request inside the requested shar
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hybridplan.engine.verdict import Verdict
@@ -20,7 +21,8 @@ from hybridplan.engine.vllm.planning import KVPlan, VllmArgs
 from hybridplan.engine.vllm.serving.memory import GIB, VllmMemory, free_at_startup
 from hybridplan.engine.vllm.startup import MAMBA_BLOCKS_RULE, REQUEST_MEMORY_RULE, check_free_memory, check_mamba_blocks
 from hybridplan.errors import EngineRefusal
-from hybridplan.evidence import Confidence
+from hybridplan.evidence import Confidence, EvidencePoint, Probe
+from hybridplan.evidence import confidence as evidence_confidence
 
 PHASES = ("config", "free_memory", "weights", "kv_cache", "cuda_graph")
 
@@ -124,22 +126,24 @@ def _fails(phase: str, refusal: EngineRefusal, figures: dict[str, Any], checks: 
                    message=refusal.message, rule=refusal.rule)
 
 
-def confidence(memory: Memory) -> Confidence:
+def confidence(memory: Memory, on_card: tuple[Probe, Sequence[EvidencePoint]] | None = None) -> Confidence:
     """What the verdict rests on: a measured boot's available KV memory makes the pool's arithmetic exact (vLLM's
     own code, held to it by the conformance suite); the card alone rests on the memory estimate's constants, each
-    fitted on the public boots data/vllm_memory.yaml names (docs/vllm-calibration.md lists the error per boot)."""
+    fitted on the public boots data/vllm_memory.yaml names (docs/vllm-calibration.md lists the error per boot), and
+    on the public vLLM launches on the card or its class (`on_card`: the launch as evidence.py compares it, and the
+    measured launches there), which it names: measured where one is this launch, else the nearest."""
     if memory.measured:
         return Confidence(level="measured", basis=("the boot's logged 'Available KV cache memory'",),
                           note="blocks, capacity and the startup checks after it are vLLM's own arithmetic on it")
-    if memory.timeline is None:  # a measured boot's memory at another utilization (plan's measured_memory)
-        return Confidence(level="calibrated", basis=("the boot's logged 'Available KV cache memory'",),
-                          note="the boot's available KV memory moved by the requested share at this utilization "
-                               "(ceil(total x u) - ceil(total x u0)); blocks, capacity and the startup checks after "
-                               "it are vLLM's own arithmetic on it")
     card = ("a card known only by its memory: what torch sees of it (memory.total less the driver's reserve) and "
             "its compute capability (taken as sm90's kernels and batch defaults)",) if memory.generic else ()
-    return Confidence(level="extrapolated", basis=(), unknowns=("the weights as loaded", "the non-torch overhead",
-                                                               "the profiled activation peak", *card),
-                      note="the available KV memory is estimated from the card alone (memory.timeline)"
-                           + (", a card known only by its memory" if memory.generic else "")
-                           + "; one boot's 'Available KV cache memory' (--kv-memory-gib) makes it measured")
+    unknowns = ("the weights as loaded", "the non-torch overhead", "the profiled activation peak", *card)
+    note = ("the available KV memory is estimated from the card alone (memory.timeline)"
+            + (", a card known only by its memory" if memory.generic else "")
+            + "; one boot's 'Available KV cache memory' (--kv-memory-gib) makes it measured")
+    if on_card is None:
+        return Confidence(level="extrapolated", basis=(), unknowns=unknowns, note=note)
+    found = evidence_confidence(*on_card)
+    if found.level == "measured":
+        return found
+    return replace(found, unknowns=found.unknowns + unknowns, note=f"{found.note}; {note}")
