@@ -69,7 +69,7 @@ def test_plan_panel_shows_the_cli_plan(page, cli_json, screenshot):
     assert float(page.get_attribute('#plan-fraction [data-key="engine_default"]', "data-value")) == \
         expected["mem_fraction"]["engine_default"]
     assert float(page.get_attribute('#plan-fraction [data-key="ceiling"]', "data-value")) == 0.88
-    assert page.get_attribute("#plan-confidence", "data-level") == expected["confidence"]["level"]
+    assert page.get_attribute("#plan-verdict-confidence", "data-level") == expected["confidence"]["level"]
     assert page.locator("#plan-change-list li").evaluate_all("els => els.map(e => e.dataset.flag)") == \
         [c["flag"] for c in expected["changes"]]
     assert int(page.get_attribute('#plan-figures [data-key="max_running_requests"]', "data-value")) == \
@@ -106,5 +106,5 @@ def test_plan_answers_the_deploy_command_of_the_selection(page, cli_json):
     assert float(ratio) == 4.59
     assert page.get_attribute('#plan-figures [data-key="max_mamba_cache_size_pin"]', "data-value") == \
         page.get_attribute('#calc-answer [data-key="max_mamba_cache_size_pin"]', "data-value")
-    assert page.get_attribute("#plan-confidence", "data-level") == \
-        page.get_attribute("#memory-confidence", "data-level")
+    assert page.get_attribute("#plan-verdict-confidence", "data-level") == \
+        page.get_attribute("#memory-verdict-confidence", "data-level")

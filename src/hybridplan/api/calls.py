@@ -116,24 +116,36 @@ def plan(command: Command | None = None, *, request_length: int, concurrency: in
 
 def run_compare(req: CompareRequest, versions: Mapping[str, str | None] | None = None) -> Comparison:
     """`compare` on a built request (`versions`: the release of each engine to model, by name; the newest by
-    default)."""
+    default); each leg's verdict rests on every source of measured launches, as explain's, and the cheapest change
+    of a leg that fails stays clear of the launches the bundled pages record failing, as plan's."""
+    from dataclasses import replace
+
+    from hybridplan.calibration.sources import all_evidence
+    from hybridplan.cookbook.record_evidence import measured_failure
     from hybridplan.engine.api import engines, for_engine
     from hybridplan.planner.compare import compare_engines
 
-    payload = compare_engines(req, versions)
+    payload = compare_engines(replace(req, evidence=all_evidence, measured=measured_failure), versions)
     chosen = versions or {}
     return Comparison(payload=payload, versions={name: for_engine(name, chosen.get(name)).version
                                                  for name in engines()})
 
 
-def compare(model: str, *, request_length: int, memory_gib: float | None = None, gpu: str | None = None,
-            tp: int = 1, kv_cache_dtype: str = "auto",
+def compare(model: str | None = None, *, request_length: int, memory_gib: float | None = None,
+            gpu: str | None = None, gpu_memory_gib: float | None = None, tp: int = 1, kv_cache_dtype: str = "auto",
+            command: Command | None = None, engine: str = "sglang",
             versions: Mapping[str, str | None] | None = None) -> Comparison:
     """What every modelled engine serves of `model` at `request_length` tokens, from the same cache memory
-    (`memory_gib` per rank) or from what each leaves on `gpu`, and why they differ; `versions` picks a release per
-    engine (e.g. {"vllm": "0.24.0"}). `hybridplan compare --json`."""
+    (`memory_gib` per rank) or from what each leaves on `gpu` (`gpu_memory_gib` overrides its memory or, alone,
+    names a card by its memory), and why they differ; `versions` picks a release per engine (e.g.
+    {"vllm": "0.24.0"}). With `command` (a launch of `engine`, instead of `model`, `tp` and `kv_cache_dtype`): that
+    launch on its engine and its settings carried to the others, each leg saying what it carried and could not.
+    Each leg carries its verdict and, where it fails on the card, the cheapest change. `hybridplan compare --json`."""
     return run_compare(CompareRequest(model=model, request_length=request_length, memory_gib=_float(memory_gib),
-                                      tp=tp, kv_cache_dtype=kv_cache_dtype, gpu=gpu), versions)
+                                      tp=tp, kv_cache_dtype=kv_cache_dtype, gpu=gpu,
+                                      gpu_memory_gib=_float(gpu_memory_gib),
+                                      command=None if command is None else _words(command),
+                                      launch_engine=None if command is None else engine), versions)
 
 
 def read_log(path: str | os.PathLike[str]) -> str:

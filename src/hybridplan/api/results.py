@@ -126,13 +126,26 @@ class Comparison(_Answer):
         leg: dict[str, Any] = self.payload[engine]
         return leg
 
+    def verdict(self, engine: str) -> Verdict | None:
+        """One engine's verdict on the card, or its refusal (None: no card and no refusal, or the engine model
+        does not cover the launch)."""
+        found = self.leg(engine).get("verdict")
+        return Verdict.of(found) if isinstance(found, Mapping) else None
+
+    def cheapest_change(self, engine: str) -> dict[str, Any] | None:
+        """Where an engine does not serve on the card: the change its plan makes (`change`, the `command` it gives,
+        what it `reaches`), or the cheapest one that would."""
+        fix = self.leg(engine).get("cheapest_change")
+        return dict(fix) if isinstance(fix, Mapping) else None
+
     @property
     def why(self) -> list[str]:
         return list(self.payload["why"])
 
     @property
     def exit_code(self) -> int:
-        """The CLI's exit: always 0 (a refusal raises)."""
+        """The CLI's exit: 0, also where an engine would not start (each engine's answer is the comparison's; a
+        launch refused while it is read still raises)."""
         return 0
 
 

@@ -1,18 +1,21 @@
-"""`hybridplan compare`: one model on every modelled engine from the same cache memory, side by side."""
+"""`hybridplan compare`: one model on every modelled engine from the same cache memory or card, side by side."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
 from hybridplan.commands import options as opt
-from hybridplan.commands.app import app, emit_text, run_guarded
+from hybridplan.commands.app import app, emit_text, launch_words, run_guarded
 
 
 @app.command()
 def compare(
-    model: str = typer.Option(..., "--model", help="Model id or path (the catalog resolves offline)."),
+    command: Optional[List[str]] = typer.Argument(None, help="A launch of --engine (instead of --model, --tp and "
+                                                  "--kv-cache-dtype): that launch on its engine, its settings "
+                                                  "carried to the others."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model id or path (the catalog resolves offline)."),
     memory_gib: Optional[float] = typer.Option(None, "--memory-gib", callback=opt.from_bound("memory_gib"),
                                                help="Cache memory per rank, GiB: SGLang's pool budget and vLLM's "
                                                "available KV memory. Without it, --gpu sizes each engine from the "
@@ -21,6 +24,8 @@ def compare(
     tp: int = opt.TP,
     kv_cache_dtype: str = typer.Option("auto", "--kv-cache-dtype", help="auto or fp8 (each engine's spelling)."),
     gpu: Optional[str] = opt.GPU,
+    gpu_memory_gib: Optional[float] = opt.GPU_MEMORY_GIB,
+    engine: str = typer.Option("sglang", "--engine", help="The engine the launch after `--` is for."),
     sglang_version: Optional[str] = typer.Option(None, "--sglang-version",
                                                  help="The SGLang release to model (default: the newest modelled)."),
     vllm_version: Optional[str] = typer.Option(None, "--vllm-version",
@@ -29,15 +34,18 @@ def compare(
 ) -> None:
     """What SGLang and vLLM serve at L tokens (KV tokens, state slots or pages, concurrent requests) and why they
     differ: from the same cache memory (--memory-gib), or from what each leaves on one card (--gpu alone); each engine
-    at its own defaults."""
+    at its own defaults, or from your whole launch (`-- <launch>`, of --engine) carried to the other as far as it has
+    the same settings. An engine that would not start says why, with the cheapest change that would."""
 
     def body() -> int:
         from hybridplan.api.calls import run_compare
         from hybridplan.engine.requests import CompareRequest
 
         versions = {"sglang": sglang_version, "vllm": vllm_version}  # the --<engine>-version options, by engine
+        launch = launch_words(command) or None
         result = run_compare(CompareRequest(model=model, request_length=request_length, memory_gib=memory_gib, tp=tp,
-                                            kv_cache_dtype=kv_cache_dtype, gpu=gpu), versions)
+                                            kv_cache_dtype=kv_cache_dtype, gpu=gpu, gpu_memory_gib=gpu_memory_gib,
+                                            command=launch, launch_engine=engine if launch else None), versions)
         if as_json:
             emit_text(result.to_json())
         else:

@@ -54,6 +54,11 @@ def releases(name: str) -> tuple[str, ...]:
     return tuple(import_module(_known(name)[0]).SUPPORTED)
 
 
+def builds(name: str) -> tuple[str, ...]:
+    """The named builds between releases engine `name` models as themselves (a cookbook page pins one), if any."""
+    return tuple(getattr(import_module(_known(name)[0]), "BUILDS", ()))
+
+
 def default_release(name: str) -> str:
     """The release of engine `name` a launch is modelled by when none is named."""
     return str(import_module(_known(name)[0]).DEFAULT)

@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import (CompareLeg, CompareRequest, ExplainRequest, FleetLaunch, FleetLayout,
-                                        FleetRequest, LogCheckRequest, PlanRequest, RatioRequest)
+from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, FleetLaunch,
+                                        FleetLayout, FleetRequest, LaunchSettings, LogCheckRequest, PlanRequest,
+                                        RatioRequest)
 
 if TYPE_CHECKING:
     from hybridplan.evidence import EvidencePoint
@@ -112,8 +113,15 @@ class ServingEngine(EngineRelease, Protocol):
         """The state/KV balance for a workload, where the engine has a knob for it."""
         ...
 
-    def compare_launch(self, req: CompareRequest) -> str:
-        """The launch `compare` runs on this engine."""
+    def launch_settings(self, command: str | tuple[str, ...]) -> LaunchSettings:
+        """What a launch of this engine states in the settings every engine shares (model, TP, context length, KV
+        and state dtypes, speculative decoding, request cap, prefill chunk, prefix caching), by its own parser, and
+        the flags it sets that no other engine has (what `compare` cannot carry over)."""
+        ...
+
+    def compare_launch(self, req: CompareRequest) -> CompareLaunch:
+        """The launch `compare` runs on this engine: the user's own (`req.command` for this engine), else one carried
+        over from the shared settings, with what it carried, added and could not carry."""
         ...
 
     def compare_leg(self, req: CompareRequest) -> CompareLeg:

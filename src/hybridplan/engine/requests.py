@@ -109,19 +109,69 @@ class RatioRequest:
 
 
 @dataclass(frozen=True, kw_only=True)
-class CompareRequest:
-    """`compare`: one model at one request length, from the same cache memory or from what each engine leaves on a
-    card, each engine at its own defaults."""
+class Speculative:
+    """Speculative decoding as every engine can state it: the method (mtp: the checkpoint's own MTP/NextN block;
+    eagle, eagle3, dflash, dspark: a draft checkpoint; ngram), the draft and the tokens drafted per step."""
+
+    method: str
+    draft: str | None = None
+    tokens: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LaunchSettings:
+    """What a launch states in terms every engine shares (compare carries them from one engine's launch to another's
+    launch), None where the launch leaves the engine's default, and the flags it sets with no shared counterpart."""
 
     model: str
+    tp: int = 1
+    context_length: int | None = None
+    kv_cache_dtype: str = "auto"  # auto, fp8, bfloat16, float16
+    state_dtype: str | None = None  # the recurrent (SSM) state's dtype
+    quantization: str | None = None
+    speculative: Speculative | None = None
+    max_running_requests: int | None = None
+    prefill_chunk: int | None = None  # tokens one prefill step takes (chunked prefill / batched tokens)
+    prefix_caching: bool | None = None
+    own: tuple[tuple[str, str], ...] = ()  # (the flag as typed, why no other engine has it)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareRequest:
+    """`compare`: one model at one request length, from the same cache memory or from what each engine leaves on a
+    card; each engine at its own defaults, or from one engine's whole launch (`command`, for `launch_engine`) carried
+    to the others as far as they have the same settings."""
+
+    model: str | None = None  # with `command`: the launch names it
     request_length: int
     memory_gib: float | None = None
     tp: int = 1
     kv_cache_dtype: str = "auto"
     gpu: str | None = None
+    gpu_memory_gib: float | None = None  # the card's memory (alone: a card known by its memory)
+    command: str | tuple[str, ...] | None = None
+    launch_engine: str | None = None  # the engine `command` launches
+    settings: LaunchSettings | None = None  # what `command` states in shared terms (compare fills it in)
+    measured: Callable[..., Any] | None = None  # as PlanRequest's: for the cheapest change of a leg that fails
+    evidence: Callable[..., Any] | None = None  # as ExplainRequest's: what each verdict's confidence rests on
 
     def __post_init__(self) -> None:
         _check_fields(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareLaunch:
+    """The launch compare runs on one engine: the user's own where it is this engine's, else one carried over from
+    the shared settings, with what it carried, what it added and what it could not carry."""
+
+    command: str
+    carried: tuple[str, ...] = ()  # "--from x -> --to y"
+    added: tuple[str, ...] = ()  # flags compare adds, each with why
+    not_carried: tuple[str, ...] = ()  # flags the other engine's launch sets that this engine has no counterpart for
+
+    def as_dict(self, source: str | None) -> dict[str, Any]:
+        return {"from": source, "carried": list(self.carried), "added": list(self.added),
+                "not_carried": list(self.not_carried)}
 
 
 _DEFAULTS: dict[type, Mapping[str, Any]] = {}  # each request type's field defaults (read once)
@@ -155,13 +205,14 @@ class CompareLeg:
     request holds on one rank."""
 
     leg: dict[str, Any]
-    cache_memory_gib: float
+    cache_memory_gib: float | None  # None where the engine refuses before it sizes its caches
     pools: str  # how its cache memory is held ("its two pools", "its one pool")
     memory_source: str
     why: str
-    request_bytes: int  # one request at the length on one rank
-    state_bytes: int  # of it, the recurrent state
+    request_bytes: int | None  # one request at the length on one rank
+    state_bytes: int | None  # of it, the recurrent state
     state_words: str  # what the state is held in ("state", "state pages")
+    serves: bool | None = None  # the verdict on the card (None: no card, or not decidable)
 
 
 # ------------------------------------------------------------------------------------------------ fleet

@@ -134,7 +134,10 @@ def print_paged_explain(d: dict[str, Any], console: Console | None = None) -> No
             mark = {True: "ok", False: "[red]fails[/red]", None: "-"}[chk["passed"]]
             checks.add_row(chk["phase"], chk["name"], mark, chk["detail"])
         c.print(checks)
-        print_verdict(d["verdict"], d["platform"]["gpu"] or "this memory", c)
+        platform = d["platform"]
+        where = platform["gpu"] or (f"a {platform['gpu_memory_gib']:g} GiB card" if "gpu_memory_gib" in platform
+                                    else "this memory")
+        print_verdict(d["verdict"], where, c)
 
 
 def show_explain(r: dict[str, Any], layout: str) -> None:

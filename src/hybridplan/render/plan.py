@@ -91,7 +91,8 @@ def print_fraction(r: dict[str, Any], c: Console) -> None:
 
 
 def print_paged_plan(d: dict[str, Any], console: Console | None = None) -> None:
-    """`plan --engine vllm`: the baseline, the candidates (cheapest first) and the launch to run."""
+    """`plan --engine vllm`: the baseline, the candidates (cheapest first), the launch to run, and its verdict with
+    the confidence (explain --engine vllm's on that launch)."""
     c = console or Console()
     t_ = d["target"]
     m = d["measured"]
@@ -113,8 +114,12 @@ def print_paged_plan(d: dict[str, Any], console: Console | None = None) -> None:
     c.print(d["command"] if d["fits"] else "[red]no candidate serves the target within --max-util[/red]")
     for flag, why in (d["best"] or {}).get("why", {}).items():
         c.print(f"  change {flag} {d['best']['changes'][flag]}".rstrip() + f": {why}")
+    if d.get("cheapest_change"):
+        ch = d["cheapest_change"]
+        c.print(f"[bold]cheapest change:[/] {ch['change']}: {ch['reaches']}", highlight=False)
     if d.get("verdict"):
-        print_verdict(d["verdict"], "the card" if m["source"] == "card" else "the measured boot's memory", c)
+        where = "the card" if m["source"] == "card" else "the measured boot's memory"
+        print_verdict(d["verdict"], where if d["fits"] else f"{where}, at the target's length", c)
     for w in d["warnings"]:
         c.print(f"  [yellow]note:[/yellow] {w}")
 

@@ -100,16 +100,20 @@ def explain(req: ExplainRequest, request: Request) -> CliJSON:
 @router.post("/compare", responses=ERRORS, summary="hybridplan compare --json")
 def compare(req: CompareRequest, request: Request) -> CliJSON:
     """One model on every modelled engine at one request length, from the same cache memory or (memory left out)
-    from what each leaves on the card, each at its own defaults (the `compare --json` object): KV tokens, state slots
-    or state pages, the requests of that length each serves, and `why` they differ."""
+    from what each leaves on the card, each at its own defaults or from one engine's whole launch (`command`) carried
+    to the others (the `compare --json` object): KV tokens, state slots or state pages, the requests of that length
+    each serves, each engine's verdict (with the cheapest change where it fails on the card), and `why` they
+    differ."""
     from hybridplan.api.calls import run_compare
     from hybridplan.engine import requests as rq
 
     with _sources(request):
         return CliJSON(run_compare(rq.CompareRequest(model=req.model, request_length=req.request_length,
                                                      memory_gib=req.memory_gib, tp=req.tp,
-                                                     kv_cache_dtype=req.kv_cache_dtype, gpu=req.gpu),
-                                   {"vllm": req.vllm_version}).payload)
+                                                     kv_cache_dtype=req.kv_cache_dtype, gpu=req.gpu,
+                                                     gpu_memory_gib=req.gpu_memory_gib, command=req.command,
+                                                     launch_engine=req.engine if req.command else None),
+                                   {"sglang": req.sglang_version, "vllm": req.vllm_version}).payload)
 
 
 @router.post("/fleet", responses=ERRORS, summary="hybridplan fleet --json")

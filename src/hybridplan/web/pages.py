@@ -17,12 +17,13 @@ router = APIRouter(include_in_schema=False)
 
 
 def _context(request: Request, **extra: Any) -> dict[str, Any]:
-    from hybridplan.engine.api import DEFAULT, SUPPORTED, default_release, releases
+    from hybridplan.engine.api import DEFAULT, SUPPORTED, builds, default_release, releases
 
     vllm = releases("vllm")
     default = default_release("vllm")
     return {"request": request, "version": __version__, "engine_version": DEFAULT,
-            "vllm_version": default, "vllm_versions": vllm, "engine_versions": sorted(SUPPORTED), **extra}
+            "vllm_version": default, "vllm_versions": vllm, "engine_versions": sorted(SUPPORTED),
+            "engine_builds": builds("sglang"), **extra}
 
 
 @router.get("/", response_class=HTMLResponse)

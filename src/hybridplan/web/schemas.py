@@ -149,9 +149,17 @@ class ExplainRequest(_WithModel):
 
 class CompareRequest(_Strict):
     """`hybridplan compare --json --model M [--memory-gib X] -L L [--tp N] [--kv-cache-dtype auto|fp8] [--gpu G]
-    [--vllm-version V]`."""
+    [--gpu-memory-gib X] [--vllm-version V]`, or from a whole launch: `compare --json [--engine E] -L L --gpu G --
+    <launch>` (`command`, instead of `model`, `tp` and `kv_cache_dtype`)."""
 
-    model: str = Field(min_length=1, max_length=256, description="Model id (catalog, HF cache) or an allowed path.")
+    model: str | None = Field(None, min_length=1, max_length=256, description="Model id (catalog, HF cache) or an "
+                              "allowed path. Not with `command`.")
+    command: str | None = Field(None, min_length=1, max_length=MAX_COMMAND_CHARS, description="A launch of "
+                                "`engine` (the Deploy command): run as typed on its engine, its settings carried to "
+                                "the others, each leg saying what it carried and could not.")
+    engine: Literal["sglang", "vllm"] = Field("sglang", description="The engine `command` launches (--engine).")
+    gpu_memory_gib: float | None = Field(None, gt=0, le=MAX_BUDGET_GIB,
+                                         description="Override the GPU's memory (GiB); alone: a generic CUDA card.")
     memory_gib: Annotated[float, _within("memory_gib")] | None = Field(None, description="Cache memory per rank (GiB): SGLang's "
                                      "pool budget and vLLM's available KV memory. Left out, `gpu` sizes each engine "
                                      "from the card's memory timeline.")
@@ -161,6 +169,8 @@ class CompareRequest(_Strict):
     gpu: Id | None = Field(None, description="A GPU catalog id: its platform (SGLang) and sm (vLLM's GDN kernel).")
     vllm_version: str | None = Field(None, pattern=VERSION_PATTERN, description="The vLLM release to model "
                                      "(--vllm-version; default 0.33.0, engine.api.default_release).")
+    sglang_version: str | None = Field(None, pattern=VERSION_PATTERN, description="The SGLang release (or the build "
+                                       "a page pins) to model (--sglang-version; default the newest modelled).")
 
 
 class PlanRequest(_WithModel):

@@ -298,3 +298,39 @@ def test_plan_rewrites_a_pasted_multi_line_launch_as_one(cli_json):
     assert code == 0 and d["best"]["changes"] == {"--kv-cache-dtype": "fp8"}
     assert d["command"] == "vllm serve Qwen/Qwen3.5-27B --max-num-seqs 16 --kv-cache-dtype fp8 --max-model-len 262144"
     assert "--max-util caps it at 0.95" in d["measured"]["rule"]
+
+
+def test_a_card_known_only_by_its_memory_is_sized_as_a_catalog_card_is(cli, cli_json):
+    """--gpu-memory-gib alone (issue 26: it sized nothing, kv_cache_tokens null; plan demanded --gpu): the card-alone
+    timeline on memory.total less the driver's reserve, an sm90 card's kernels and batch defaults, so the same
+    numbers as an sm90 catalog card given that memory; the verdict's confidence says what a memory alone leaves
+    unknown, and plan searches from it."""
+    launch = "vllm serve Qwen/Qwen3.5-9B --max-model-len 32768"
+    code, alone = cli_json("explain", "--engine", "vllm", "--gpu-memory-gib", "48", "--json", "--", launch)
+    assert code == 0 and alone["kv_cache_tokens"] > 0 and alone["memory"]["source"] == "card"
+    assert alone["platform"]["gpu_memory_gib"] == 48 and alone["platform"]["sm"] == 90
+    assert alone["memory"]["timeline"]["total_gib"]["value"] == round((48 * 1024 - 494) / 1024, 3)
+    code, h200 = cli_json("explain", "--engine", "vllm", "--gpu", "h200", "--gpu-memory-gib", "48", "--json", "--",
+                          launch)
+    assert code == 0
+    for key in ("available_kv_memory_bytes", "num_blocks", "kv_cache_tokens", "block_size"):
+        assert alone[key] == h200[key], key
+    conf = alone["verdict"]["confidence"]
+    assert conf["level"] == "extrapolated" and "known only by its memory" in conf["unknowns"][-1]
+    assert "known only by its memory" not in h200["verdict"]["confidence"]["note"]
+    code, out, _ = cli("explain", "--engine", "vllm", "--gpu-memory-gib", "48", "--", launch)
+    assert code == 0 and "on a 48 GiB card: boots and serves" in out and "confidence: extrapolated" in out
+    code, plan = cli_json("plan", "--engine", "vllm", "--gpu-memory-gib", "48", "-L", "32768", "-C", "4", "--json",
+                          "--", "vllm serve Qwen/Qwen3.5-9B")
+    assert code == 0 and plan["measured"]["source"] == "card" and plan["best"]["max_concurrency"] >= 4
+    assert plan["verdict"]["serves"] and plan["verdict"]["confidence"]["level"] == "extrapolated"
+    code, out, _ = cli("plan", "--engine", "vllm", "--gpu-memory-gib", "48", "-L", "32768", "-C", "4", "--",
+                       "vllm serve Qwen/Qwen3.5-9B")
+    assert code == 0 and "on the card: boots and serves" in out and "confidence: extrapolated" in out
+    # where nothing fits (bf16 weights over the 48 GiB), the text names the cheapest change as the JSON does, and
+    # the verdict on the launch at the target's length (explain's: the weights do not load)
+    code, out, _ = cli("plan", "--engine", "vllm", "--gpu-memory-gib", "48", "-L", "32768", "-C", "8", "--",
+                       "vllm serve Qwen/Qwen3.5-35B-A3B")
+    text = " ".join(out.split())
+    assert code == 1 and "cheapest change: --quantization fp8 (the weights quantized to FP8 as they load): 8 " in text
+    assert "on the card, at the target's length: fails (weights)" in text and "confidence: extrapolated" in text

@@ -8,10 +8,11 @@ from functools import lru_cache
 from importlib import import_module
 
 from hybridplan.engine.sglang.protocol import Engine
-from hybridplan.engine.sglang.behaviours import VERSIONS, check_version
+from hybridplan.engine.sglang.behaviours import PROFILES, VERSIONS, check_version
 
 NAME = "sglang"  # the engine these releases are (engine.api.engines())
 SUPPORTED = VERSIONS
+BUILDS = tuple(p.name for p in PROFILES)  # the named builds modelled as themselves (a page pins one)
 DEFAULT = VERSIONS[-1]
 MODEL = "hybridplan.engine.sglang.engine"  # the rules every release shares (imported on first use)
 

@@ -662,7 +662,8 @@ def plan(t: Target) -> dict[str, Any]:
         "warnings": list(dict.fromkeys(best.notes + ((pl.ckpt.note,) if pl.ckpt.estimated else ()))),
     })
     if not tl.slack_fits_headroom:
-        out["warnings"].append(f"the slack ({tl.slack_gib.value:.2f} GiB) is below what it must hold "
-                               f"({tl.slack_need_gib.value:.2f} GiB: {tl.slack_need_gib.note}); estimated CUDA graphs, "
+        out["warnings"].append(f"the slack ({tl.slack_gib.value:.2f} GiB) is below what graph capture needs "
+                               f"({tl.capture_need_gib:.2f} GiB) or the first requests ({tl.serve_need_gib:.2f} GiB), "
+                               f"each with the {tl.margin_gib.value:.2f} GiB margin; estimated CUDA graphs, "
                                f"activations and workspaces: {tl.headroom_gib.note}")
     return out

@@ -3,14 +3,14 @@ answer in sglang's terms, from its serving modules."""
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import (CompareLeg, CompareRequest, ExplainRequest, FleetLaunch, FleetLayout,
-                                        FleetRequest, LogCheckRequest, PlanRequest, RatioRequest)
+from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, FleetLaunch,
+                                        FleetLayout, FleetRequest, LaunchSettings, LogCheckRequest, PlanRequest,
+                                        RatioRequest)
 from hybridplan.engine.sglang.serving.loading import launch
 from hybridplan.engine.sglang.releases import NAME, for_version
 from hybridplan.errors import BadInput
@@ -27,8 +27,6 @@ LOG_OPTIONS = frozenset({"log", "command", "log_version", "engine_version", "exp
 NO_COMMAND = ("no launch command given; put it after `--`, e.g. "
               "`hybridplan explain -- python -m sglang.launch_server --model-path Qwen/Qwen3.8-27B`")
 ENV_PREFIX = "SGLANG_"  # the environment variables sglang's rules read (envs.py: every one is SGLANG_*)
-# the --kv-cache-dtype spellings `compare` takes, as sglang spells them
-_KV = {"auto": "auto", "fp8": "fp8_e4m3"}
 
 
 @dataclass(frozen=True)
@@ -151,11 +149,17 @@ class SglangServing:
                               concurrency=req.concurrency, budget=req.pool_budget_gib,
                               gpu=from_options(req.gpu, req.gpu_memory_gib), version=self.version)
 
-    def compare_launch(self, req: CompareRequest) -> str:
-        """The launch `compare` runs: the model at the length, TP and KV dtype, the rest at the release's defaults."""
-        argv = ["python", "-m", "sglang.launch_server", "--model-path", req.model, "--context-length",
-                str(req.request_length), "--tp", str(req.tp)]
-        return shlex.join(argv + (["--kv-cache-dtype", _KV[req.kv_cache_dtype]] if req.kv_cache_dtype != "auto" else []))
+    def launch_settings(self, command: str | tuple[str, ...]) -> LaunchSettings:
+        from hybridplan.engine.sglang.serving.compare import settings
+
+        return settings(self, command)
+
+    def compare_launch(self, req: CompareRequest) -> CompareLaunch:
+        """The launch `compare` runs: the user's own where it is this engine's, else the shared settings carried
+        over (the model at the length, TP and KV dtype, the rest at the release's defaults)."""
+        from hybridplan.engine.sglang.serving.compare import compare_launch
+
+        return compare_launch(self, req)
 
     def compare_leg(self, req: CompareRequest) -> CompareLeg:
         from hybridplan.engine.sglang.serving.compare import leg

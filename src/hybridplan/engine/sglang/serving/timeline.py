@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from hybridplan.engine.sglang.serving.loading import Loaded
 
 GIB = 1 << 30
+RUNTIME_PARTS = ("eager_activations", "sampling")  # headroom parts that exist only once requests run
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,7 +79,18 @@ class MemoryTimeline:
     @property
     def slack_fits_headroom(self) -> bool:
         """Whether what is left outside the pools holds the headroom and the margin (slack >= need + margin)."""
-        return bool(self.slack_gib.value >= self.slack_need_gib.value + self.margin_gib.value)
+        return bool(self.slack_gib.value >= self.serve_need_gib)
+
+    @property
+    def serve_need_gib(self) -> float:
+        """What the slack must hold once the first request runs: the slack need and the margin."""
+        return float(self.slack_need_gib.value + self.margin_gib.value)
+
+    @property
+    def capture_need_gib(self) -> float:
+        """What the slack must hold by the end of graph capture: the serve need less the parts that exist only once
+        requests run (RUNTIME_PARTS). The verdict's figure, and the one its warning states."""
+        return self.serve_need_gib - sum(p.nbytes for p in self.headroom_parts if p.name in RUNTIME_PARTS) / GIB
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"gpu": self.gpu_id}
@@ -261,10 +273,12 @@ def memory_payload(tl: MemoryTimeline, weights: WeightReport | None) -> dict[str
         warnings.append(f"the weights leave {tl.available_gib.value:.2f} GiB of the {tl.pre_load_gib.value:.2f} GiB "
                         "free before loading: the engine runs out of memory while loading them, before any pool is sized")
     elif not tl.slack_fits_headroom:
+        at = "at graph capture" if tl.slack_gib.value < tl.capture_need_gib else "on the first requests"
         warnings.append(f"--mem-fraction-static {tl.mem_fraction_static.value} leaves {tl.slack_gib.value:.2f} GiB of "
-                        f"slack, but CUDA graphs, activations and unbudgeted buffers need about "
-                        f"{tl.slack_need_gib.value:.2f} GiB (estimate) plus a {tl.margin_gib.value:.2f} GiB margin: expect an out-of-memory error at graph capture "
-                        f"or on the first requests; the highest safe fraction is about {tl.max_safe_mem_fraction.value}")
+                        f"slack, but graph capture needs {tl.capture_need_gib:.2f} GiB and the first requests "
+                        f"{tl.serve_need_gib:.2f} GiB (estimates, each with the {tl.margin_gib.value:.2f} GiB margin): "
+                        f"expect an out-of-memory error {at}; the highest safe fraction is about "
+                        f"{tl.max_safe_mem_fraction.value}")
     warnings += guarded_host_warnings(tl)
     return {"timeline": tl.as_dict(), "weights": weights.as_dict() if weights is not None else None,
             "warnings": warnings + (list(weights.notes) if weights is not None else [])}
@@ -282,7 +296,7 @@ def guarded_host_warnings(tl: MemoryTimeline) -> list[str]:
         parts = {p.name: p.nbytes / GIB for p in hr.host_parts(tl.unified_total_bytes, constants_for(tl.gpu_id, host))}
         if not parts:
             continue
-        need = tl.slack_need_gib.value + tl.margin_gib.value + sum(parts.values())
+        need = tl.serve_need_gib + sum(parts.values())
         safe = math.floor((1 - need / tl.pre_load_gib.value) * 1000) / 1000
         out.append(f"on a host whose out-of-memory guard acts on available memory ({host}: its "
                    f"{parts['host_reserve']:.2f} GiB threshold and {parts['host_runtime']:.2f} GiB of the server's host "

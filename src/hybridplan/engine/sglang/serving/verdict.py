@@ -16,13 +16,11 @@ from hybridplan.engine.verdict import Verdict
 from hybridplan.errors import EngineRefusal
 from hybridplan.hardware.catalog import GPU
 from hybridplan.evidence import EvidencePoint, Probe, confidence
-from hybridplan.engine.sglang.serving.timeline import GIB, MemoryTimeline
+from hybridplan.engine.sglang.serving.timeline import MemoryTimeline
 
 if TYPE_CHECKING:
     from hybridplan.engine.sglang.serving.loading import Loaded
 
-# headroom parts that exist only once requests run (the rest is allocated by the end of graph capture)
-RUNTIME_PARTS = ("eager_activations", "sampling")
 BOOT_PHASES = ("weights", "state_pool", "kv_pool")
 RUNTIME_PHASES = ("cuda_graph", "first_request")
 
@@ -75,9 +73,7 @@ def _predict(loaded: Loaded, tl: MemoryTimeline, *, request_tokens: int, concurr
         return _verdict(False, "kv_pool", why=(
             f"the KV pool holds {s.max_total_num_tokens:,} tokens, less than one request of {request_tokens:,}"),
             **sized)
-    runtime = sum(p.nbytes for p in tl.headroom_parts if p.name in RUNTIME_PARTS) / GIB
-    serve_need = tl.slack_need_gib.value + tl.margin_gib.value
-    capture_need = serve_need - runtime
+    serve_need, capture_need = tl.serve_need_gib, tl.capture_need_gib
     slack = tl.slack_gib.value
     numbers = {"slack_gib": slack, "capture_need_gib": capture_need, "serve_need_gib": serve_need, **sized}
     if slack < capture_need:

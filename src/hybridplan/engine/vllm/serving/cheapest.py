@@ -12,6 +12,7 @@ from hybridplan.engine.vllm.serving.launch import KVAt, VllmTarget, card_memory
 from hybridplan.monotone import largest_true
 
 if TYPE_CHECKING:
+    from hybridplan.hardware.catalog import GPU
     from hybridplan.engine.vllm.engine import VllmEngine
 
 # (target, flags, what sizes the pool) -> the fitted candidate row, or None where the release refuses the launch
@@ -20,7 +21,7 @@ Fit = Callable[[VllmTarget, list[str], KVAt], "dict[str, Any] | None"]
 TP_SIZES = (2, 4, 8)  # tensor-parallel sizes one node offers
 
 
-def cheapest_changes(engine: "VllmEngine", t: VllmTarget, loosest: list[str], kv_at: KVAt, gpu: str | None,
+def cheapest_changes(engine: "VllmEngine", t: VllmTarget, loosest: list[str], kv_at: KVAt, gpu: "GPU | None",
                      fit: Fit, quantized: str | None) -> list[dict[str, Any]]:
     """The changes that make the loosest candidate (every knob turned) serve the target, cheapest first, each with
     what it reaches; then, where no single change serves it, what each setup change reaches on its own (the most

@@ -26,18 +26,20 @@ if TYPE_CHECKING:
 
 def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
                  gpu: str | None = None, others_gib: float | None = None,
-                 evidence: EvidenceSource | None = None) -> dict[str, Any]:
+                 gpu_memory_gib: float | None = None, evidence: EvidenceSource | None = None) -> dict[str, Any]:
     """The plan for a vLLM launch (`vllm serve ...`, the api_server module, or a `non-default args:` line) on a
     catalog card (its compute capability picks the GDN prefill kernel, whose align-mode checkpoints change the block
     size; its memory the batch defaults; none: an sm90 card). With the logged `Available KV cache memory` (GiB) the
     pool is sized from it; else with a catalog card from the card alone (engine/vllm/serving/memory.py: the memory timeline
     of gpu_worker.py::determine_available_memory, each term sourced); with neither the block size, pages, groups and
-    blocks per request still are (the sizing fields null). `evidence`: the measured launches on a card, which the
-    verdict's confidence on a catalog card names. BadInput / EngineRefusal propagate to the guard."""
+    blocks per request still are (the sizing fields null). `gpu_memory_gib` overrides the card's memory or, alone,
+    names a card known only by its memory (estimated as a catalog card is). `evidence`: the measured launches on a
+    card, which the verdict's confidence on a catalog card names (a card known only by its memory has none to
+    compare). BadInput / EngineRefusal propagate to the guard."""
     from hybridplan.engine.vllm.engine import for_version
     from hybridplan.errors import BadInput
     from hybridplan.models.loader import load_model
-    from hybridplan.engine.vllm.serving.launch import card, resolve_on
+    from hybridplan.engine.vllm.serving.launch import card, on_card, resolve_on
 
     engine = for_version(version)
     cmd = engine.parse_command(text)
@@ -45,19 +47,19 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
     if not model:
         raise BadInput("the vLLM command names no model (`vllm serve MODEL` or --model)")
     geo = load_model(str(model))
-    c = card(gpu)
+    c = card(gpu, memory_gib=gpu_memory_gib)
     args = resolve_on(engine, cmd, geo, c)
     lay = engine.layout(args, geo)
     head = _head(engine, c, gpu, geo, str(model), cmd, args)
-    timeline = card_gpu = None
-    if kv_memory_gib is None and gpu is not None and c.total_memory_bytes is not None:
-        from hybridplan.hardware.catalog import from_options
+    if gpu_memory_gib is not None:
+        head["platform"]["gpu_memory_gib"] = gpu_memory_gib
+    timeline = None
+    card_gpu = on_card(gpu, gpu_memory_gib)
+    if kv_memory_gib is None and card_gpu is not None:
         from hybridplan.engine.vllm.serving.memory import from_card
 
-        card_gpu = from_options(gpu, None)
-        if card_gpu is not None:
-            quant = cmd.values.get("quantization")
-            timeline = from_card(args, card_gpu, None if quant is None else str(quant))
+        quant = cmd.values.get("quantization")
+        timeline = from_card(args, card_gpu, None if quant is None else str(quant))
     if kv_memory_gib is None and timeline is None:
         return head | _layout(lay, args, args.max_model_len) | {
             "available_kv_memory_bytes": None, "memory": None, "num_blocks": None, "kv_cache_tokens": None,
@@ -71,14 +73,15 @@ def explain_vllm(text: str, *, version: str | None, kv_memory_gib: float | None,
         plan = exc
     unified = card_gpu is not None and card_gpu.unified
     sized = Memory(available=memory, timeline=timeline, measured=timeline is None, unified=unified,
-                   others=int((others_gib or 0) * 2**30), host_growth=host_growth() if unified else None)
+                   others=int((others_gib or 0) * 2**30), host_growth=host_growth() if unified else None,
+                   generic=timeline is not None and card_gpu is not None and card_gpu.generic)
     verdict, checks = startup(args, sized, plan)
-    on_card = None
-    if card_gpu is not None and evidence is not None:
+    launches = None  # the launch as evidence.py compares it, and the measured launches on its card
+    if card_gpu is not None and not card_gpu.generic and evidence is not None:
         from hybridplan.engine.vllm.serving.evidence import probe
 
-        on_card = probe(cmd, args, card_gpu, engine.version), evidence(engine.name, card_gpu, engine.version)
-    verdict = replace(verdict, confidence=confidence(sized, on_card))
+        launches = probe(cmd, args, card_gpu, engine.version), evidence(engine.name, card_gpu, engine.version)
+    verdict = replace(verdict, confidence=confidence(sized, launches))
     notes = [] if timeline is None else [
         "available KV memory estimated from the card alone (memory.timeline); a boot log's 'Available KV cache "
         "memory' (--kv-memory-gib) replaces the estimate"]

@@ -10,36 +10,46 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from hybridplan.engine.vllm.serving.memory import GIB
 from hybridplan.engine.vllm.serving.verdict import Memory
-from hybridplan.errors import BadInput
 
 if TYPE_CHECKING:
+    from hybridplan.hardware.catalog import GPU
     from hybridplan.engine.vllm.command import VllmCommand
     from hybridplan.engine.vllm.engine import VllmEngine
     from hybridplan.engine.vllm.planning import VllmArgs
     from hybridplan.models.geometry import ModelGeometry
 
 
+UNKNOWN_SM = 90  # a card whose compute capability is not known is taken as an sm90 card
+
+
 @dataclass(frozen=True, kw_only=True)
 class Card:
     """What vLLM reads of the card: compute capability x10, torch's total memory (its init snapshot), the name."""
 
-    sm: int | None = 90
+    sm: int | None = UNKNOWN_SM
     total_memory_bytes: int | None = None
     name: str = ""
     cuda_runtime_major: int = 12  # the CUDA runtime vLLM was built for (13+: FlashInfer GDN prefill on Blackwell)
 
 
-def card(gpu: str | None, cuda_runtime_major: int = 12) -> Card:
-    """A catalog GPU as vLLM sees it (no card: an sm90 card of unknown memory)."""
-    if gpu is None:
-        return Card(cuda_runtime_major=cuda_runtime_major)
-    from hybridplan.hardware.catalog import from_options
-
-    g = from_options(gpu, None)
+def card(gpu: str | None, cuda_runtime_major: int = 12, memory_gib: float | None = None) -> Card:
+    """A catalog GPU as vLLM sees it (`memory_gib` overrides its memory; alone, a card known only by its memory,
+    whose kernels are taken as an sm90 card's; neither: an sm90 card of unknown memory)."""
+    g = on_card(gpu, memory_gib)
     if g is None:
         return Card(cuda_runtime_major=cuda_runtime_major)
     mib = g.torch_total_mib if g.torch_total_known and g.torch_total_mib is not None else g.memory_mib
-    return Card(sm=g.sm, total_memory_bytes=mib << 20, name=g.name, cuda_runtime_major=cuda_runtime_major)
+    return Card(sm=UNKNOWN_SM if g.generic else g.sm, total_memory_bytes=mib << 20, name=g.name,
+                cuda_runtime_major=cuda_runtime_major)
+
+
+def on_card(gpu: str | None, memory_gib: float | None) -> "GPU | None":
+    """The card the options name (--gpu, --gpu-memory-gib over its memory or alone), None for neither."""
+    if gpu is None and memory_gib is None:
+        return None
+    from hybridplan.hardware.catalog import from_options
+
+    return from_options(gpu, memory_gib)
 
 
 def resolve_on(engine: "VllmEngine", cmd: "VllmCommand", geo: "ModelGeometry", c: Card) -> "VllmArgs":
@@ -76,18 +86,13 @@ def measured_memory(t: VllmTarget, u0: float, kv_gib: float) -> KVAt:
                                    - math.ceil(total * u0), measured=u == u0)
 
 
-def card_memory(gpu: str, quantization: str | None) -> KVAt:
+def card_memory(g: "GPU", quantization: str | None) -> KVAt:
     """Available KV memory at utilization u estimated from the card alone (engine/vllm/serving/memory.py), with the
     timeline the free-memory and weights checks read (<= 0: nothing left for cache blocks, which vLLM refuses)."""
-    from hybridplan.hardware.catalog import from_options
     from hybridplan.engine.vllm.serving.memory import from_card, host_growth
-
-    g = from_options(gpu, None)
-    if g is None:
-        raise BadInput(f"--gpu: {gpu!r} is not a catalog card (the card-alone estimate needs its memory)")
 
     def at(args: Any, u: float) -> Memory:
         tl = from_card(replace(args, gpu_memory_utilization=u), g, quantization)
-        return Memory(available=int(tl.available.value), timeline=tl, unified=g.unified,
+        return Memory(available=int(tl.available.value), timeline=tl, unified=g.unified, generic=g.generic,
                       host_growth=host_growth() if g.unified else None)
     return at

@@ -20,7 +20,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hybridplan.engine.search import Knob, candidates
-from hybridplan.engine.vllm.serving.launch import KVAt, VllmTarget, card_memory, measured_memory, resolve_on
+from hybridplan.engine.vllm.serving.launch import (KVAt, VllmTarget, card_memory, measured_memory, on_card,
+                                                   resolve_on)
 from hybridplan.engine.verdict import Verdict
 from hybridplan.engine.vllm.serving.memory import estimate_margin
 from hybridplan.engine.vllm.serving.verdict import Memory, startup
@@ -47,29 +48,33 @@ def no_evidence_ceiling(engine_default: float) -> float:
     return round(max(engine_default + NO_EVIDENCE_STEP, NO_EVIDENCE_FLOOR), 3)
 
 
-def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None,
+def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None, gpu_memory_gib: float | None = None,
               evidence: EvidenceSource | None = None) -> dict[str, Any]:
-    """The baseline (the launch at the target's length) and, cheapest first, the candidates that fit, and the
-    proposed command's verdict as explain gives it (fed back through it: its checks and its confidence, from
-    `evidence`, the measured launches on the card). Without the measured boot (t.kv_memory_gib None) the KV memory
-    comes from catalog card `gpu` alone."""
+    """The baseline (the launch at the target's length) and, cheapest first, the candidates that fit, and the verdict
+    as explain gives it (fed back through it: its checks and its confidence, from `evidence`, the measured launches
+    on the card) on the proposed command, else on the launch at the target's length. Without the measured boot
+    (t.kv_memory_gib None) the KV memory comes from the card alone: catalog card `gpu` (`gpu_memory_gib` over its
+    memory), or a card known only by its memory (`gpu_memory_gib` alone)."""
     from hybridplan.engine.vllm.engine import for_version
     from hybridplan.models.loader import load_model
 
     if "non-default args:" in t.command:
         raise BadInput("plan --engine vllm: give the launch command after `--` (it is rewritten), not the log line")
     if t.card.total_memory_bytes is None:
-        raise BadInput("plan --engine vllm: --gpu is required (gpu_memory_utilization is a share of its memory)")
+        raise BadInput("plan --engine vllm: --gpu (or --gpu-memory-gib) is required (gpu_memory_utilization is a "
+                       "share of its memory)")
     engine = for_version(version)
     base = engine.parse_command(t.command)
     geo = load_model(str(base.values.get("model") or ""))
     default_u = 0.92  # config/cache.py::CacheConfig.gpu_memory_utilization
     u0 = float(base.values.get("gpu_memory_utilization", default_u))
+    card_gpu = on_card(gpu, gpu_memory_gib)
     if t.kv_memory_gib is None:
-        if gpu is None:
-            raise BadInput("plan --engine vllm: --gpu is required (gpu_memory_utilization is a share of its memory)")
+        if card_gpu is None:
+            raise BadInput("plan --engine vllm: --gpu (or --gpu-memory-gib) is required (gpu_memory_utilization is "
+                           "a share of its memory)")
         quant = base.values.get("quantization")
-        kv_at = card_memory(gpu, None if quant is None else str(quant))
+        kv_at = card_memory(card_gpu, None if quant is None else str(quant))
         ceiling = no_evidence_ceiling(default_u)
         if t.max_util > ceiling:
             t = replace(t, max_util=max(ceiling, u0))
@@ -134,12 +139,15 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None,
         del baseline["capped"]
     best = next((r for r in rows if r["fits"]), None)
     command = None if best is None else _rewrite(reg, base, best, t.request_length)
+    # the verdict and vLLM's startup checks as explain gives them, on the proposed command (else on the launch at the
+    # target's length)
+    verdict, checks = _fed_back(command or _rewrite(reg, base, {"changes": {}}, t.request_length), engine.version, t,
+                                u0, best or baseline, gpu, gpu_memory_gib, evidence)
     out = {"engine": "vllm", "engine_version": engine.version,
            "target": {"request_length": t.request_length, "concurrency": t.concurrency},
            "measured": measured,
            "baseline": baseline, "candidates": rows, "fits": best is not None, "command": command, "best": best,
-           "verdict": None if best is None or command is None else _fed_back(command, engine.version, t, u0, best, gpu,
-                                                                              evidence),
+           "verdict": verdict, "checks": checks,
            "max_num_seqs": seqs, "warnings": warnings}
     if best is None:
         from hybridplan.engine.vllm.serving.cheapest import cheapest_changes
@@ -147,7 +155,7 @@ def plan_vllm(t: VllmTarget, version: str | None = None, gpu: str | None = None,
         loosest = [tok for dim in dims if dim[-1] is not None for flag, value in dim[-1].sets
                    for tok in ((flag, value) if value else (flag,))]
         with_cap = CAP_SEQS in [dim[-1] for dim in dims]
-        changes = cheapest_changes(engine, t, [*loosest, *cap], kv_at, gpu, lambda target, flags, at: _fit(
+        changes = cheapest_changes(engine, t, [*loosest, *cap], kv_at, card_gpu, lambda target, flags, at: _fit(
             engine, geo, target, u0, [*flags, "--max-model-len", str(target.request_length)], at, cap_seqs=with_cap),
             geo.quant_method)
         out |= {"cheapest_change": changes[0] if changes else None, "changes_that_fit": changes}
@@ -172,22 +180,26 @@ _WHY: dict[str, tuple[float, str]] = {
 }
 
 
-def _fed_back(command: str, version: str, t: VllmTarget, u0: float, best: dict[str, Any], gpu: str | None,
-              evidence: EvidenceSource | None) -> dict[str, Any]:
-    """The proposed command's verdict, as `explain --engine vllm` gives it on the memory the plan sized it with: the
-    card alone, or the boot's logged KV memory (moved by what the proposed utilization requests over the boot's,
-    which the confidence says: the profile at the new utilization was not measured)."""
+def _fed_back(command: str, version: str, t: VllmTarget, u0: float, row: dict[str, Any] | None, gpu: str | None,
+              gpu_memory_gib: float | None,
+              evidence: EvidenceSource | None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The verdict and startup checks of `command` (the candidate `row` rewritten; None: the launch refused before it
+    planned), as `explain --engine vllm` gives them on the memory the plan sized it with: the card alone, or the
+    boot's logged KV memory (moved by what the proposed utilization requests over the boot's, which the confidence
+    says: the profile at the new utilization was not measured)."""
     from hybridplan.engine.vllm.serving.explain import explain_vllm
 
     measured = t.kv_memory_gib is not None
-    verdict: dict[str, Any] = explain_vllm(command, version=version, gpu=gpu, evidence=evidence,
-                                           kv_memory_gib=best["available_kv_gib"] if measured else None)["verdict"]
-    u = best["gpu_memory_utilization"]
-    if measured and u != u0:
+    kv = (t.kv_memory_gib if row is None else row["available_kv_gib"]) if measured else None
+    back = explain_vllm(command, version=version, gpu=gpu, gpu_memory_gib=gpu_memory_gib, evidence=evidence,
+                        kv_memory_gib=kv)
+    verdict: dict[str, Any] | None = back.get("verdict")
+    u = u0 if row is None else row["gpu_memory_utilization"]
+    if verdict is not None and measured and u != u0:
         verdict["confidence"] = {**verdict["confidence"], "level": "calibrated", "margin": round(u - u0, 3),
                                  "note": f"the boot's logged 'Available KV cache memory' at utilization {u0:g}, moved "
                                          f"by what {u:g} requests over it: the profile at {u:g} was not measured"}
-    return verdict
+    return verdict, list(back.get("checks") or [])
 
 
 def _knob(flag: str, value: str | None = None) -> Knob:

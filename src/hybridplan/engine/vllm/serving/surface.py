@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import (CompareLeg, CompareRequest, ExplainRequest, FleetLaunch, FleetLayout,
-                                        FleetRequest, LogCheckRequest, PlanRequest, RatioRequest)
+from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, FleetLaunch,
+                                        FleetLayout, FleetRequest, LaunchSettings, LogCheckRequest, PlanRequest,
+                                        RatioRequest)
 from hybridplan.engine.vllm.engine import NAME, for_version
 from hybridplan.errors import BadInput
 
@@ -19,10 +20,10 @@ if TYPE_CHECKING:
 from hybridplan.limits import MAX_UTIL_PROPOSED
 
 LAYOUT = "paged_pool"  # attention KV and recurrent state pages in one pool of blocks
-EXPLAIN_OPTIONS = frozenset({"command", "gpu", "kv_memory_gib", "others_gib"})
-PLAN_OPTIONS = frozenset({"request_length", "concurrency", "command", "gpu", "kv_memory_gib", "max_util"})
+EXPLAIN_OPTIONS = frozenset({"command", "gpu", "gpu_memory_gib", "kv_memory_gib", "others_gib"})
+PLAN_OPTIONS = frozenset({"request_length", "concurrency", "command", "gpu", "gpu_memory_gib", "kv_memory_gib",
+                          "max_util"})
 LOG_OPTIONS = frozenset({"log", "command", "engine_version", "gpu", "log_version"})  # log_version: refused by name
-_KV = {"auto": "auto", "fp8": "fp8"}  # the --kv-cache-dtype spellings `compare` takes, as vLLM spells them
 
 
 def text_of(command: str | tuple[str, ...]) -> str:
@@ -108,7 +109,7 @@ class VllmServing:
             raise BadInput("no launch command given; put it after `--`, e.g. "
                            "`hybridplan explain --engine vllm --kv-memory-gib 40 -- vllm serve Qwen/Qwen3.5-27B`")
         return explain_vllm(text_of(req.command), version=self._release, kv_memory_gib=req.kv_memory_gib, gpu=req.gpu,
-                            others_gib=req.others_gib, evidence=req.evidence)
+                            others_gib=req.others_gib, gpu_memory_gib=req.gpu_memory_gib, evidence=req.evidence)
 
     def plan(self, req: PlanRequest) -> dict[str, Any]:
         from hybridplan.engine.vllm.serving.launch import VllmTarget, card
@@ -117,10 +118,11 @@ class VllmServing:
         if not req.command:
             raise BadInput("command: the vLLM launch to plan (vllm serve MODEL ...) is required with `engine: vllm`"
                            " (on the command line: after `--`)")
-        target = VllmTarget(command=text_of(req.command), kv_memory_gib=req.kv_memory_gib, card=card(req.gpu),
-                            request_length=req.request_length, concurrency=req.concurrency,
+        target = VllmTarget(command=text_of(req.command), kv_memory_gib=req.kv_memory_gib,
+                            card=card(req.gpu, memory_gib=req.gpu_memory_gib), request_length=req.request_length,
+                            concurrency=req.concurrency,
                             max_util=MAX_UTIL_PROPOSED if req.max_util is None else req.max_util)
-        return plan_vllm(target, self._release, req.gpu, req.evidence)
+        return plan_vllm(target, self._release, req.gpu, req.gpu_memory_gib, req.evidence)
 
     def writes(self, text: str) -> bool:
         from hybridplan.engine.vllm.serving.logcheck import OWN_LINES
@@ -152,10 +154,17 @@ class VllmServing:
         raise BadInput("ratio: vLLM has no state-pool ratio (its state pages come out of the one paged pool); "
                        "`plan --engine vllm` sizes a launch for a workload")
 
-    def compare_launch(self, req: CompareRequest) -> str:
-        """The launch `compare` runs: the model at the length, TP and KV dtype, the rest at the release's defaults."""
-        argv = ["vllm", "serve", req.model, "--max-model-len", str(req.request_length), "-tp", str(req.tp)]
-        return shlex.join(argv + (["--kv-cache-dtype", _KV[req.kv_cache_dtype]] if req.kv_cache_dtype != "auto" else []))
+    def launch_settings(self, command: str | tuple[str, ...]) -> LaunchSettings:
+        from hybridplan.engine.vllm.serving.compare import settings
+
+        return settings(self, text_of(command))
+
+    def compare_launch(self, req: CompareRequest) -> CompareLaunch:
+        """The launch `compare` runs: the user's own where it is this engine's, else the shared settings carried
+        over (the model at the length, TP and KV dtype, the rest at the release's defaults)."""
+        from hybridplan.engine.vllm.serving.compare import compare_launch
+
+        return compare_launch(self, req)
 
     def compare_leg(self, req: CompareRequest) -> CompareLeg:
         from hybridplan.engine.vllm.serving.compare import leg

@@ -56,6 +56,7 @@ class Memory:
     unified: bool = False  # the card shares its memory with the host
     others: int = 0  # bytes other processes hold on the card at startup (nvidia-smi)
     host_growth: HostGrowth | None = None  # a unified card: what public boots there lost to the host during startup
+    generic: bool = False  # a card known only by its memory (--gpu-memory-gib alone)
 
 
 def _gib(n: float) -> float:
@@ -211,9 +212,12 @@ def confidence(memory: Memory, on_card: tuple[Probe, Sequence[EvidencePoint]] | 
     if memory.measured:
         return Confidence(level="measured", basis=("the boot's logged 'Available KV cache memory'",),
                           note="blocks, capacity and the startup checks after it are vLLM's own arithmetic on it")
-    unknowns = ("the weights as loaded", "the non-torch overhead", "the profiled activation peak")
-    note = ("the available KV memory is estimated from the card alone (memory.timeline); one boot's "
-            "'Available KV cache memory' (--kv-memory-gib) makes it measured")
+    card = ("a card known only by its memory: what torch sees of it (memory.total less the driver's reserve) and "
+            "its compute capability (taken as sm90's kernels and batch defaults)",) if memory.generic else ()
+    unknowns = ("the weights as loaded", "the non-torch overhead", "the profiled activation peak", *card)
+    note = ("the available KV memory is estimated from the card alone (memory.timeline)"
+            + (", a card known only by its memory" if memory.generic else "")
+            + "; one boot's 'Available KV cache memory' (--kv-memory-gib) makes it measured")
     if on_card is None:
         found = Confidence(level="extrapolated", basis=(), unknowns=unknowns, note=note)
     else:

@@ -20,3 +20,7 @@ export function loadCatalogs() {
     (res.data.models || []).forEach(function (m) { $("plan-models").appendChild(el("option", {value: m.id})); });
   });
 }
+// a card as the panels name it: its catalog name, or its memory alone (--gpu-memory-gib)
+export function cardName(gpu, memoryGib) {
+  return gpu ? (gpus[gpu] || {}).name || gpu : typeof memoryGib === "number" ? "a " + memoryGib + " GiB card" : "the card";
+}

@@ -63,11 +63,11 @@ export function modelParam(key, input) {
 export var PLAN_KEYS = {pm: "plan-model", pq: "plan-quant", ps: "plan-spec", pg: "plan-gpu", ptp: "plan-tp", pL: "plan-L",
                         pC: "plan-C", ppin: "plan-pin", pe: "plan-engine", pcmd: "plan-vllm-command", pkv: "plan-kv",
                         pver: "plan-vllm-version"};
-export var COMPARE_KEYS = {cm: "compare-model", cg: "compare-gpu", cmem: "compare-memory", cL: "compare-L", ctp: "compare-tp",
-                           ckv: "compare-kv"};
+export var COMPARE_KEYS = {ccmd: "compare-command", cm: "compare-model", cg: "compare-gpu", cmem: "compare-memory", cL: "compare-L",
+                           ctp: "compare-tp", ckv: "compare-kv"};
 export var FLEET_KEYS = {fm: "fleet-model", fg: "fleet-gpu", fL: "fleet-L", fC: "fleet-C", fn: "fleet-n", fk: "fleet-per-node",
                          fe: "fleet-engine"};
-var RESERVED = {page: 1, run: 1, L: 1, C: 1, cmd: 1, budget: 1, egpu: 1, ever: 1, vver: 1, lv: 1, ld: 1, eng: 1};
+var RESERVED = {page: 1, run: 1, L: 1, C: 1, cmd: 1, budget: 1, egpu: 1, ever: 1, vver: 1, lv: 1, ld: 1, eng: 1, cver: 1};
 Object.keys(PLAN_KEYS).forEach(function (k) { RESERVED[k] = 1; });
 Object.keys(COMPARE_KEYS).forEach(function (k) { RESERVED[k] = 1; });
 Object.keys(FLEET_KEYS).forEach(function (k) { RESERVED[k] = 1; });

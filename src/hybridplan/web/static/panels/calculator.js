@@ -61,7 +61,8 @@ export function drawCalculator(q, d, hw) {
   if (q.reason && !hasRatio) out.appendChild(el("div", {class: "alert info", id: "calc-reason", text: q.reason}));
   var warn = listBlock("calc-warnings", "Notes", q.warnings);
   if (warn) out.appendChild(warn);
-  out.appendChild(commandBlock("calc-command", commandOf(S.pip), hw.gpu, changedFlags(S.pip), commandOf(d)));
+  out.appendChild(commandBlock("calc-command", commandOf(S.pip), hw.gpu, changedFlags(S.pip), commandOf(d),
+                               {version: d.engine_version}));
   out.appendChild(el("details", {id: "calc-formula"}, el("summary", {text: "Formula"}),
     el("p", {}, el("code", {text: f.text || ""})),
     el("p", {class: "mono", text: "(" + f.S + " + " + f.D + ") x " + fmtInt(f.state_bytes_per_slot) + " / (" +

@@ -14,7 +14,7 @@ export function explainHref(command, gpu, opts) {
   if (gpu) q.set("egpu", gpu);
   if (opts && opts.engine && opts.engine !== "sglang") q.set("eng", opts.engine);
   if (opts && isNum(opts.memory)) q.set("budget", String(opts.memory));
-  if (opts && opts.engine === "vllm" && opts.version) q.set("vver", opts.version);
+  if (opts && opts.version) q.set(opts.engine === "vllm" ? "vver" : "ever", opts.version);
   return "?" + q.toString() + "#explain";
 }
 function explainLink(id, command, gpu, opts) {

@@ -112,7 +112,7 @@ function drawDeploy(d) {
   $("deploy-copy").disabled = d.redirect || !d.cell;
   var link = $("deploy-explain");
   link.hidden = d.redirect || !d.cell;
-  link.setAttribute("href", explainHref(commandOf(S.analysis || d), hardware().gpu));
+  link.setAttribute("href", explainHref(commandOf(S.analysis || d), hardware().gpu, {version: (S.analysis || d).engine_version}));
   var change = clear($("deploy-change"));
   change.hidden = !changed.length;
   if (changed.length) {
@@ -156,7 +156,7 @@ function drawPlaceholders() {
     input.addEventListener("input", function () {
       var v = input.value.trim();
       if (p.key === "NODE_RANK" && v && !/^[0-9]+$/.test(v)) {
-        fieldError(input, "NODE_RANK: a whole number (0 on the first node)");
+        fieldError(input, "NODE_RANK: a whole number (0 on the first node)", function () { return /^[0-9]*$/.test(input.value.trim()); });
         return;
       }
       fieldError(input, null);
@@ -339,7 +339,7 @@ export function initDeploy() {
   $("deploy-explain").addEventListener("click", function (ev) {
     if (ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button || !S.analysis) return;
     ev.preventDefault();
-    openInExplain(commandOf(S.analysis), hardware().gpu);
+    openInExplain(commandOf(S.analysis), hardware().gpu, {version: S.analysis.engine_version});
   });
   $("calc-L").addEventListener("input", onWorkload);
   $("calc-C").addEventListener("input", onWorkload);

@@ -1,11 +1,12 @@
 // Explain on vLLM: `explain --engine vllm --json`: the block size, pages and KV cache groups, the pool where the
 // KV memory is known (given or from the card's timeline), the boot-log lines to expect and the resolved arguments.
 
-import { gpus } from "../lib/catalogs.js";
+import { cardName, gpus } from "../lib/catalogs.js";
 import { $, clear, el } from "../lib/dom.js";
 import { listBlock, stat } from "../lib/figures.js";
 import { exactText, fmtBytes, fmtGiB, fmtInt, isNum } from "../lib/format.js";
 import { timelineTable } from "../lib/memory-picture.js";
+import { verdictBlock } from "../lib/verdict.js";
 
 export function renderVllmExplain(r) {
   var out = clear($("explain-out"));
@@ -15,6 +16,10 @@ export function renderVllmExplain(r) {
   out.appendChild(el("p", {id: "explain-model"}, el("strong", {text: m.architecture || ""}),
     " (" + (m.family || "?") + ", " + m.state_layers + " state + " + m.attention_layers + " attention layers) — vllm " +
     ((r.engine || {}).version || "") + (pl.gpu ? " on " + ((gpus[pl.gpu] || {}).name || pl.gpu) : "") + ", sm" + pl.sm));
+  // the verdict, with vLLM's message and block count where it refuses, and every startup check in its order
+  var where = pl.gpu || pl.gpu_memory_gib ? "on " + cardName(pl.gpu, pl.gpu_memory_gib) : "on this memory";
+  var verdict = verdictBlock("explain-verdict", r.verdict, {where: where, checks: r.checks});
+  if (verdict) out.appendChild(verdict);
   out.appendChild(el("div", {class: "stats", id: "explain-vllm-layout"},
     stat("block_size", "attention block", fmtInt(r.block_size) + " tokens", r.block_size, rule("block_size")),
     stat("mamba_cache_mode", "mamba cache mode", String(res.mamba_cache_mode), res.mamba_cache_mode, rule("mamba_cache_mode")),

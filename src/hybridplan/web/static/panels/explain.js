@@ -3,6 +3,7 @@
 // (logcheck.js) checked beside it; other panels open their commands here (openInExplain).
 
 import { api } from "../lib/api.js";
+import { cardName } from "../lib/catalogs.js";
 import { radioKeys } from "../lib/chips.js";
 import { $, announce, clear, each, el } from "../lib/dom.js";
 import { fieldError, showError } from "../lib/errors.js";
@@ -10,6 +11,7 @@ import { listBlock, stat, term } from "../lib/figures.js";
 import { fmtBytes, fmtGiB, fmtGiBv, fmtInt, isNum, short } from "../lib/format.js";
 import { memoryPicture, timelineTable } from "../lib/memory-picture.js";
 import { dropParam, params, selectParam, setParams } from "../lib/url-state.js";
+import { verdictBlock } from "../lib/verdict.js";
 import { ENGINES, explainEngine, setEngine } from "./explain-engine.js";
 import { renderVllmExplain } from "./explain-vllm.js";
 import { readLinkDigest, runLogCheck, showLogEngine } from "./logcheck.js";
@@ -70,6 +72,9 @@ function renderExplain(r) {
     " (" + (m.family || "?") + ", " + (m.linear_layer_ids || []).length + " state + " +
     (m.full_attention_layer_ids || []).length + " full-attention layers) from " + (m.source || "?") +
     " — sglang " + ((r.engine || {}).version || "")));
+  var mem = r.memory || {};
+  var verdict = verdictBlock("explain-verdict", mem.verdict, {where: "on " + cardName((mem.timeline || {}).gpu), fix: mem.warnings});
+  if (verdict) out.appendChild(verdict);
   out.appendChild(explainFigures(r));
   var pools = explainPools(r);
   if (pools) out.appendChild(pools);
@@ -82,10 +87,10 @@ function renderExplain(r) {
     out.appendChild(el("pre", {id: "explain-log-lines", tabindex: "0", "aria-label": "boot-log lines", text: r.log_lines.join("\n")}));
   }
   out.appendChild(argsTable(r.args));
-  var mem = clear($("explain-memory"));
-  if (r.memory && r.memory.breakdown) {
-    mem.appendChild(memoryPicture(r.memory.breakdown, r.memory.timeline, (r.memory.timeline.gpu || "GPU") + " running this command", "memory-explain"));
-    mem.appendChild(timelineTable(r.memory.timeline));
+  var box = clear($("explain-memory"));
+  if (mem.breakdown) {
+    box.appendChild(memoryPicture(mem.breakdown, mem.timeline, (mem.timeline.gpu || "GPU") + " running this command", "memory-explain"));
+    box.appendChild(timelineTable(mem.timeline));
   }
 }
 
@@ -109,14 +114,14 @@ function runExplain() {
   showError(errBox, null);
   var vllm = explainEngine === "vllm";
   if (!command && vllm && $("explain-log").value.trim()) return runVllmLogAlone();
-  if (!command) { fieldError($("explain-command"), "paste a launch command first"); return Promise.resolve(); }
+  if (!command) { fieldError($("explain-command"), "paste a launch command first", function () { return !!$("explain-command").value.trim(); }); return Promise.resolve(); }
   fieldError($("explain-command"), null);
   var body = vllm ? {command: command, engine: "vllm", gpu: $("explain-gpu").value || null,
                      engine_version: $("explain-vllm-version").value || null} :
     {command: command, engine_version: $("explain-version").value || null, gpu: $("explain-gpu").value || null};
   if (budgetText) {
     var b = Number(budgetText);
-    if (!isFinite(b)) { fieldError(budgetInput, (vllm ? "available KV memory" : "pool budget") + ": a number of GiB"); return Promise.resolve(); }
+    if (!isFinite(b)) { fieldError(budgetInput, (vllm ? "available KV memory" : "pool budget") + ": a number of GiB", function () { return isFinite(Number(budgetInput.value.trim())); }); return Promise.resolve(); }
     body[ENGINES[explainEngine].field] = b;
   }
   fieldError(budgetInput, null);
@@ -160,7 +165,9 @@ export function openInExplain(command, gpu, opts) {
   $("explain-command").value = command;
   if (gpu && $("explain-gpu").querySelector('option[value="' + CSS.escape(gpu) + '"]')) $("explain-gpu").value = gpu;
   $("explain-budget").value = opts && isNum(opts.memory) ? String(opts.memory) : "";
+  // the release (or the page's build) the other panel ran it on, so Explain's verdict is that panel's
   if (engine === "vllm") $("explain-vllm-version").value = (opts && opts.version) || "";
+  else $("explain-version").value = (opts && opts.version) || $("explain-version").getAttribute("data-default");
   $("explain").scrollIntoView();
   $("explain-h").focus();
   return runExplain();
@@ -172,8 +179,6 @@ export function wireExplain() {
   $("explain-command").addEventListener("keydown", function (ev) {
     if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); runExplain(); }
   });
-  $("explain-command").addEventListener("input", function () { if ($("explain-command").value.trim()) fieldError($("explain-command"), null); });
-  $("explain-budget").addEventListener("input", function () { if (isFinite(Number($("explain-budget").value.trim()))) fieldError($("explain-budget"), null); });
   each("#explain-engine .chip", function (b) { b.addEventListener("click", function () { pickEngine(b); }); });
   radioKeys($("explain-engine"), pickEngine);
 }

@@ -8,6 +8,8 @@ import { fieldError, showError, wholeNumber } from "../lib/errors.js";
 import { listBlock, stat } from "../lib/figures.js";
 import { detach } from "../lib/follower.js";
 import { exactText, fmtInt, short } from "../lib/format.js";
+import { cardName } from "../lib/catalogs.js";
+import { verdictBlock } from "../lib/verdict.js";
 import { commandBlock } from "./commands.js";
 
 export var planEngine = "sglang";
@@ -41,10 +43,13 @@ export function vllmPlanBody() {
   var cmdInput = $("plan-vllm-command"), kvInput = $("plan-kv");
   var command = cmdInput.value.trim(), kvText = kvInput.value.trim(), kv = kvText ? Number(kvText) : null;
   var L = wholeNumber($("plan-L"), "L"), C = wholeNumber($("plan-C"), "C");
-  if (!command) { fieldError(cmdInput, "command: paste a vLLM launch (vllm serve MODEL ...)"); return null; }
+  if (!command) { fieldError(cmdInput, "command: paste a vLLM launch (vllm serve MODEL ...)", function () { return !!cmdInput.value.trim(); }); return null; }
   fieldError(cmdInput, null);
   if (kvText && !(isFinite(kv) && kv > 0)) {
-    fieldError(kvInput, "kv_memory_gib: a positive number of GiB (got " + short(JSON.stringify(kvText)) + ")");
+    fieldError(kvInput, "kv_memory_gib: a positive number of GiB (got " + short(JSON.stringify(kvText)) + ")", function () {
+      var t = kvInput.value.trim();
+      return !t || Number(t) > 0;
+    });
     return null;
   }
   fieldError(kvInput, null);
@@ -83,6 +88,9 @@ function renderVllmPlan(d, body) {
     m.source === "boot" ? ", from the boot measured at gpu_memory_utilization " + m.gpu_memory_utilization + " (" +
       m.available_kv_gib + " GiB available KV memory)" :
       ", from the card alone (no boot log; utilization up to " + m.ceiling + "): " + m.rule));
+  // the verdict and vLLM's startup checks on the planned launch (the launch at the target's length when none fits)
+  var verdict = verdictBlock("plan-verdict", d.verdict, {where: "on " + cardName(body.gpu, body.gpu_memory_gib), checks: d.checks});
+  if (verdict) out.appendChild(verdict);
   if (best) {
     out.appendChild(el("h3", {text: "Best command"}));
     // its Explain link models the same release (the newest: none named)

@@ -5,12 +5,13 @@
 import { api } from "../lib/api.js";
 import { radioKeys } from "../lib/chips.js";
 import { $, clear, each, el } from "../lib/dom.js";
-import { fieldError, showError, wholeNumber } from "../lib/errors.js";
-import { confidenceLine, listBlock, stat, term } from "../lib/figures.js";
+import { fieldError, fieldOf, showError, wholeNumber } from "../lib/errors.js";
+import { listBlock, stat, term } from "../lib/figures.js";
 import { detach, wireFollower } from "../lib/follower.js";
 import { fmtFrac, fmtInt, isNum } from "../lib/format.js";
 import { memoryPicture } from "../lib/memory-picture.js";
 import { PLAN_KEYS, dropParam, intParam, modelParam, params, selectParam, setParams } from "../lib/url-state.js";
+import { verdictBlock } from "../lib/verdict.js";
 import { commandBlock } from "./commands.js";
 import { followCompare } from "./compare.js";
 import { pickPlanEngine, planEngine, setPlanEngine, vllmPlanAnswer, vllmPlanBody } from "./plan-vllm.js";
@@ -18,6 +19,10 @@ import { S, commandOf, hardware, pageC, pageL } from "./selection.js";
 
 var plan = {follow: true, seq: 0, command: null, version: null};
 var SPEC_FOR_ALGORITHM = {DSPARK: "dspark", DFLASH: "dflash", NGRAM: "ngram", EAGLE: "mtp", NEXTN: "mtp"};
+// an error's field (the API's name or the CLI flag's) -> the input it is about
+var PLAN_FIELDS = {model: "plan-model", "--model": "plan-model", tp: "plan-tp", "--tp": "plan-tp", quant: "plan-quant",
+                   "--quant": "plan-quant", spec: "plan-spec", "--spec": "plan-spec", draft: "plan-draft", "--draft": "plan-draft",
+                   gpu: "plan-gpu", "--gpu": "plan-gpu", request_length: "plan-L", concurrency: "plan-C"};
 function renderPlan(d, gpu) {
   var out = clear($("plan-out"));
   out.appendChild(el("p", {id: "plan-checkpoint"}, "Checkpoint ", el("code", {text: (d.checkpoint || {}).model_path || "-"}),
@@ -43,7 +48,8 @@ function renderPlan(d, gpu) {
     })));
   }
   out.appendChild(el("h3", {text: "Best command"}));
-  out.appendChild(commandBlock("plan-command", d.command, gpu, null));
+  out.appendChild(commandBlock("plan-command", d.command, gpu, null, null,
+                              {version: plan.follow && plan.command ? plan.version : null}));
   var up = m.step_up || {};
   out.appendChild(el("div", {class: "stats", id: "plan-fraction"},
     isNum(m.engine_default) ? stat("engine_default", "engine default fraction", fmtFrac(m.engine_default), m.engine_default, {source: "engine rule", note: "the release's own --mem-fraction-static for this command"}) : null,
@@ -51,8 +57,8 @@ function renderPlan(d, gpu) {
     isNum(m.ceiling) ? stat("ceiling", "evidence ceiling", fmtFrac(m.ceiling), m.ceiling, {source: "estimate", note: m.rule}) : null,
     isNum(up.kv_tokens) ? stat("step_up", "the step up buys", (up.kv_tokens >= 0 ? "+" : "") + fmtInt(up.kv_tokens) + " KV tokens, " + (up.state_slots >= 0 ? "+" : "") + fmtInt(up.state_slots) + " slots, " + (up.requests >= 0 ? "+" : "") + fmtInt(up.requests) + " requests", up.kv_tokens, {source: "engine rule", note: up.serves_at_default ? "the default serves the target too" : "the default does not serve the target"}) :
       up.why ? stat("step_up", "at the engine default", "does not start", null, {source: "engine rule", note: up.why}) : null));
-  var conf = confidenceLine("plan-confidence", d.confidence);
-  if (conf) out.appendChild(conf);
+  var verdict = verdictBlock("plan-verdict", d.verdict, {where: "on " + (((d.target || {}).gpu || {}).name || gpu)});
+  if (verdict) out.appendChild(verdict);
   out.appendChild(el("div", {class: "stats", id: "plan-figures"},
     s.kind === "ratio" ? stat("mamba_full_memory_ratio", term("ratio", "--mamba-full-memory-ratio"), s.mamba_full_memory_ratio_text, s.mamba_full_memory_ratio, {source: "engine rule", note: (s.kept ? "the command's own" : "balanced") + "; binding " + s.binding_pool}) : null,
     stat("max_mamba_cache_size_pin", term("pin", "--max-mamba-cache-size pin"), fmtInt(s.max_mamba_cache_size_pin), s.max_mamba_cache_size_pin, {source: "engine rule"}),
@@ -81,7 +87,7 @@ function planBody() {
               tp: wholeNumber($("plan-tp"), "TP"), request_length: wholeNumber($("plan-L"), "L"),
               concurrency: wholeNumber($("plan-C"), "C"), pin: $("plan-pin").checked};
   if (body.tp === null || body.request_length === null || body.concurrency === null) return null;
-  if (!body.model) { fieldError($("plan-model"), "model: a catalog id or Hub id"); return null; }
+  if (!body.model) { fieldError($("plan-model"), "model: a catalog id or Hub id", function () { return !!$("plan-model").value.trim(); }); return null; }
   fieldError($("plan-model"), null);
   var draft = $("plan-draft").value.trim();
   if (draft) body.draft = draft;
@@ -103,7 +109,7 @@ function runPlan() {
   var vllm = planEngine === "vllm";
   var body = vllm ? vllmPlanBody() : planBody();
   if (!body) return Promise.resolve();
-  if (!body.gpu) { fieldError($("plan-gpu"), "GPU: pick a card"); return Promise.resolve(); }
+  if (!body.gpu) { fieldError($("plan-gpu"), "GPU: pick a card", function () { return !!$("plan-gpu").value; }); return Promise.resolve(); }
   fieldError($("plan-gpu"), null);
   writePlanParams(body);
   var seq = ++plan.seq;
@@ -114,7 +120,7 @@ function runPlan() {
     if (vllm) { vllmPlanAnswer(res, body); return null; }
     if (res.status !== 200) {
       var err = res.data.error || {};
-      var field = /^model|model/.test(err.message || "") ? $("plan-model") : null;
+      var field = err.rule ? null : fieldOf(err, PLAN_FIELDS, /model/.test(err.message || "") ? "plan-model" : null);
       if (field) { fieldError(field, err.message); showError($("plan-error"), null); } else showError($("plan-error"), err);
       clear($("plan-out"));
       return null;
