@@ -25,9 +25,11 @@ NEVER = ("rich", "hybridplan.render", "typer._adapters", "torch", "sglang", "tra
 # matrix, checker or exporters (hybridplan.cookbook imports nothing eagerly) ...
 VERDICT_NEVER = ("hybridplan.cookbook.render", "hybridplan.cookbook.matrix", "hybridplan.cookbook.selection",
                  "hybridplan.cookbook.validate", "hybridplan.cookbook.export")
-# ... nor the page model: the pages' measured launches ship as a table (cookbook.record_evidence)
+# ... nor the page model, the boot-log or the report parsers: every measured launch ships in one table
+# (hybridplan.evidence_table)
 PAGE_MODEL = ("pydantic", "hybridplan.cookbook.pages", "hybridplan.cookbook.schema", "hybridplan.cookbook.records",
-              "hybridplan.cookbook.record_checks", "hybridplan.cookbook.conditions")
+              "hybridplan.cookbook.record_checks", "hybridplan.cookbook.conditions", "hybridplan.calibration.public_logs",
+              "hybridplan.calibration.launch_reports")
 PROBE = """
 import json, sys
 sys.argv = ["hybridplan", *json.loads(sys.argv[1])]
@@ -79,7 +81,7 @@ def test_a_card_with_page_evidence_reads_the_table_not_the_page():
     verdicts read the pages' evidence, from the shipped table and without the page model."""
     for argv in (["explain", "--json", "--gpu", "rtx5090", *ON_5090], ["explain", "--json", "--gpu", "h200", *EXPLAIN]):
         code, modules = _run(argv)
-        assert code == 0 and "hybridplan.cookbook.record_evidence" in modules and not set(PAGE_MODEL) & modules
+        assert code == 0 and "hybridplan.evidence_table" in modules and not set(PAGE_MODEL) & modules
 
 
 def test_text_output_still_renders():

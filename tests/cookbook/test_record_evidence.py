@@ -1,15 +1,18 @@
-"""The bundled pages' measured launches as a verdict's evidence: the shipped table (data/page_evidence.json) holds every
+"""The bundled pages' measured launches as a verdict's evidence: the shipped table (data/evidence.json, `pages`) holds every
 launch the pages record and every selection their cells' measurements cover, exactly as the pages derive them, so a
 verdict loses no measured evidence and a page's own measured cells are "measured" on their card."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
 from importlib import resources
 
 import pytest
 
 from hybridplan.cookbook.pages import bundled_ids, load_page
-from hybridplan.cookbook.record_evidence import TABLE, page_evidence, points, table_text
+from hybridplan.evidence_table import TABLE
+from hybridplan.cookbook.record_evidence import page_evidence, points
 from hybridplan.evidence import same_class
 from hybridplan.hardware.catalog import catalog, lookup
 
@@ -21,8 +24,9 @@ def derived():
 
 def test_the_shipped_table_is_what_the_pages_derive(derived):
     """Fails after a page's records or measurements change (or a rule that moves how they resolve) until
-    `python scripts/record_page_evidence.py` writes the table again."""
-    assert (resources.files("hybridplan") / "data" / TABLE).read_text() == table_text(derived)
+    `python scripts/record_evidence.py` writes the table again."""
+    shipped = json.loads((resources.files("hybridplan") / "data" / TABLE).read_text())["pages"]
+    assert shipped == {pid: [json.loads(json.dumps(asdict(p))) for p in pts] for pid, pts in derived.items()}
 
 
 def test_every_card_gets_the_launches_of_every_page_that_transfer_to_it(derived):

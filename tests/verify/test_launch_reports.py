@@ -12,7 +12,8 @@ import pytest
 from hybridplan.errors import BadInput
 from hybridplan.hardware.catalog import lookup
 from hybridplan.engine.sglang.serving.loading import load as load_command
-from hybridplan.calibration.launch_reports import check, load, parse, report_evidence
+from hybridplan.evidence_table import on_card
+from hybridplan.calibration.launch_reports import check, load, parse
 from hybridplan.weights.quant import method_policy, policy_from_config, scheme_bytes
 from hybridplan.engine.api import weights_query
 from hybridplan.weights.report import model_weights
@@ -68,11 +69,11 @@ def test_the_verdict_names_the_reports_it_rests_on(cli_json):
     c = out["memory"]["verdict"]["confidence"]
     assert code == 0 and out["memory"]["verdict"]["serves"] and c["level"] == "measured"
     assert any("club3090-single-int4-nomtp-mf088" in b and "github.com/noonghunna/club-3090" in b for b in c["basis"])
-    pts = report_evidence("sglang", lookup("rtx3090"), "0.5.23")
+    pts = on_card("launch_reports", lookup("rtx3090"), "sglang")
     assert {p.kind for p in pts} == {"launch report"} and all(p.gpu == "rtx3090" for p in pts)
     # on the H200's class only vLLM's launches (H100): evidence for vLLM's verdicts, none for sglang's
-    assert report_evidence("sglang", lookup("h200"), "0.5.23") == ()
-    assert {p.engine for p in report_evidence("vllm", lookup("h200"), "0.33.0")} == {"vllm"}
+    assert on_card("launch_reports", lookup("h200"), "sglang") == ()
+    assert {p.engine for p in on_card("launch_reports", lookup("h200"), "vllm")} == {"vllm"}
 
 
 def test_auto_round_on_the_bf16_geometry_sizes_the_int4_export_not_the_bf16_checkpoint():

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import math
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Optional
 
 from hybridplan.errors import BadInput
-from hybridplan.hardware.catalog import GPU
-from hybridplan.evidence import EvidencePoint, same_class
+from hybridplan.evidence import EvidencePoint
 
 MAX_REPORTS = 512
 MAX_SWEEP = 32
@@ -274,27 +273,20 @@ def check(report: Report) -> list[ReportCheck]:
     return out
 
 
-@lru_cache(maxsize=None)
-def _points(engine_name: str, report_id: str) -> tuple[EvidencePoint, ...]:
-    """One report's launches as evidence points, each resolved by its engine under its release once (only for cards
-    that ask); a launch the engine refuses is no evidence."""
+def report_points(engine: str) -> tuple[EvidencePoint, ...]:
+    """Every launch of engine `engine`'s reports as an evidence point, resolved by that engine under the report's
+    release (what the evidence table ships); a launch the engine refuses is no evidence."""
     from hybridplan.errors import HybridPlanError
     from hybridplan.engine.api import for_engine
 
-    r = next(r for r in load(engine_name) if r.id == report_id)
-    engine = for_engine(r.engine, r.version)
     out = []
-    for label, command in r.launches():
-        try:
-            out.append(engine.launch_evidence(
-                command, r.gpu, kind="launch report", label=label + (f" on the {r.host} host" if r.host else ""),
-                source=r.url, outcome="served" if r.outcome == "served" else "failed", phase=r.phase))
-        except HybridPlanError:
-            continue
+    for r in load(engine):
+        serving = for_engine(r.engine, r.version)
+        for label, command in r.launches():
+            try:
+                out.append(serving.launch_evidence(
+                    command, r.gpu, kind="launch report", label=label + (f" on the {r.host} host" if r.host else ""),
+                    source=r.url, outcome="served" if r.outcome == "served" else "failed", phase=r.phase))
+            except HybridPlanError:
+                continue
     return tuple(out)
-
-
-def report_evidence(engine: str, gpu: GPU, version: str) -> Sequence[EvidencePoint]:
-    """Engine `engine`'s launch reports on the card, or on a card whose fraction evidence transfers to it (any
-    release, as the public boot logs: P x (1 - f) of slack means the same in each)."""
-    return tuple(p for r in load(engine) if r.gpu == gpu.id or same_class(gpu, r.gpu) for p in _points(engine, r.id))

@@ -1,15 +1,12 @@
 """The public boot logs (data/boot_logs.yaml) as the planner's evidence (planner.evidence.EvidenceSource): each boot
 that printed its --mem-fraction-static, served (booted) or failed in its phase, with the prefill chunk and request cap
-its scheduler line printed."""
+its scheduler line printed. Derived here (log_points) into the evidence table (evidence_table.py), which a
+verdict reads."""
 
 from __future__ import annotations
 
 import shlex
-from functools import lru_cache
-from typing import Sequence
-
-from hybridplan.hardware.catalog import GPU
-from hybridplan.evidence import EvidencePoint, model_key, same_class
+from hybridplan.evidence import EvidencePoint, model_key
 
 
 def _model(model: str, command: str | None) -> str:
@@ -27,30 +24,15 @@ def _model(model: str, command: str | None) -> str:
                       "speculative_draft_model_path": model if algorithm and draft in (None, path) else draft})
 
 
-@lru_cache(maxsize=None)
-def _point(record_id: str) -> EvidencePoint:
-    """One boot's evidence point, its model key read from its command once (only for cards that ask)."""
+def log_points() -> tuple[EvidencePoint, ...]:
+    """Every boot that printed its --mem-fraction-static, as an evidence point (what the evidence table ships)."""
     from hybridplan.calibration.public_logs import load
     from hybridplan.engine.api import for_version  # the engine whose parser reads these logs (see _model)
 
-    r = next(r for r in load().records if r.id == record_id)
-    v = r.values
-    assert v.mem_fraction_static is not None  # log_evidence asks only for boots that printed it
-    return EvidencePoint(
-        engine=for_version(None).name, kind="boot log", label=r.id, source=r.url, gpu=r.gpu, model=_model(r.model, r.command) if r.model else None,
-        outcome="failed" if v.failure else "served", phase=v.failure, mem_fraction_static=v.mem_fraction_static,
-        chunked_prefill_size=v.chunked_prefill_size, max_running_requests=v.max_running_requests, tp=r.tp,
-        build=r.sglang_version)
-
-
-def log_evidence(engine: str, gpu: GPU, version: str) -> Sequence[EvidencePoint]:
-    """The public boot logs that printed their --mem-fraction-static on the card, or on a card whose fraction
-    evidence transfers to it (any release: the fraction's meaning, P x (1 - f) of slack, has not changed across
-    them)."""
-    from hybridplan.calibration.public_logs import load
-    from hybridplan.engine.api import for_version
-
-    if engine != for_version(None).name:  # the logs are that engine's (its parser reads them: _model)
-        return ()
-    return tuple(_point(r.id) for r in load().records
-                 if r.values.mem_fraction_static is not None and (r.gpu == gpu.id or same_class(gpu, r.gpu)))
+    engine = for_version(None).name
+    return tuple(EvidencePoint(
+        engine=engine, kind="boot log", label=r.id, source=r.url, gpu=r.gpu,
+        model=_model(r.model, r.command) if r.model else None, outcome="failed" if r.values.failure else "served",
+        phase=r.values.failure, mem_fraction_static=r.values.mem_fraction_static,
+        chunked_prefill_size=r.values.chunked_prefill_size, max_running_requests=r.values.max_running_requests,
+        tp=r.tp, build=r.sglang_version) for r in load().records if r.values.mem_fraction_static is not None)

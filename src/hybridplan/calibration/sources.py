@@ -1,6 +1,8 @@
 """Every source of measured launches the CLI and the web hand the planner (planner.evidence.EvidenceSource): the
-bundled pages' records, the public boot logs and the public launch reports. A new source joins here, once for `plan`,
-`explain --gpu` and the web. Imports are lazy: naming the source costs nothing until a verdict on a card asks it."""
+bundled pages' records, the public boot logs and every engine's public launch reports, read from the one shipped
+table they are derived into (evidence_table.py; a new source is a new section there, written by
+scripts/record_evidence.py), once for `plan`, `explain --gpu` and the web. Imports are lazy: naming the source costs
+nothing until a verdict on a card asks it."""
 
 from __future__ import annotations
 
@@ -15,9 +17,6 @@ if TYPE_CHECKING:
 def all_evidence(engine: str, gpu: GPU, version: str) -> Sequence[EvidencePoint]:
     """Engine `engine`'s measured launches on the card and its class, from every source
     (planner.evidence.EvidenceSource)."""
-    from hybridplan.cookbook.record_evidence import page_evidence
-    from hybridplan.calibration.launch_reports import report_evidence
-    from hybridplan.calibration.log_evidence import log_evidence
+    from hybridplan.evidence_table import SECTIONS, on_card
 
-    return (tuple(p for p in page_evidence(gpu, version) if p.engine == engine) + tuple(log_evidence(engine, gpu, version))
-            + tuple(report_evidence(engine, gpu, version)))
+    return tuple(p for section in SECTIONS for p in on_card(section, gpu, engine))

@@ -6,26 +6,22 @@ release (or build profile) the page is modelled by, which is what ran. So a page
 for the cells they measured: their Deploy command on their card is "measured".
 
 Deriving them renders every measured selection (composition, the calculator's ratio, the engine's resolution), far
-more than a verdict's start-up can pay, so they ship as a table, data/page_evidence.json, one point per line,
-written by `scripts/record_page_evidence.py`; tests/cookbook/test_record_evidence.py holds it equal to the pages.
-A verdict, and `plan`'s bound below the launches that failed (`measured_failure`), read only the table: no page
-model, no renderer."""
+more than a verdict's start-up can pay, so they ship in the evidence table (evidence_table.py, section
+`pages`); tests/cookbook/test_record_evidence.py holds it equal to the pages. A verdict, and `plan`'s bound below the
+launches that failed (`measured_failure`), read only the table: no page model, no renderer."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass
-from functools import lru_cache
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 
 from hybridplan.hardware.catalog import GPU
-from hybridplan.evidence import EvidencePoint, match_args, model_key, same_class
+from hybridplan.evidence import EvidencePoint, match_args, model_key
 
 if TYPE_CHECKING:
     from hybridplan.cookbook.schema import Page
     from hybridplan.engine.api import LaunchCommand, MeasuredFailure
 
-TABLE = "page_evidence.json"  # in hybridplan/data
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,25 +119,6 @@ def points(page: Page) -> tuple[EvidencePoint, ...]:
     return tuple(out)
 
 
-def table_text(pages: dict[str, tuple[EvidencePoint, ...]]) -> str:
-    """The table as written: each page's points in order, one JSON object a line (a changed point is a line)."""
-    body = ",\n".join(f"  {json.dumps(pid)}: [\n" + ",\n".join(f"    {json.dumps(asdict(p))}" for p in pts) + "\n  ]"
-                       for pid, pts in pages.items())
-    return "{\n" + body + "\n}\n"
-
-
-@lru_cache(maxsize=1)
-def _table() -> tuple[dict[str, Any], ...]:
-    """The shipped table's points, in page order, as read (each becomes an EvidencePoint when a card asks for it)."""
-    from hybridplan.packaged import data_text
-
-    return tuple(p for pts in json.loads(data_text(TABLE)).values() for p in pts)
-
-
-def _on(gpu: GPU, gpu_id: str) -> bool:
-    return gpu_id == gpu.id or same_class(gpu, gpu_id)
-
-
 # resolved arguments that must be equal for a failed launch to speak for another command (the rest bound it
 # monotonically: bounds)
 SAME = ("model_path", "speculative_algorithm", "speculative_draft_model_path", "speculative_num_draft_tokens",
@@ -178,7 +155,9 @@ def measured_failure(args: Mapping[str, Any], gpu_id: str) -> MeasuredFailure | 
     same under any release that resolves a command to those settings); read from the table, no page model."""
     from hybridplan.engine.api import MeasuredFailure
 
-    for p in _table():
+    from hybridplan.evidence_table import rows
+
+    for p in rows("pages"):
         if p["outcome"] == "failed" and p["gpu"] == gpu_id and p["args"] is not None \
                 and bounds({**p["args"], "mem_fraction_static": p["mem_fraction_static"]}, p["phase"], args):
             return MeasuredFailure(label=p["label"], phase=p["phase"], build=p["build"] or "", source=p["source"])
@@ -189,4 +168,6 @@ def page_evidence(gpu: GPU, version: str) -> Sequence[EvidencePoint]:
     """The bundled pages' measured launches on the card, or on a card whose fraction evidence transfers to it (each
     resolved under its own page's release: `version`, the release a verdict models, decides only whether one is
     "measured"), read from the table."""
-    return tuple(EvidencePoint(**p) for p in _table() if _on(gpu, p["gpu"]))
+    from hybridplan.evidence_table import on_card
+
+    return on_card("pages", gpu)
