@@ -29,7 +29,7 @@ VERDICT_NEVER = ("hybridplan.cookbook.render", "hybridplan.cookbook.matrix", "hy
 # (hybridplan.evidence_table)
 PAGE_MODEL = ("pydantic", "hybridplan.cookbook.pages", "hybridplan.cookbook.schema", "hybridplan.cookbook.records",
               "hybridplan.cookbook.record_checks", "hybridplan.cookbook.conditions", "hybridplan.calibration.public_logs",
-              "hybridplan.calibration.launch_reports")
+              "hybridplan.calibration.launch_reports", "yaml")  # the shipped YAML tables: their JSON snapshot
 PROBE = """
 import json, sys
 sys.argv = ["hybridplan", *json.loads(sys.argv[1])]

@@ -1,15 +1,20 @@
-"""The YAML files the package ships (data/*.yaml, the bundled pages) as plain data: parsed by libyaml when PyYAML
-has it (the pure-Python parser costs ~10 ms a file at start-up). User YAML is not read here: cookbook.source bounds
-its aliases, nesting and size first."""
+"""The files the package ships (data/*): the tables, and the YAML ones as plain data. A verdict reads several YAML
+tables at start-up, and importing PyYAML and parsing them cost a tenth of a cold `explain`, so their parsed form ships
+beside them as one JSON snapshot (data/yaml_tables.json, written by scripts/snapshot_data.py; tests/data hold it equal
+to the YAML files, which stay the source of truth). User YAML is not read here: cookbook.source bounds its aliases,
+nesting and size first."""
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from typing import Any
 
+SNAPSHOT = "yaml_tables.json"  # in hybridplan/data: {file name: its parsed document}
+
 
 def plain_yaml(text: str) -> Any:
-    """Shipped YAML text as plain data."""
+    """Shipped YAML text as plain data (libyaml when PyYAML has it)."""
     import yaml
 
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -22,8 +27,15 @@ def data_text(name: str) -> str:
     return (resources.files("hybridplan") / "data" / name).read_text()
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1)
+def _snapshot() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(data_text(SNAPSHOT))
+    return data
+
+
 def data_yaml(name: str) -> Any:
-    """data/<name> as plain data, parsed once per process (several tables read the same file: gpus.yaml holds the
-    cards and the driver's reserve); the result is shared, so callers read it and never change it."""
-    return plain_yaml(data_text(name))
+    """data/<name> (a YAML table) as plain data, from the snapshot; shared, so callers read it and never change it."""
+    try:
+        return _snapshot()[name]
+    except KeyError:
+        raise KeyError(f"data/{name} is not in data/{SNAPSHOT}: run scripts/snapshot_data.py") from None
