@@ -16,7 +16,7 @@ from hybridplan.conformance.sglang.fixtures import materialize
 from hybridplan.conformance.sglang.model_side import predict
 from hybridplan.conformance.sglang.oracle import ORACLE
 from hybridplan.conformance.sglang.scenarios import Scenario
-from hybridplan.engine.requests import FleetRequest
+from hybridplan.engine.fleet_requests import FleetRequest
 from hybridplan.engine.sglang.serving.fleet_shapes import Shape, Sized, size
 from hybridplan.hardware.catalog import lookup
 

@@ -10,7 +10,8 @@ import shlex
 import pytest
 
 from hybridplan.engine.api import for_engine
-from hybridplan.engine.requests import LEADER_ADDRESS, ExplainRequest, FleetRequest, PlanRequest
+from hybridplan.engine.requests import ExplainRequest, PlanRequest
+from hybridplan.engine.fleet_requests import LEADER_ADDRESS, FleetRequest
 from hybridplan.planner.fleet import best_sessions
 
 L = 32768

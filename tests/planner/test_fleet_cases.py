@@ -8,7 +8,7 @@ import pytest
 
 from hybridplan.calibration.sources import all_evidence
 from hybridplan.engine.api import engines, for_engine
-from hybridplan.engine.requests import FleetRequest
+from hybridplan.engine.fleet_requests import FleetRequest
 from hybridplan.planner.fleet import ranked
 
 CASES = [("Qwen/Qwen3.5-397B-A17B", "h200"), ("Qwen/Qwen3.5-397B-A17B", "b200"),

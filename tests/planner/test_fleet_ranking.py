@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from hybridplan.engine.requests import FleetLayout, FleetRequest, FleetRole
+from hybridplan.engine.fleet_requests import FleetLayout, FleetRequest, FleetRole
 from hybridplan.planner.fleet import best_sessions, ranked, row, scale, within
 
 

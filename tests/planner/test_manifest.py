@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from hybridplan.engine.requests import LEADER_ADDRESS, FleetLaunch, RankLaunch, RoleLaunch
+from hybridplan.engine.fleet_requests import LEADER_ADDRESS, FleetLaunch, RankLaunch, RoleLaunch
 from hybridplan.planner.manifest import app_name, compose, kubernetes
 
 SERVE = ("python", "-m", "engine", "--model-path", "Org/Model")

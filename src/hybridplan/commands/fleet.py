@@ -46,7 +46,7 @@ def fleet(
         from hybridplan.calibration.sources import all_evidence
         from hybridplan.cookbook.record_evidence import measured_failure
         from hybridplan.engine.api import engines, for_engine
-        from hybridplan.engine.requests import FleetRequest
+        from hybridplan.engine.fleet_requests import FleetRequest
         from hybridplan.errors import BadInput
         from hybridplan.planner.fleet import plan_fleet
 

@@ -7,11 +7,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, FleetLaunch,
-                                        FleetLayout, FleetRequest, LaunchSettings, LogCheckRequest, PlanRequest,
-                                        RatioRequest)
+from hybridplan.engine.requests import CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, LaunchSettings, LogCheckRequest, PlanRequest, RatioRequest
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the fleet's types are built only where a fleet is planned
+    from hybridplan.engine.fleet_requests import FleetLaunch, FleetLayout, FleetRequest
     from hybridplan.evidence import EvidencePoint
 
 

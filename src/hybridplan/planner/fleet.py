@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hybridplan.engine.release import ServingEngine
-from hybridplan.engine.requests import FleetLaunch, FleetLayout, FleetRequest
+from hybridplan.engine.fleet_requests import FleetLaunch, FleetLayout, FleetRequest
 from hybridplan.errors import BadInput
 
 LAUNCH_TRIES = 3  # feasible layouts tried in rank order until one's every command serves

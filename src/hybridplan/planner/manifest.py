@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from hybridplan.engine.requests import LEADER_ADDRESS, FleetLaunch, FleetRequest, RankLaunch, RoleLaunch
+from hybridplan.engine.fleet_requests import LEADER_ADDRESS, FleetLaunch, FleetRequest, RankLaunch, RoleLaunch
 
 LWS_API = "leaderworkerset.x-k8s.io/v1"
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"

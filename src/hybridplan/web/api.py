@@ -125,15 +125,15 @@ def fleet(req: FleetRequest, request: Request) -> CliJSON:
     `manifests` (Kubernetes, and compose where one host holds the fleet). No layout chosen is still a 200 answer."""
     from hybridplan.calibration.sources import all_evidence
     from hybridplan.cookbook.record_evidence import measured_failure
-    from hybridplan.engine import requests as rq
     from hybridplan.engine.api import engines, for_engine
+    from hybridplan.engine.fleet_requests import FleetRequest as Ask
     from hybridplan.planner.fleet import plan_fleet
 
     names = engines() if req.engine == "both" else (req.engine,)
     versions = {"sglang": req.sglang_version, "vllm": req.vllm_version}
-    ask = rq.FleetRequest(model=req.model, gpu=req.gpu, request_length=req.request_length,
-                          concurrency=req.concurrency, gpus_available=req.gpus_available,
-                          gpus_per_node=req.gpus_per_node, evidence=all_evidence, measured=measured_failure)
+    ask = Ask(model=req.model, gpu=req.gpu, request_length=req.request_length,
+              concurrency=req.concurrency, gpus_available=req.gpus_available,
+              gpus_per_node=req.gpus_per_node, evidence=all_evidence, measured=measured_failure)
     with _sources(request):
         return CliJSON(plan_fleet(ask, [for_engine(n, versions.get(n)) for n in names], pick=req.pick))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from hybridplan.engine.requests import FleetLayout, FleetRequest, FleetRole
+from hybridplan.engine.fleet_requests import FleetLayout, FleetRequest, FleetRole
 from hybridplan.engine.sglang.serving.fleet_limits import confidence_of, handover, limits
 from hybridplan.engine.sglang.serving.fleet_shapes import MAX_NODES, PROGRAM, Shape, Sized, server_sizes, shapes, size
 from hybridplan.errors import BadInput

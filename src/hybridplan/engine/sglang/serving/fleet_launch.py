@@ -8,8 +8,7 @@ import math
 from collections.abc import Mapping
 
 from hybridplan.engine.argv import with_flag
-from hybridplan.engine.requests import (LEADER_ADDRESS, FleetLaunch, FleetLayout, FleetRequest, FleetRole,
-                                        RankLaunch, RoleLaunch)
+from hybridplan.engine.fleet_requests import LEADER_ADDRESS, FleetLaunch, FleetLayout, FleetRequest, FleetRole, RankLaunch, RoleLaunch
 from hybridplan.engine.sglang.command import LaunchCommand, parse_command
 from hybridplan.engine.sglang.releases import for_version
 from hybridplan.engine.sglang.serving.fleet_shapes import DIST_PORT

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from hybridplan.engine.requests import FleetRequest
+from hybridplan.engine.fleet_requests import FleetRequest
 from hybridplan.engine.sglang.releases import for_version
 from hybridplan.engine.sglang.serving.fleet_shapes import TRANSFER_BACKEND, Sized
 from hybridplan.hardware.catalog import GPU

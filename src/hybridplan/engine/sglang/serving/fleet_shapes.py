@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import LEADER_ADDRESS, FleetRequest
+from hybridplan.engine.fleet_requests import LEADER_ADDRESS, FleetRequest
 from hybridplan.engine.search import Candidate
 from hybridplan.engine.sglang.command import LaunchCommand
 from hybridplan.engine.sglang.releases import for_version

@@ -8,14 +8,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, FleetLaunch,
-                                        FleetLayout, FleetRequest, LaunchSettings, LogCheckRequest, PlanRequest,
-                                        RatioRequest)
+from hybridplan.engine.requests import CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, LaunchSettings, LogCheckRequest, PlanRequest, RatioRequest
 from hybridplan.engine.sglang.serving.loading import launch
 from hybridplan.engine.sglang.releases import NAME, for_version
 from hybridplan.errors import BadInput
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the fleet's types are built only where a fleet is planned
+    from hybridplan.engine.fleet_requests import FleetLaunch, FleetLayout, FleetRequest
     from hybridplan.evidence import EvidencePoint
 
 LAYOUT = "state_and_kv_pools"  # a state pool of S-slot requests and a KV pool of tokens, both fixed at startup

@@ -16,7 +16,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from hybridplan.engine.requests import LEADER_ADDRESS, FleetLayout, FleetRequest, FleetRole
+from hybridplan.engine.fleet_requests import LEADER_ADDRESS, FleetLayout, FleetRequest, FleetRole
 from hybridplan.errors import BadInput, EngineRefusal
 from hybridplan.limits import MAX_UTIL_PROPOSED
 

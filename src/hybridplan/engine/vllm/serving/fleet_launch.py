@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hybridplan.engine.argv import with_flag
-from hybridplan.engine.requests import LEADER_ADDRESS, FleetLaunch, FleetLayout, FleetRequest, RankLaunch, RoleLaunch
+from hybridplan.engine.fleet_requests import LEADER_ADDRESS, FleetLaunch, FleetLayout, FleetRequest, RankLaunch, RoleLaunch
 from hybridplan.engine.vllm.serving.fleet import DEFAULT_UTIL, PROGRAM, UTIL_STEP, ceiling, core
 from hybridplan.errors import BadInput, EngineRefusal
 

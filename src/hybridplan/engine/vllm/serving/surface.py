@@ -9,13 +9,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from hybridplan.engine.registry import FlagRegistry
-from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, FleetLaunch,
-                                        FleetLayout, FleetRequest, LaunchSettings, LogCheckRequest, PlanRequest,
-                                        RatioRequest)
+from hybridplan.engine.requests import CompareLaunch, CompareLeg, CompareRequest, ExplainRequest, LaunchSettings, LogCheckRequest, PlanRequest, RatioRequest
 from hybridplan.engine.vllm.engine import NAME, for_version
 from hybridplan.errors import BadInput
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the fleet's types are built only where a fleet is planned
+    from hybridplan.engine.fleet_requests import FleetLaunch, FleetLayout, FleetRequest
     from hybridplan.evidence import EvidencePoint
 from hybridplan.limits import MAX_UTIL_PROPOSED
 
