@@ -4,6 +4,7 @@ others by name before the engine runs (`unused`), so a flag one engine ignores i
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -172,6 +173,20 @@ class CompareLaunch:
     def as_dict(self, source: str | None) -> dict[str, Any]:
         return {"from": source, "carried": list(self.carried), "added": list(self.added),
                 "not_carried": list(self.not_carried)}
+
+
+def own_launch(req: CompareRequest, engine: str) -> CompareLaunch | None:
+    """The user's own launch, as typed, where it is engine `engine`'s (compare runs it unchanged there)."""
+    if req.command is None or req.launch_engine != engine:
+        return None
+    return CompareLaunch(command=req.command if isinstance(req.command, str) else shlex.join(req.command))
+
+
+def shared_settings(req: CompareRequest) -> LaunchSettings:
+    """What compare carries to an engine whose launch the user did not give: the other launch's shared settings,
+    else the model at compare's request length, TP and KV dtype."""
+    return req.settings or LaunchSettings(model=req.model or "", tp=req.tp, kv_cache_dtype=req.kv_cache_dtype,
+                                          context_length=req.request_length)
 
 
 _DEFAULTS: dict[type, Mapping[str, Any]] = {}  # each request type's field defaults (read once)

@@ -10,7 +10,7 @@ from typing import Any
 
 from hybridplan.engine.release import ServingEngine
 from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, LaunchSettings, PlanRequest,
-                                        Speculative)
+                                        Speculative, own_launch, shared_settings)
 from hybridplan.errors import BadInput, EngineRefusal
 
 PROGRAM = ["python", "-m", "sglang.launch_server"]
@@ -78,10 +78,10 @@ def _typed(option: str, value: Any) -> str:
 def compare_launch(engine: ServingEngine, req: CompareRequest) -> CompareLaunch:
     """The user's own sglang launch as typed, else one carried over from the shared settings (the model at the
     context length, TP and KV dtype, and whatever else the settings state)."""
-    if req.command is not None and req.launch_engine == engine.name:
-        return CompareLaunch(command=req.command if isinstance(req.command, str) else shlex.join(req.command))
-    s = req.settings or LaunchSettings(model=req.model or "", tp=req.tp, kv_cache_dtype=req.kv_cache_dtype,
-                                       context_length=req.request_length)
+    own = own_launch(req, engine.name)
+    if own is not None:
+        return own
+    s = shared_settings(req)
     carried, added, dropped = [], [], []
     dropped += [f"{flag}: {why}" for flag, why in s.own]
     length = s.context_length

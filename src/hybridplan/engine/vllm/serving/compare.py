@@ -11,7 +11,7 @@ from typing import Any
 
 from hybridplan.engine.release import ServingEngine
 from hybridplan.engine.requests import (CompareLaunch, CompareLeg, CompareRequest, LaunchSettings, PlanRequest,
-                                        Speculative)
+                                        Speculative, own_launch, shared_settings)
 from hybridplan.errors import BadInput, EngineRefusal
 
 # --kv-cache-dtype: vLLM's spelling -> the shared name, and back
@@ -85,10 +85,10 @@ def compare_launch(engine: ServingEngine, req: CompareRequest) -> CompareLaunch:
     context length, TP and KV dtype, and whatever else the settings state)."""
     from hybridplan.engine.vllm.engine import for_version
 
-    if req.command is not None and req.launch_engine == engine.name:
-        return CompareLaunch(command=req.command if isinstance(req.command, str) else shlex.join(req.command))
-    s = req.settings or LaunchSettings(model=req.model or "", tp=req.tp, kv_cache_dtype=req.kv_cache_dtype,
-                                       context_length=req.request_length)
+    own = own_launch(req, engine.name)
+    if own is not None:
+        return own
+    s = shared_settings(req)
     added, dropped = [], []
     dropped += [f"{flag}: {why}" for flag, why in s.own]
     length = s.context_length
