@@ -143,3 +143,15 @@ def test_a_served_vllm_boot_holds_the_verdict_to_its_outcome(cli_json, tmp_path)
     path.write_text(V_OK)
     code, checked = cli_json("logs", "check", "--json", "--engine", "vllm", str(path))
     assert code == 0 and "outcome" not in {c["quantity"] for c in checked["checks"]} and checked["verdict"]["serves"]
+
+
+def test_a_launch_that_cannot_be_sized_still_has_its_log_checked(cli_json, tmp_path):
+    """The refusal of a launch from a local checkpoint path the catalog does not know: no verdict (it says why), the
+    root error still named, nothing compared, so not explained; never an error that hides the log's own lines."""
+    path = tmp_path / "local.log"
+    path.write_text((V_FAILED / "h100-qwen3.8-27b-mamba-blocks.log").read_text().replace("Qwen/Qwen3.8-27B",
+                                                                                          "/models/my-local-qwen"))
+    code, checked = cli_json("logs", "check", "--json", "--engine", "vllm", "--gpu", "h100-80gb", str(path))
+    assert code == 1 and checked["verdict"] is None and checked["compared"] == 0 and not checked["explained"]
+    assert checked["no_verdict"].startswith("no verdict: /models/my-local-qwen")
+    assert checked["failure"]["message"].startswith("max_num_seqs (1024) exceeds available Mamba cache blocks (969)")

@@ -145,6 +145,8 @@ def print_paged_check(d: dict[str, Any], console: Console | None = None) -> None
     elif est is not None:
         c.print(f"  [dim]no card-alone estimate: {est['note']}[/dim]")
     _print_vllm_failure(c, d.get("failure"))
+    if d.get("no_verdict"):
+        c.print(f"  [dim]{escape(d['no_verdict'])}[/dim]")
     _print_missing(c, d)
     if not d["explained"] and not d.get("compared"):
         _verdict(c, d)

@@ -186,18 +186,18 @@ def check_vllm_log(text: str, command_text: str | None, *, gpu: str | None = Non
         if gpu is not None:
             memory["estimates"] = memlog.estimates(mem, p.args, gpu, p.quantization, available)
     checks += memlog.exact_checks(mem)
-    verdict = None
+    verdict, no_verdict = None, None
     if available is not None or gpu is not None:
-        verdict = _verdict(launch, engine.version, available, gpu)
-        if failed is not None or any(line in text for line in SERVING):  # the log shows how the boot ended
-            checks += _outcome_checks(verdict, failed, available is not None)
+        verdict, no_verdict = _verdict(launch, engine.version, available, gpu)
+        if verdict is not None and (failed is not None or any(line in text for line in SERVING)):
+            checks += _outcome_checks(verdict, failed, available is not None)  # the log shows how the boot ended
     # a log from a build no release is (a dev or rc build, an older or newer release): how it is modelled
     note = {} if version is not None or engine.note is None else {"release_note": engine.note}
     return {"engine": "vllm", "log_release": log.release, "modelled_release": engine.version, **note,
             "launch": launch, "gpu": gpu, "sm": card(gpu).sm, "available_kv_gib": available,
             "state_pages_per_request": None if p is None else p.state_pages_per_request,
             "blocks_per_request": None if p is None else p.blocks_per_request, "checks": checks, "memory": memory,
-            "verdict": verdict, "failure": None if failed is None else failed.as_dict(),
+            "verdict": verdict, "no_verdict": no_verdict, "failure": None if failed is None else failed.as_dict(),
             "missing": missing(log, mem, failed is not None),
             "compared": len(checks), "explained": bool(checks) and all(c["match"] for c in checks)}
 
@@ -220,9 +220,11 @@ def _capacity_checks(log: VllmLog, p: Prediction, rules: dict[str, str]) -> list
             for q, pred, got, ok in rows]
 
 
-def _verdict(launch: str, version: str, available: float | None, gpu: str | None) -> dict[str, Any]:
+def _verdict(launch: str, version: str, available: float | None,
+             gpu: str | None) -> tuple[dict[str, Any] | None, str | None]:
     """explain's verdict on the launch, on the memory the log states (else the card alone): a refusal while the
-    launch resolves is its config check."""
+    launch resolves is its config check. None, and why, where the launch cannot be sized (a local checkpoint path the
+    catalog does not know): the log's own lines are still checked."""
     from hybridplan.errors import EngineRefusal
     from hybridplan.engine.vllm.serving.explain import explain_vllm
 
@@ -230,8 +232,10 @@ def _verdict(launch: str, version: str, available: float | None, gpu: str | None
         verdict: dict[str, Any] = explain_vllm(launch, version=version, kv_memory_gib=available, gpu=gpu)["verdict"]
     except EngineRefusal as exc:
         return {"serves": False, "phase": "config", "why": f"vLLM refuses to start: {exc.message}",
-                "message": exc.message, "rule": exc.rule}
-    return verdict
+                "message": exc.message, "rule": exc.rule}, None
+    except BadInput as exc:
+        return None, f"no verdict: {exc.message}"
+    return verdict, None
 
 
 def _template(message: str) -> str:
