@@ -157,18 +157,20 @@ def read_log(path: str | os.PathLike[str]) -> str:
     return read_bytes(os.fspath(path), limit=MAX_LOG_BYTES).decode(errors="replace")
 
 
-def run_check_log(req: LogCheckRequest, engine: str = "sglang", name: str = "log", spell: Spell = str) -> LogCheck:
-    """`logs check` on a built request (`name`: what the log is called in the answer and in a refusal); a log holding
-    none of the engine's lines but another's is refused naming that engine."""
-    from hybridplan.engine.api import for_engine, refuse_foreign_log
+def run_check_log(req: LogCheckRequest, engine: str | None = None, name: str = "log",
+                  spell: Spell = str) -> LogCheck:
+    """`logs check` on a built request (`name`: what the log is called in the answer and in a refusal), by `engine`
+    (default: the engine whose boot-log lines the log holds); a log holding none of the engine's lines but another's
+    is refused naming that engine."""
+    from hybridplan.engine.api import for_engine, refuse_foreign_log, written_by
 
-    eng = for_engine(engine)
+    eng = for_engine(engine := written_by(req.log, engine))
     refuse_foreign_log(engine, req.log, name)
     _refuse_unused(engine, "logs", req, eng.takes("logs"), spell)
     return LogCheck(payload=eng.check_log(req, name=name), engine=eng.name, engine_version=req.engine_version)
 
 
-def check_log(log: str | os.PathLike[str], command: Command | None = None, *, engine: str = "sglang",
+def check_log(log: str | os.PathLike[str], command: Command | None = None, *, engine: str | None = None,
               engine_version: str | None = None, log_version: str | None = None, gpu: str | None = None) -> LogCheck:
     """A boot log (its text, or a path-like object to read it from) held against the engine model, with the launch
     that wrote it (`command`; vLLM reads it off the log when left out): each difference and the rule that explains

@@ -18,7 +18,8 @@ app.add_typer(logs_app, name="logs")
 def parse(
     log: Path = typer.Argument(..., help="The server's boot log (stdout/stderr of the server)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (rank 0; `ranks` when several)."),
-    engine: str = typer.Option("sglang", "--engine", help="The engine that wrote the log: sglang or vllm."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="The engine that wrote the log: sglang or vllm "
+                                         "(default: the one whose boot-log lines it holds)."),
 ) -> None:
     """Pools, weights, graphs, caps and the failure phase, read off a boot log (GiB where the log says GB). Exit 1
     when the log lacks a line `logs check` needs (`missing`; a failure that ends the boot explains them), 2 when it
@@ -26,11 +27,11 @@ def parse(
 
     def body() -> int:
         from hybridplan.api.calls import read_log
-        from hybridplan.engine.api import for_engine, refuse_foreign_log
+        from hybridplan.engine.api import for_engine, refuse_foreign_log, written_by
 
-        eng = for_engine(engine)
         text = read_log(log)
-        refuse_foreign_log(engine, text, str(log))
+        eng = for_engine(written_by(text, engine))
+        refuse_foreign_log(eng.name, text, str(log))
         result = eng.parse_log(text, name=str(log))
         if as_json:
             emit_json(result)
@@ -52,7 +53,8 @@ def check(
                                               "checked by its own rules; overrides what the log states."),
     engine_version: Optional[str] = opt.ENGINE_VERSION,
     as_json: bool = opt.JSON,
-    engine: str = typer.Option("sglang", "--engine", help="The engine that wrote the log: sglang or vllm."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="The engine that wrote the log: sglang or vllm "
+                                         "(default: the one whose boot-log lines it holds)."),
     gpu: Optional[str] = typer.Option(None, "--gpu", help="vLLM: the card the log is from (its compute capability "
                                       "picks the GDN prefill kernel); default an sm90 card."),
 ) -> None:
@@ -76,7 +78,7 @@ def check(
             from hybridplan.engine.api import for_engine
             from hybridplan.render.logs import show_check
 
-            show_check(result.payload, for_engine(engine).layout)
+            show_check(result.payload, for_engine(result.engine).layout)
         return result.exit_code
 
     run_guarded(body, as_json)

@@ -84,6 +84,15 @@ def launched_by(command: str | tuple[str, ...] | None, asked: str | None = None)
     return engines()[0]
 
 
+def written_by(text: str, asked: str | None = None) -> str:
+    """The engine a boot log is from: `asked` (--engine) when given, else the first engine whose boot-log lines it
+    holds, else the first engine (whose check then names the lines it lacks)."""
+    if asked is not None:
+        _known(asked)
+        return asked
+    return next((name for name in _ENGINES if for_engine(name).writes(text)), engines()[0])
+
+
 def refuse_foreign_log(name: str, text: str, what: str = "log") -> None:
     """BadInput (before any parsing) when `text` holds none of engine `name`'s boot-log lines but another engine's:
     the log was written by that one, which the refusal names."""
