@@ -12,6 +12,19 @@ FIXTURES = Path(__file__).parent / "fixtures"
 GIB = 1 << 30
 
 
+def benchmark_module(name: str):
+    """benchmarks/<name>.py as a module (the tables the docs print are its functions), registered under its name so
+    its dataclasses resolve their module."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
 @pytest.fixture
 def cli():
     """Invoke `hybridplan ...` in-process; returns (exit_code, stdout, stderr)."""

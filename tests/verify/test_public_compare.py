@@ -3,7 +3,6 @@ generated from exactly these numbers."""
 
 from __future__ import annotations
 
-import importlib.util
 from functools import lru_cache
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from hybridplan.cookbook.pages import load_page
 from hybridplan.cookbook.record_checks import check, margin_interval
 from hybridplan.engine.sglang.serving.constants import constants_for
 from hybridplan.calibration.public_compare import compare_all
+from tests.conftest import benchmark_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,13 +20,6 @@ ROOT = Path(__file__).resolve().parents[2]
 @lru_cache(maxsize=1)
 def rows():
     return compare_all()
-
-
-def _table_module():
-    spec = importlib.util.spec_from_file_location("calibration_table", ROOT / "benchmarks" / "calibration_table.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_the_logs_span_several_cards_with_links():
@@ -62,4 +55,4 @@ def test_the_margin_sits_inside_what_the_records_allow():
 
 
 def test_docs_calibration_is_generated_from_this_data():
-    assert (ROOT / "docs" / "calibration.md").read_text() == _table_module().render()
+    assert (ROOT / "docs" / "calibration.md").read_text() == benchmark_module("calibration_table").render()

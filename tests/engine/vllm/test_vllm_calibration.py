@@ -3,24 +3,16 @@ available KV memory (or its row names the differing rule), and the committed tab
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
+
+from tests.conftest import benchmark_module
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def _table():
-    spec = importlib.util.spec_from_file_location("vllm_calibration_table",
-                                                  ROOT / "benchmarks" / "vllm_calibration_table.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # its dataclasses resolve their module
-    spec.loader.exec_module(mod)
-    return mod
-
 
 def test_every_log_reproduces_or_names_the_rule():
-    mod = _table()
+    mod = benchmark_module("vllm_calibration_table")
     rows = mod.rows()
     assert len(rows) >= 5
     for row in rows:
@@ -29,7 +21,7 @@ def test_every_log_reproduces_or_names_the_rule():
 
 
 def test_the_committed_table_is_current():
-    mod = _table()
+    mod = benchmark_module("vllm_calibration_table")
     assert (ROOT / "docs" / "vllm-calibration.md").read_text() == mod.render(mod.rows(), mod.launches())
 
 
@@ -38,7 +30,7 @@ def test_card_alone_estimate_matches_the_logs_it_can_know():
     within 0.1 GiB of its logged 4.99 GiB and 2% of its 302,921 tokens (0.08 GiB over: the TP constant is measured on
     RTX 5090s, club-3090#1087); the two one-card RTX 5090 logs the overhead constant was fitted on stay within
     0.05 GiB; every row further off says why."""
-    mod = _table()
+    mod = benchmark_module("vllm_calibration_table")
     by = {r.log["source"].rsplit("/", 2)[-2] + "/" + r.log["source"].rsplit("/", 1)[-1]: r for r in mod.rows()}
     talos = by["pull/1995"]
     assert abs(talos.card.error_gib(4.99)) <= 0.1

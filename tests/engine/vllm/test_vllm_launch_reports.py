@@ -7,11 +7,11 @@ refusal messages of the public logs are the ones engine/vllm/startup.py writes f
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shlex
-import sys
 from pathlib import Path
+
+from tests.conftest import benchmark_module
 
 import pytest
 
@@ -24,16 +24,8 @@ REPORTS = load("vllm")
 GIB = 1 << 30
 
 
-def _table():
-    spec = importlib.util.spec_from_file_location("vllm_calibration_table",
-                                                  ROOT / "benchmarks" / "vllm_calibration_table.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # its dataclasses resolve their module
-    spec.loader.exec_module(mod)
-    return mod
 
-
-LAUNCHES = {x.report.id: x for x in _table().launches()}
+LAUNCHES = {x.report.id: x for x in benchmark_module("vllm_calibration_table").launches()}
 
 
 def test_the_launches_are_public_varied_and_new():
