@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 
 from hybridplan.hardware.catalog import GPU
-from hybridplan.evidence import EvidencePoint, match_args, model_key
+from hybridplan.evidence import EvidencePoint
 
 if TYPE_CHECKING:
     from hybridplan.cookbook.schema import Page
@@ -91,31 +91,25 @@ def _measured_launches(page: Page) -> list[_Launch]:
 def points(page: Page) -> tuple[EvidencePoint, ...]:
     """Every launch one page records or measures, as evidence points (launches the model cannot load are left out:
     `cookbook check` reports them)."""
+    from dataclasses import replace
+
     from hybridplan.errors import HybridPlanError
-    from hybridplan.hardware.catalog import lookup
-    from hybridplan.engine.api import for_version, load
+    from hybridplan.engine.api import for_engine, for_version
 
     version = page.engine_version
-    engine = for_version(version).name
+    engine = for_engine(for_version(version).name, version)
     gpus = {h.id: h.gpu for h in page.hardware}
     out = []
     for launch in _record_launches(page) + _measured_launches(page):
         gpu_id = gpus.get(launch.hw)
         if gpu_id is None:
             continue
-        try:
-            args = load(launch.command, platform=lookup(gpu_id).platform(), version=version).args
+        try:  # the engine's own point for the launch, as for a public report; the page adds its build and load
+            p = engine.launch_evidence(launch.command.text(), gpu_id, kind="page record", label=launch.label,
+                                       source=launch.source, outcome=launch.outcome, phase=launch.phase)
         except HybridPlanError:
             continue
-        if args["mem_fraction_static"] is None:
-            continue
-        out.append(EvidencePoint(
-            engine=engine, kind="page record", label=launch.label, source=launch.source, gpu=gpu_id, model=model_key(args),
-            outcome=launch.outcome, phase=launch.phase, mem_fraction_static=float(args["mem_fraction_static"]),
-            chunked_prefill_size=args["chunked_prefill_size"],
-            max_running_requests=args["max_running_requests"] or launch.concurrency,
-            cuda_graph_max_bs=args["cuda_graph_decode_max_bs"], tp=args["tp_size"], build=launch.build,
-            version=version, args=match_args(args)))
+        out.append(replace(p, build=launch.build, max_running_requests=p.max_running_requests or launch.concurrency))
     return tuple(out)
 
 
