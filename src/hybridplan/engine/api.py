@@ -13,6 +13,7 @@ also find its launch, resolved-argument and pool types and its serving functions
 from __future__ import annotations
 
 from importlib import import_module
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hybridplan.engine.release import EngineRelease as EngineRelease, ServingEngine as ServingEngine
@@ -71,26 +72,24 @@ def for_engine(name: str, version: str | None = None) -> ServingEngine:
     return engine
 
 
-def launched_by(command: str | tuple[str, ...] | None, asked: str | None = None) -> str:
-    """The engine a launch is for: `asked` (--engine) when given, else the engine whose server program the command
-    runs (`vllm serve ...`), else the first engine (a bare flag list, or no command)."""
+def _claimed(asked: str | None, claims: Callable[[ServingEngine], bool]) -> str:
+    """`asked` (--engine) when given, else the first engine that claims the input, else the first engine."""
     if asked is not None:
         _known(asked)
         return asked
-    if command:
-        for name in _ENGINES:
-            if for_engine(name).launches(command):
-                return name
-    return engines()[0]
+    return next((name for name in _ENGINES if claims(for_engine(name))), engines()[0])
+
+
+def launched_by(command: str | tuple[str, ...] | None, asked: str | None = None) -> str:
+    """The engine a launch is for: `asked` (--engine) when given, else the engine whose server program the command
+    runs (`vllm serve ...`), else the first engine (a bare flag list, or no command)."""
+    return _claimed(asked, lambda engine: bool(command) and engine.launches(command or ""))
 
 
 def written_by(text: str, asked: str | None = None) -> str:
     """The engine a boot log is from: `asked` (--engine) when given, else the first engine whose boot-log lines it
     holds, else the first engine (whose check then names the lines it lacks)."""
-    if asked is not None:
-        _known(asked)
-        return asked
-    return next((name for name in _ENGINES if for_engine(name).writes(text)), engines()[0])
+    return _claimed(asked, lambda engine: engine.writes(text))
 
 
 def refuse_foreign_log(name: str, text: str, what: str = "log") -> None:
